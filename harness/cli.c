@@ -1,0 +1,390 @@
+/* cli.c - the command line: subcommands, options and their strict parsing */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const cli_command_names[] = {
+	[CLI_LIST] = "list", [CLI_RUN] = "run", [CLI_CHECK] = "check",
+	[CLI_FORCES] = "forces", [CLI_HELP] = "help",
+};
+
+int cli_parse_u64(const char *opt, const char *s, uint64_t *out, char *err, size_t errlen)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno == ERANGE) {
+		snprintf(err, errlen, "%s '%s' is not a non-negative integer", opt, s);
+		return CLI_USAGE;
+	}
+	*out = v;
+	return CLI_OK;
+}
+
+int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out,
+		     char *err, size_t errlen)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) || s[0] == ' ') {
+		snprintf(err, errlen, "%s '%s' is not a number", opt, s);
+		return CLI_USAGE;
+	}
+	if (v < lo || v > hi) {
+		snprintf(err, errlen, "%s %s is out of range (allowed: %g to %g)", opt, s, lo, hi);
+		return CLI_USAGE;
+	}
+	*out = v;
+	return CLI_OK;
+}
+
+/* One N: decimal digits, or "2^k". The text is [s, e). CLI_OK or CLI_USAGE. */
+static int cli_parse_one_n(const char *s, const char *e, size_t *out)
+{
+	char buf[32];
+	size_t len = (size_t)(e - s);
+	if (len == 0 || len >= sizeof buf)
+		return CLI_USAGE;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	for (size_t i = 0; i < len; i++)
+		if (!(buf[i] >= '0' && buf[i] <= '9') && !(buf[i] == '^' && i == 1 && buf[0] == '2'))
+			return CLI_USAGE;
+	unsigned long long v;
+	if (len > 2 && buf[0] == '2' && buf[1] == '^') {
+		unsigned long long k = strtoull(buf + 2, NULL, 10);
+		if (k > 62)
+			return CLI_USAGE;
+		v = 1ULL << k;
+	} else {
+		errno = 0;
+		v = strtoull(buf, NULL, 10);
+		if (errno == ERANGE || strchr(buf, '^'))
+			return CLI_USAGE;
+	}
+	*out = (size_t)v;
+	return CLI_OK;
+}
+
+/* Appends v to the growing list. CLI_OK, or CLI_USAGE when it is too long. */
+static int cli_push_n(size_t **list, size_t *count, size_t *cap, size_t v)
+{
+	if (*count == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		if (ncap > 4096)
+			return CLI_USAGE;
+		size_t *p = realloc(*list, ncap * sizeof *p);
+		if (!p)
+			return CLI_USAGE;
+		*list = p;
+		*cap = ncap;
+	}
+	(*list)[(*count)++] = v;
+	return CLI_OK;
+}
+
+int cli_parse_n_list(const char *s, size_t **out, size_t *count, char *err, size_t errlen)
+{
+	size_t *list = NULL, n = 0, cap = 0;
+	const char *item = s;
+	for (;;) {
+		const char *end = item + strcspn(item, ",");
+		const char *dots = strstr(item, "..");
+		size_t lo, hi;
+		if (dots && dots < end) {
+			if (cli_parse_one_n(item, dots, &lo) != CLI_OK ||
+			    cli_parse_one_n(dots + 2, end, &hi) != CLI_OK || lo == 0 || lo > hi)
+				goto out_bad;
+			for (size_t v = lo; v <= hi; v *= 2) {
+				if (v > CLI_N_MAX || cli_push_n(&list, &n, &cap, v) != CLI_OK)
+					goto out_bad;
+				if (v > hi / 2)
+					break;
+			}
+		} else {
+			if (cli_parse_one_n(item, end, &lo) != CLI_OK ||
+			    cli_push_n(&list, &n, &cap, lo) != CLI_OK)
+				goto out_bad;
+		}
+		if (*end == '\0')
+			break;
+		item = end + 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (list[i] < 1 || list[i] > CLI_N_MAX) {
+			snprintf(err, errlen, "--n '%s': %zu is out of range (allowed: 1 <= N <= %zu)", s,
+				 list[i], CLI_N_MAX);
+			free(list);
+			return CLI_USAGE;
+		}
+	}
+	*out = list;
+	*count = n;
+	return CLI_OK;
+
+out_bad:
+	free(list);
+	snprintf(err, errlen,
+		 "--n '%s' is not a valid list (allowed: N, 2^k, A..B doubling ranges, comma-separated; 1 <= N <= %zu)",
+		 s, CLI_N_MAX);
+	return CLI_USAGE;
+}
+
+/* Selects the variants matching each comma-separated pattern in s. */
+static int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t errlen)
+{
+	char *copy = strdup(s);
+	if (!copy) {
+		snprintf(err, errlen, "out of memory");
+		return CLI_USAGE;
+	}
+	int rc = CLI_OK;
+	char *save = NULL;
+	bool any = false;
+	for (char *pat = strtok_r(copy, ",", &save); pat; pat = strtok_r(NULL, ",", &save)) {
+		any = true;
+		if (variant_match(pat, o->selected) == 0) {
+			char known[512] = "";
+			for (size_t i = 0; i < NBODY_VARIANT_COUNT && strlen(known) < 400; i++) {
+				strcat(known, i ? ", " : "");
+				strcat(known, nbody_variants[i].name);
+			}
+			snprintf(err, errlen, "unknown variant '%s' (known: %s; globs such as 'cpu-*' work; see 'harness list')",
+				 pat, known);
+			rc = CLI_USAGE;
+			break;
+		}
+	}
+	if (rc == CLI_OK && !any) {
+		snprintf(err, errlen, "--variant needs a name or a glob");
+		rc = CLI_USAGE;
+	}
+	free(copy);
+	o->variant_given = true;
+	return rc;
+}
+
+/* Cross-option rules, after every option is known. */
+static int cli_check_combinations(struct cli_options *o, char *err, size_t errlen)
+{
+	if (o->timing.max_time < o->timing.min_time) {
+		snprintf(err, errlen, "--max-time %g is below --min-time %g", o->timing.max_time,
+			 o->timing.min_time);
+		return CLI_USAGE;
+	}
+	if (!o->ic_file && o->ic == IC_TWOBODY) {
+		for (size_t i = 0; i < o->n_count; i++)
+			if (o->n_given && o->n_list[i] != 2) {
+				snprintf(err, errlen, "--ic twobody has N = 2, not %zu", o->n_list[i]);
+				return CLI_USAGE;
+			}
+	}
+	if (o->cmd == CLI_FORCES) {
+		size_t nsel = 0;
+		for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
+			nsel += o->selected[i];
+		if (nsel != 1) {
+			snprintf(err, errlen, "forces needs exactly one --variant (%zu selected)", nsel);
+			return CLI_USAGE;
+		}
+		if (o->n_count > 1) {
+			snprintf(err, errlen, "forces takes one N, not a list of %zu", o->n_count);
+			return CLI_USAGE;
+		}
+		if (!o->out) {
+			snprintf(err, errlen, "forces needs --out FILE.csv");
+			return CLI_USAGE;
+		}
+	}
+	return CLI_OK;
+}
+
+/* The N list used when --n is absent. */
+static int cli_default_n(struct cli_options *o)
+{
+	static const size_t run_n[] = { 1024, 4096, 16384 };
+	static const size_t check_n[] = { 1, 2, 3, 1000, 1024, 4097 };
+	static const size_t two[] = { 2 };
+	static const size_t forces_n[] = { 1024 };
+	const size_t *src = run_n;
+	size_t count = 3;
+	if (!o->ic_file && o->ic == IC_TWOBODY)
+		src = two, count = 1;
+	else if (o->cmd == CLI_CHECK)
+		src = check_n, count = 6;
+	else if (o->cmd == CLI_FORCES)
+		src = forces_n, count = 1;
+	o->n_list = malloc(count * sizeof *o->n_list);
+	if (!o->n_list)
+		return CLI_USAGE;
+	memcpy(o->n_list, src, count * sizeof *o->n_list);
+	o->n_count = count;
+	return CLI_OK;
+}
+
+enum { OPT_SEED = 256, OPT_EPS, OPT_STEPS, OPT_DT, OPT_MIN_TIME, OPT_MAX_TIME, OPT_MAX_NOISE, OPT_IC };
+
+int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t errlen)
+{
+	static const struct option longopts[] = {
+		{ "variant", required_argument, NULL, 'v' }, { "n", required_argument, NULL, 'n' },
+		{ "ic", required_argument, NULL, OPT_IC },   { "seed", required_argument, NULL, OPT_SEED },
+		{ "eps", required_argument, NULL, OPT_EPS }, { "steps", no_argument, NULL, OPT_STEPS },
+		{ "dt", required_argument, NULL, OPT_DT },
+		{ "min-time", required_argument, NULL, OPT_MIN_TIME },
+		{ "max-time", required_argument, NULL, OPT_MAX_TIME },
+		{ "max-noise", required_argument, NULL, OPT_MAX_NOISE },
+		{ "out", required_argument, NULL, 'o' },     { "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+	};
+	memset(o, 0, sizeof *o);
+	o->ic = IC_PLUMMER;
+	o->seed = 42;
+	o->eps = 0.01;
+	o->dt = 0.001;
+	timing_opts_default(&o->timing);
+
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		o->cmd = CLI_HELP;
+		o->help = true;
+		return CLI_OK;
+	}
+	size_t ci;
+	for (ci = 0; ci < sizeof cli_command_names / sizeof *cli_command_names; ci++)
+		if (strcmp(argv[1], cli_command_names[ci]) == 0)
+			break;
+	if (ci == CLI_HELP || ci == sizeof cli_command_names / sizeof *cli_command_names) {
+		snprintf(err, errlen, "unknown command '%s' (allowed: list, run, check, forces, help)", argv[1]);
+		return CLI_USAGE;
+	}
+	o->cmd = (enum cli_command)ci;
+
+	int rc = CLI_OK, c;
+	char **av = argv + 1; /* the subcommand plays argv[0] for getopt */
+	optind = 0; /* glibc: restart scanning, so cli_parse can run again */
+	opterr = 0;
+	while (rc == CLI_OK && (c = getopt_long(argc - 1, av, ":v:n:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'v': rc = cli_select_variants(optarg, o, err, errlen); break;
+		case 'n':
+			free(o->n_list);
+			o->n_list = NULL;
+			rc = cli_parse_n_list(optarg, &o->n_list, &o->n_count, err, errlen);
+			o->n_given = true;
+			break;
+		case OPT_IC:
+			if (ic_kind_parse(optarg, &o->ic) != 0)
+				o->ic_file = optarg;
+			break;
+		case OPT_SEED: rc = cli_parse_u64("--seed", optarg, &o->seed, err, errlen); break;
+		case OPT_EPS: rc = cli_parse_double("--eps", optarg, 0, 1e3, &o->eps, err, errlen); break;
+		case OPT_STEPS: o->steps = true; break;
+		case OPT_DT: rc = cli_parse_double("--dt", optarg, 1e-12, 1e3, &o->dt, err, errlen); break;
+		case OPT_MIN_TIME:
+			rc = cli_parse_double("--min-time", optarg, 0, 86400, &o->timing.min_time, err, errlen);
+			break;
+		case OPT_MAX_TIME:
+			rc = cli_parse_double("--max-time", optarg, 1e-3, 86400, &o->timing.max_time, err, errlen);
+			break;
+		case OPT_MAX_NOISE:
+			rc = cli_parse_double("--max-noise", optarg, 0, 100, &o->timing.max_noise, err, errlen);
+			break;
+		case 'o': o->out = optarg; break;
+		case 'q': o->quiet = true; break;
+		case 'h': o->help = true; break;
+		case ':':
+			snprintf(err, errlen, "%s needs a value", av[optind - 1]);
+			rc = CLI_USAGE;
+			break;
+		default:
+			snprintf(err, errlen, "unknown option '%s' for %s (see 'harness %s --help')",
+				 av[optind - 1], argv[1], argv[1]);
+			rc = CLI_USAGE;
+			break;
+		}
+	}
+	if (rc == CLI_OK && optind < argc - 1) {
+		snprintf(err, errlen, "unexpected argument '%s' (options start with --)", av[optind]);
+		rc = CLI_USAGE;
+	}
+	if (rc == CLI_OK && o->help)
+		return CLI_OK;
+	if (rc == CLI_OK && !o->n_given && !o->ic_file)
+		rc = cli_default_n(o);
+	if (rc == CLI_OK)
+		rc = cli_check_combinations(o, err, errlen);
+	if (rc != CLI_OK)
+		cli_options_free(o);
+	return rc;
+}
+
+void cli_options_free(struct cli_options *o)
+{
+	free(o->n_list);
+	o->n_list = NULL;
+	o->n_count = 0;
+}
+
+void cli_print_help(enum cli_command cmd)
+{
+	static const char *const common =
+		"  --variant, -v PAT   variant name or glob, repeatable or comma-separated\n"
+		"                      (default: every variant available here)\n"
+		"  --n, -n LIST        N values: 1024,4096  2^10..2^20 (doubling)  2^16\n"
+		"  --ic KIND|FILE      plummer (default), cube, twobody (N = 2), or a CSV\n"
+		"                      (x,y,z,mass[,vx,vy,vz]) or Tipsy file of bodies\n"
+		"  --seed S            seed of the generated bodies and of the sample (42)\n"
+		"  --eps E             softening length; eps^2 enters the force (0.01)\n";
+	static const char *const timing =
+		"  --steps             time whole leapfrog steps (forces + kick-drift-kick)\n"
+		"                      and report steps/s; default: force evaluation only\n"
+		"  --dt DT             step size for --steps (0.001)\n"
+		"  --min-time S        measure at least S seconds per row (0.2)\n"
+		"  --max-time S        give up on the noise target after S seconds (5)\n"
+		"  --max-noise PCT     target relative std. deviation of samples (0.5)\n";
+	switch (cmd) {
+	case CLI_LIST:
+		printf("usage: harness list [--variant PAT]\n\n"
+		       "Prints the variant registry: name, family, precision, device, the\n"
+		       "chapter's parameters (tile p, threads per body q, unroll, bodies per\n"
+		       "thread k) and whether this build and machine can run it.\n");
+		break;
+	case CLI_RUN:
+		printf("usage: harness run [options]\n\n"
+		       "Validates each selected variant against the double-precision\n"
+		       "reference, then times it; prints a table and writes CSV + sidecar.\n"
+		       "Exit status: 0 all valid, 1 a variant failed, 2 bad input.\n\n%s%s"
+		       "  --out, -o FILE.csv  results file (default results/local/nbody-<UTC time>.csv);\n"
+		       "                      its metadata goes to FILE.meta.json\n"
+		       "  --quiet, -q         no table and no progress\n", common, timing);
+		break;
+	case CLI_CHECK:
+		printf("usage: harness check [options]\n\n"
+		       "Validates only (no timing). Default N: 1,2,3,1000,1024,4097.\n\n%s"
+		       "  --out, -o FILE.csv  also write the rows (timing columns empty)\n"
+		       "  --quiet, -q         no table\n", common);
+		break;
+	case CLI_FORCES:
+		printf("usage: harness forces --variant NAME --out FILE.csv [options]\n\n"
+		       "Writes every body's position and mass, the variant's acceleration,\n"
+		       "the reference acceleration and the error, for checking a kernel on\n"
+		       "your own bodies (--ic FILE). One N (default: all bodies of the file,\n"
+		       "else 1024).\n\n%s", common);
+		break;
+	case CLI_HELP:
+		printf("usage: harness COMMAND [options]   (harness COMMAND --help for details)\n\n"
+		       "  list     the variants this harness knows and which can run here\n"
+		       "  run      validate, then time; table on screen, CSV + JSON sidecar\n"
+		       "  check    validate only\n"
+		       "  forces   per-body accelerations of one variant next to the reference\n");
+		break;
+	}
+}

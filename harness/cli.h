@@ -1,0 +1,66 @@
+/* cli.h - the command line: subcommands, options and their strict parsing */
+#ifndef HARNESS_CLI_H
+#define HARNESS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../reference/ic.h"
+#include "../variants/registry.h"
+#include "timing.h"
+
+/* Exit statuses of bin/harness. */
+enum cli_status {
+	CLI_OK = 0,      /* everything validated (and was timed) */
+	CLI_FAILED = 1,  /* a variant failed validation or could not run */
+	CLI_USAGE = 2,   /* bad input: nothing was measured or written */
+};
+
+enum cli_command { CLI_LIST, CLI_RUN, CLI_CHECK, CLI_FORCES, CLI_HELP };
+
+/* Largest N accepted before the memory check: kernels index bodies with
+ * 32-bit ints. */
+#define CLI_N_MAX ((size_t)1 << 30)
+
+struct cli_options {
+	enum cli_command cmd;
+	bool help;                            /* --help given: print and exit 0 */
+	bool selected[NBODY_VARIANT_COUNT];   /* from --variant */
+	bool variant_given;
+	size_t *n_list;                       /* from --n (owned) */
+	size_t n_count;
+	bool n_given;
+	enum ic_kind ic;
+	const char *ic_file;                  /* --ic FILE; NULL for generated bodies */
+	uint64_t seed;
+	double eps;
+	bool steps;
+	double dt;
+	struct timing_opts timing;
+	const char *out;                      /* --out; NULL: command's default */
+	bool quiet;
+};
+
+/* Parses argv (argv[1] is the subcommand). Returns CLI_OK, or CLI_USAGE
+ * with one line in err naming the bad value and what is allowed. */
+int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t errlen);
+
+void cli_options_free(struct cli_options *o);
+
+/* Parses an N list: comma-separated items, each a count ("4097"), a power
+ * ("2^10") or a doubling range ("2^10..2^20", "1000..8000": the first
+ * value, doubled while it stays <= the last). Every N must be in
+ * [1, CLI_N_MAX]. Returns CLI_OK with a new array in *out, or CLI_USAGE. */
+int cli_parse_n_list(const char *s, size_t **out, size_t *count, char *err, size_t errlen);
+
+/* Strict number parsers: the whole text must be the number. CLI_OK or
+ * CLI_USAGE with a message naming the option. */
+int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out,
+		     char *err, size_t errlen);
+int cli_parse_u64(const char *opt, const char *s, uint64_t *out, char *err, size_t errlen);
+
+/* Usage text of a command (CLI_HELP: the overview). */
+void cli_print_help(enum cli_command cmd);
+
+#endif

@@ -1,0 +1,105 @@
+/* instance.c - one variant set up on one set of bodies: forces, steps, results */
+#include "instance.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timing.h"
+
+int instance_create(struct instance *in, const struct variant *v, const float *pos4,
+		    const float *vel4, size_t n, double eps, char *err, size_t errlen)
+{
+	memset(in, 0, sizeof *in);
+	const char *why;
+	if (!variant_available(v, &why)) {
+		snprintf(err, errlen, "variant '%s' is not available: %s", v->name, why);
+		return -1;
+	}
+	if (v->device != VARIANT_CPU) {
+		snprintf(err, errlen, "variant '%s': no driver for its device yet", v->name);
+		return -1;
+	}
+	in->v = v;
+	in->n = n;
+	in->eps2 = (float)(eps * eps);
+	in->pos4 = malloc(4 * n * sizeof(float));
+	in->vel4 = calloc(4 * n, sizeof(float));
+	in->acc4 = calloc(4 * n, sizeof(float));
+	if (!in->pos4 || !in->vel4 || !in->acc4) {
+		snprintf(err, errlen, "variant '%s': out of memory for N = %zu", v->name, n);
+		instance_destroy(in);
+		return -1;
+	}
+	memcpy(in->pos4, pos4, 4 * n * sizeof(float));
+	if (vel4)
+		memcpy(in->vel4, vel4, 4 * n * sizeof(float));
+	return 0;
+}
+
+int instance_forces(void *ctx, int reps, double *seconds)
+{
+	struct instance *in = ctx;
+	double t0 = timing_now();
+	for (int r = 0; r < reps; r++)
+		in->v->cpu_forces(in->pos4, in->acc4, in->n, in->eps2);
+	*seconds = timing_now() - t0;
+	in->have_acc = 1;
+	return 0;
+}
+
+/* v += a dt/2 for every body. */
+static void instance_kick(struct instance *in, float half_dt)
+{
+	for (size_t i = 0; i < 4 * in->n; i += 4) {
+		in->vel4[i + 0] += in->acc4[i + 0] * half_dt;
+		in->vel4[i + 1] += in->acc4[i + 1] * half_dt;
+		in->vel4[i + 2] += in->acc4[i + 2] * half_dt;
+	}
+}
+
+/* x += v dt for every body; the mass in pos4[i + 3] stays. */
+static void instance_drift(struct instance *in, float dt)
+{
+	for (size_t i = 0; i < 4 * in->n; i += 4) {
+		in->pos4[i + 0] += in->vel4[i + 0] * dt;
+		in->pos4[i + 1] += in->vel4[i + 1] * dt;
+		in->pos4[i + 2] += in->vel4[i + 2] * dt;
+	}
+}
+
+int instance_steps(struct instance *in, int reps, double dt, double *seconds)
+{
+	double ignored;
+	if (!in->have_acc && instance_forces(in, 1, &ignored) != 0)
+		return -1;
+	float fdt = (float)dt, half = (float)(0.5 * dt);
+	double t0 = timing_now();
+	for (int r = 0; r < reps; r++) {
+		instance_kick(in, half);
+		instance_drift(in, fdt);
+		in->v->cpu_forces(in->pos4, in->acc4, in->n, in->eps2);
+		instance_kick(in, half);
+	}
+	*seconds = timing_now() - t0;
+	return 0;
+}
+
+int instance_accels(struct instance *in, double *acc3)
+{
+	double ignored;
+	if (!in->have_acc && instance_forces(in, 1, &ignored) != 0)
+		return -1;
+	for (size_t i = 0; i < in->n; i++)
+		for (int c = 0; c < 3; c++)
+			acc3[3 * i + c] = in->acc4[4 * i + c];
+	return 0;
+}
+
+void instance_destroy(struct instance *in)
+{
+	free(in->pos4);
+	free(in->vel4);
+	free(in->acc4);
+	memset(in, 0, sizeof *in);
+}

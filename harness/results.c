@@ -1,0 +1,330 @@
+/* results.c - result rows: CSV columns, metadata sidecar, table on screen */
+#define _POSIX_C_SOURCE 200809L
+#include "results.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/nbody_cpu.h"
+#include "atomic_file.h"
+#include "csv_table.h"
+#include "gpu_device.h"
+#include "json_out.h"
+#include "sysinfo.h"
+
+const char *const results_columns[] = {
+	"variant", "family", "precision", "device", "device_name", "n",
+	"tile_p", "threads_q", "unroll", "bodies_k", "ic", "seed", "eps", "mode", "dt",
+	"valid", "validated_bodies", "rel_l2_err", "max_norm_err", "tol_max_norm_err",
+	"samples", "reps_per_sample", "time_min_s", "time_median_s", "time_max_s",
+	"time_stddev_s", "noise_pct", "noise_met", "interactions_per_s",
+	"flops_per_interaction", "gflop_per_s", "steps_per_s",
+};
+const size_t results_column_count = sizeof results_columns / sizeof results_columns[0];
+
+/* Interactions in one timed call: N^2 as the chapter counts them (the
+ * self-term included), per force evaluation or per whole step. */
+static double results_interactions(const struct result_row *r)
+{
+	return (double)r->n * (double)r->n;
+}
+
+double results_interactions_per_s(const struct result_row *r)
+{
+	if (!r->timed || !(r->t.s.median > 0))
+		return NAN;
+	return results_interactions(r) / r->t.s.median;
+}
+
+double results_gflops(const struct result_row *r)
+{
+	return results_interactions_per_s(r) * RESULTS_FLOPS_PER_INTERACTION * 1e-9;
+}
+
+double results_steps_per_s(const struct result_row *r)
+{
+	if (!r->steps_mode || !r->timed || !(r->t.s.median > 0))
+		return NAN;
+	return 1.0 / r->t.s.median;
+}
+
+/* %.6g for measured figures; empty for NaN so a reader sees "no value". */
+static void results_num(char *cell, double v)
+{
+	if (isnan(v))
+		cell[0] = '\0';
+	else
+		snprintf(cell, 64, "%.6g", v);
+}
+
+void results_format(const struct result_row *r, char (*c)[64])
+{
+	const struct variant *v = r->v;
+	size_t i = 0;
+	snprintf(c[i++], 64, "%s", v->name);
+	snprintf(c[i++], 64, "%s", v->family);
+	snprintf(c[i++], 64, "%s", variant_precision_name(v->precision));
+	snprintf(c[i++], 64, "%s", variant_device_name(v->device));
+	snprintf(c[i++], 64, "%s", r->device_name);
+	snprintf(c[i++], 64, "%zu", r->n);
+	snprintf(c[i++], 64, "%d", v->tile_p);
+	snprintf(c[i++], 64, "%d", v->threads_q);
+	snprintf(c[i++], 64, "%d", v->unroll);
+	snprintf(c[i++], 64, "%d", v->bodies_k);
+	snprintf(c[i++], 64, "%s", r->ic);
+	snprintf(c[i++], 64, "%llu", (unsigned long long)r->seed);
+	snprintf(c[i++], 64, "%.9g", r->eps);
+	snprintf(c[i++], 64, "%s", r->steps_mode ? "steps" : "forces");
+	if (r->steps_mode)
+		snprintf(c[i++], 64, "%.9g", r->dt);
+	else
+		c[i++][0] = '\0';
+	snprintf(c[i++], 64, "%d", r->val.pass ? 1 : 0);
+	snprintf(c[i++], 64, "%zu", r->val.checked);
+	snprintf(c[i++], 64, "%.3e", r->val.rel_l2);
+	snprintf(c[i++], 64, "%.3e", r->val.max_norm);
+	snprintf(c[i++], 64, "%.3e", r->val.tol.max_norm);
+	if (r->timed) {
+		snprintf(c[i++], 64, "%zu", r->t.count);
+		snprintf(c[i++], 64, "%d", r->t.reps_per_sample);
+		results_num(c[i++], r->t.s.min);
+		results_num(c[i++], r->t.s.median);
+		results_num(c[i++], r->t.s.max);
+		results_num(c[i++], r->t.s.stddev);
+		results_num(c[i++], 100.0 * r->t.s.rel_stddev);
+		snprintf(c[i++], 64, "%d", r->t.noise_met ? 1 : 0);
+		results_num(c[i++], results_interactions_per_s(r));
+		snprintf(c[i++], 64, "%d", RESULTS_FLOPS_PER_INTERACTION);
+		results_num(c[i++], results_gflops(r));
+		results_num(c[i++], results_steps_per_s(r));
+	} else {
+		while (i < results_column_count)
+			c[i++][0] = '\0';
+	}
+}
+
+char *results_sidecar_path(const char *csv_path)
+{
+	size_t len = strlen(csv_path);
+	if (len > 4 && strcmp(csv_path + len - 4, ".csv") == 0)
+		len -= 4;
+	char *p = malloc(len + sizeof ".meta.json");
+	if (p) {
+		memcpy(p, csv_path, len);
+		strcpy(p + len, ".meta.json");
+	}
+	return p;
+}
+
+static void results_json_build(struct json_out *j)
+{
+	json_key(j, "build");
+	json_begin_object(j);
+	json_kv_string(j, "compiler", sysinfo_compiler());
+	json_kv_string(j, "cflags", sysinfo_cflags());
+	size_t nk;
+	const struct sysinfo_flags *kf = sysinfo_kernel_cflags(&nk);
+	json_key(j, "kernel_cflags");
+	json_begin_object(j);
+	for (size_t i = 0; i < nk; i++)
+		json_kv_string(j, kf[i].file, kf[i].flags);
+	json_end_object(j);
+	json_kv_bool(j, "cuda", gpu_built());
+	json_kv_string(j, "nvcc", sysinfo_nvcc());
+	json_kv_string(j, "nvcc_flags", sysinfo_nvcc_flags());
+	json_kv_string(j, "git_commit", sysinfo_git_commit());
+	json_kv_bool(j, "git_dirty", sysinfo_git_dirty());
+	json_end_object(j);
+}
+
+static void results_json_host(struct json_out *j)
+{
+	struct sysinfo_host h;
+	sysinfo_host_read(&h);
+	json_key(j, "host");
+	json_begin_object(j);
+	json_kv_string(j, "hostname", h.hostname);
+	json_kv_string(j, "cpu_model", h.cpu_model);
+	json_kv_int(j, "logical_cpus", h.logical_cpus);
+	json_kv_string(j, "os", h.os);
+	json_kv_string(j, "cpu_simd_isa", nbody_cpu_simd_isa());
+	json_kv_int(j, "cpu_simd_threads", nbody_cpu_simd_threads());
+	json_end_object(j);
+
+	json_key(j, "gpus");
+	json_begin_array(j);
+	int count = gpu_device_count();
+	for (int d = 0; d < count; d++) {
+		struct gpu_device_info g;
+		if (gpu_device_query(d, &g) != 0)
+			continue;
+		char cc[16];
+		snprintf(cc, sizeof cc, "%d.%d", g.cc_major, g.cc_minor);
+		json_begin_object(j);
+		json_kv_int(j, "index", g.index);
+		json_kv_string(j, "name", g.name);
+		json_kv_string(j, "compute_capability", cc);
+		json_kv_int(j, "sm_count", g.sm_count);
+		json_kv_int(j, "sm_clock_khz", g.clock_khz);
+		json_kv_int(j, "mem_clock_khz", g.mem_clock_khz);
+		json_kv_int(j, "mem_bus_bits", g.mem_bus_bits);
+		json_kv_int(j, "total_mem_bytes", (long long)g.total_mem);
+		json_kv_int(j, "driver_version", g.driver_version);
+		json_kv_int(j, "runtime_version", g.runtime_version);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
+static void results_json_rows(struct json_out *j, const struct result_row *rows, size_t nrows)
+{
+	json_key(j, "samples");
+	json_begin_array(j);
+	for (size_t r = 0; r < nrows; r++) {
+		json_begin_object(j);
+		json_kv_string(j, "variant", rows[r].v->name);
+		json_kv_int(j, "n", (long long)rows[r].n);
+		json_kv_int(j, "reps_per_sample", rows[r].timed ? rows[r].t.reps_per_sample : 0);
+		json_key(j, "seconds_per_call");
+		json_begin_array(j);
+		for (size_t s = 0; rows[r].timed && s < rows[r].t.count; s++)
+			json_double(j, rows[r].t.samples[s]);
+		json_end_array(j);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
+/* The sidecar: who measured what, where, with which build. */
+static void results_json(FILE *fp, const char *csv_path, const struct result_row *rows,
+			 size_t nrows, const struct results_meta *meta)
+{
+	struct json_out j;
+	char now[32];
+	sysinfo_utc_now(now, sizeof now);
+	json_init(&j, fp);
+	json_begin_object(&j);
+	json_kv_string(&j, "schema", "nbody-harness-results/1");
+	json_kv_string(&j, "csv", csv_path);
+	json_kv_string(&j, "created_utc", now);
+	json_key(&j, "argv");
+	json_begin_array(&j);
+	for (int i = 0; i < meta->argc; i++)
+		json_string(&j, meta->argv[i]);
+	json_end_array(&j);
+	results_json_host(&j);
+	results_json_build(&j);
+	json_key(&j, "timing");
+	json_begin_object(&j);
+	json_kv_double(&j, "min_time_s", meta->timing->min_time);
+	json_kv_double(&j, "max_time_s", meta->timing->max_time);
+	json_kv_double(&j, "max_noise_pct", meta->timing->max_noise);
+	json_kv_double(&j, "sample_time_s", meta->timing->sample_time);
+	json_kv_int(&j, "min_samples", (long long)meta->timing->min_samples);
+	json_kv_string(&j, "noise_measure", "relative sample standard deviation");
+	json_end_object(&j);
+	json_key(&j, "validation");
+	json_begin_object(&j);
+	json_kv_int(&j, "all_bodies_up_to_n", VALIDATE_FULL_MAX);
+	json_kv_int(&j, "sample_bodies_above", VALIDATE_SAMPLE);
+	json_kv_string(&j, "sample_rule", "random bodies drawn with the run's seed, plus the first and the last, each against all N");
+	json_kv_string(&j, "max_norm_err", "max_i |a_i - a_ref_i| / sum_j |f_ij|");
+	json_kv_string(&j, "rel_l2_err", "sqrt(sum |a - a_ref|^2 / sum |a_ref|^2)");
+	json_end_object(&j);
+	json_kv_string(&j, "flop_count", "20 flops per interaction (GPU Gems 3 ch. 31, Listing 31-1)");
+	results_json_rows(&j, rows, nrows);
+	json_end_object(&j);
+	json_finish(&j);
+}
+
+int results_write(const char *csv_path, const struct result_row *rows, size_t nrows,
+		  const struct results_meta *meta, char *err, size_t errlen)
+{
+	int rc = -1;
+	struct atomic_file csv = { 0 }, side = { 0 };
+	char (*cells)[64] = calloc(results_column_count, sizeof *cells);
+	const char **fields = calloc(results_column_count, sizeof *fields);
+	char *side_path = results_sidecar_path(csv_path);
+	if (!cells || !fields || !side_path) {
+		snprintf(err, errlen, "out of memory writing %s", csv_path);
+		goto out_free;
+	}
+	if (atomic_file_open(&csv, csv_path, err, errlen) != 0)
+		goto out_free;
+	if (atomic_file_open(&side, side_path, err, errlen) != 0)
+		goto out_abort;
+
+	if (csv_write_row(csv.fp, results_columns, results_column_count) != 0)
+		goto out_write_error;
+	for (size_t r = 0; r < nrows; r++) {
+		results_format(&rows[r], cells);
+		for (size_t c = 0; c < results_column_count; c++)
+			fields[c] = cells[c];
+		if (csv_write_row(csv.fp, fields, results_column_count) != 0)
+			goto out_write_error;
+	}
+	results_json(side.fp, csv_path, rows, nrows, meta);
+
+	/* Sidecar first: a CSV never appears without its metadata. */
+	if (atomic_file_commit(&side, err, errlen) != 0)
+		goto out_abort;
+	if (atomic_file_commit(&csv, err, errlen) != 0)
+		goto out_abort;
+	rc = 0;
+	goto out_free;
+
+out_write_error:
+	snprintf(err, errlen, "cannot write %s", csv_path);
+out_abort:
+	atomic_file_abort(&side);
+	atomic_file_abort(&csv);
+out_free:
+	free(cells);
+	free(fields);
+	free(side_path);
+	return rc;
+}
+
+/* "12.3 ms" style: three significant digits with an SI prefix. */
+static void results_fmt_time(char *buf, size_t len, double s)
+{
+	if (isnan(s))
+		snprintf(buf, len, "-");
+	else if (s >= 1)
+		snprintf(buf, len, "%.3g s", s);
+	else if (s >= 1e-3)
+		snprintf(buf, len, "%.3g ms", s * 1e3);
+	else
+		snprintf(buf, len, "%.3g us", s * 1e6);
+}
+
+void results_print_table(FILE *fp, const struct result_row *rows, size_t nrows)
+{
+	bool steps = false;
+	for (size_t r = 0; r < nrows; r++)
+		steps = steps || rows[r].steps_mode;
+	fprintf(fp, "%-16s %9s %-5s %9s %10s %8s %13s %9s%s\n", "variant", "N", "valid",
+		"max_err", "median", "noise", "interact/s", "GFLOP/s", steps ? "    steps/s" : "");
+	for (size_t r = 0; r < nrows; r++) {
+		const struct result_row *row = &rows[r];
+		char med[32], noise[32];
+		results_fmt_time(med, sizeof med, row->timed ? row->t.s.median : NAN);
+		if (row->timed)
+			snprintf(noise, sizeof noise, "%.2f%%%s", 100.0 * row->t.s.rel_stddev,
+				 row->t.noise_met ? "" : "*");
+		else
+			snprintf(noise, sizeof noise, "-");
+		fprintf(fp, "%-16s %9zu %-5s %9.2e %10s %8s %13.3e %9.1f", row->v->name, row->n,
+			row->val.pass ? "ok" : "FAIL", row->val.max_norm, med, noise,
+			results_interactions_per_s(row), results_gflops(row));
+		if (steps)
+			fprintf(fp, " %10.1f", results_steps_per_s(row));
+		fputc('\n', fp);
+	}
+	bool missed = false;
+	for (size_t r = 0; r < nrows; r++)
+		missed = missed || (rows[r].timed && !rows[r].t.noise_met);
+	if (missed)
+		fprintf(fp, "* noise target not met within --max-time; the median is still the figure to quote\n");
+}

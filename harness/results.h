@@ -1,0 +1,65 @@
+/* results.h - result rows: CSV columns, metadata sidecar, table on screen */
+#ifndef HARNESS_RESULTS_H
+#define HARNESS_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../variants/registry.h"
+#include "timing.h"
+#include "validate.h"
+
+/* The chapter's count (Listing 31-1): 9 additions, 9 multiplications, one
+ * square root and one division per interaction. */
+#define RESULTS_FLOPS_PER_INTERACTION 20
+
+/* One (variant, N, parameters, device) measurement. */
+struct result_row {
+	const struct variant *v;
+	const char *device_name; /* CPU model or GPU name */
+	size_t n;
+	const char *ic;          /* "plummer", "cube", "twobody" or a file path */
+	uint64_t seed;
+	double eps;
+	bool steps_mode;         /* timed whole leapfrog steps, not forces only */
+	double dt;
+	struct validation val;
+	bool timed;              /* t holds a measurement (only when val.pass) */
+	struct timing_result t;
+};
+
+/* Derived figures; NAN when the row is not timed. */
+double results_interactions_per_s(const struct result_row *r);
+double results_gflops(const struct result_row *r);
+double results_steps_per_s(const struct result_row *r); /* NAN unless steps_mode */
+
+/* Column names (units in their suffixes) and their count. */
+extern const char *const results_columns[];
+extern const size_t results_column_count;
+
+/* Formats every column of r into cells[results_column_count][64]; untimed
+ * rows leave the timing cells empty. */
+void results_format(const struct result_row *r, char (*cells)[64]);
+
+/* Where the sidecar of a CSV goes: "x.csv" -> "x.meta.json". Caller frees. */
+char *results_sidecar_path(const char *csv_path);
+
+/* Run-wide facts for the sidecar. */
+struct results_meta {
+	int argc;
+	char **argv;
+	const struct timing_opts *timing;
+};
+
+/* Writes rows to csv_path and its sidecar, each atomically: either both
+ * files appear complete or neither changes. Returns 0, or -1 with one line
+ * in err. */
+int results_write(const char *csv_path, const struct result_row *rows, size_t nrows,
+		  const struct results_meta *meta, char *err, size_t errlen);
+
+/* Prints the human table (header, one line per row) to fp. */
+void results_print_table(FILE *fp, const struct result_row *rows, size_t nrows);
+
+#endif

@@ -1,0 +1,36 @@
+/* sysinfo.h - facts about the host and the build for result metadata */
+#ifndef HARNESS_SYSINFO_H
+#define HARNESS_SYSINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sysinfo_host {
+	char hostname[256];
+	char cpu_model[256]; /* "model name" of /proc/cpuinfo, or "unknown" */
+	int logical_cpus;
+	char os[384];        /* uname: sysname release machine */
+};
+
+void sysinfo_host_read(struct sysinfo_host *h);
+
+/* Build facts baked in by the Makefile (build/buildinfo.h). */
+const char *sysinfo_compiler(void);   /* C compiler version */
+const char *sysinfo_cflags(void);     /* flags the harness was built with */
+const char *sysinfo_nvcc(void);       /* nvcc version line, "" without CUDA */
+const char *sysinfo_nvcc_flags(void); /* nvcc flags incl. architectures, "" without CUDA */
+const char *sysinfo_git_commit(void); /* commit the binary was built from, or "unknown" */
+bool sysinfo_git_dirty(void);         /* uncommitted changes at build time */
+
+/* Source files built with their own flags (the CPU kernels), with them. */
+struct sysinfo_flags { const char *file, *flags; };
+const struct sysinfo_flags *sysinfo_kernel_cflags(size_t *count);
+
+/* Current UTC time as ISO 8601 ("2026-11-22T01:02:03Z"). */
+void sysinfo_utc_now(char *buf, size_t len);
+
+/* Bytes of memory the kernel reports available (MemAvailable), or 0 when
+ * unknown. */
+size_t sysinfo_mem_available(void);
+
+#endif

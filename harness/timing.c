@@ -1,0 +1,94 @@
+/* timing.c - adaptive sampling of a timed callback until its noise is low */
+#define _POSIX_C_SOURCE 200809L
+#include "timing.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void timing_opts_default(struct timing_opts *o)
+{
+	o->min_time = 0.2;
+	o->max_time = 5.0;
+	o->max_noise = 0.5;
+	o->sample_time = 0.01;
+	o->min_samples = 5;
+	o->max_samples = 10000;
+}
+
+double timing_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void timing_result_free(struct timing_result *r)
+{
+	free(r->samples);
+	memset(r, 0, sizeof *r);
+}
+
+/* Appends one per-call time to r, growing the array. 0 or -1 (no memory). */
+static int timing_push(struct timing_result *r, size_t *cap, double per_call)
+{
+	if (r->count == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 64;
+		double *p = realloc(r->samples, ncap * sizeof *p);
+		if (!p)
+			return -1;
+		r->samples = p;
+		*cap = ncap;
+	}
+	r->samples[r->count++] = per_call;
+	return 0;
+}
+
+static bool timing_done(const struct timing_result *r, const struct timing_opts *o)
+{
+	if (r->count >= o->max_samples || r->measured_time >= o->max_time)
+		return true;
+	if (r->count < o->min_samples || r->measured_time < o->min_time)
+		return false;
+	struct stats_summary s;
+	if (stats_summarize(r->samples, r->count, &s) != 0)
+		return true;
+	return s.rel_stddev * 100.0 <= o->max_noise;
+}
+
+int timing_measure(timing_fn fn, void *ctx, const struct timing_opts *o, struct timing_result *r)
+{
+	memset(r, 0, sizeof *r);
+	size_t cap = 0;
+	double warm;
+	if (fn(ctx, 1, &warm) != 0)
+		goto out_fail;
+
+	if (warm >= o->max_time) {
+		/* Too slow to repeat within the cap: the warm-up is the measurement. */
+		r->reps_per_sample = 1;
+		r->measured_time = warm;
+		if (timing_push(r, &cap, warm) != 0)
+			goto out_fail;
+	} else {
+		double reps = warm > 0 ? ceil(o->sample_time / warm) : 1e6;
+		r->reps_per_sample = reps < 1 ? 1 : reps > 1e6 ? 1000000 : (int)reps;
+		while (!timing_done(r, o)) {
+			double t;
+			if (fn(ctx, r->reps_per_sample, &t) != 0)
+				goto out_fail;
+			r->measured_time += t;
+			if (timing_push(r, &cap, t / r->reps_per_sample) != 0)
+				goto out_fail;
+		}
+	}
+	if (stats_summarize(r->samples, r->count, &r->s) != 0)
+		goto out_fail;
+	r->noise_met = r->count >= 2 && r->s.rel_stddev * 100.0 <= o->max_noise;
+	return 0;
+
+out_fail:
+	timing_result_free(r);
+	return -1;
+}

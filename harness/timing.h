@@ -1,0 +1,50 @@
+/* timing.h - adaptive sampling of a timed callback until its noise is low */
+#ifndef HARNESS_TIMING_H
+#define HARNESS_TIMING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "stats.h"
+
+/* Runs reps evaluations of whatever ctx holds and stores their total time
+ * in *seconds (wall clock on the CPU, CUDA events on the GPU). Returns 0,
+ * or -1 when the work failed (the measurement then stops). */
+typedef int (*timing_fn)(void *ctx, int reps, double *seconds);
+
+struct timing_opts {
+	double min_time;    /* measure at least this long (s) once warmed up */
+	double max_time;    /* stop here even when the noise target is missed (s) */
+	double max_noise;   /* target relative standard deviation of samples (%) */
+	double sample_time; /* a sample repeats the call until it lasts this long (s) */
+	size_t min_samples; /* never decide on fewer samples than this */
+	size_t max_samples; /* hard cap on samples */
+};
+
+/* Defaults: min_time 0.2 s, max_time 5 s, max_noise 0.5 %, sample_time 10 ms,
+ * min_samples 5, max_samples 10000. */
+void timing_opts_default(struct timing_opts *o);
+
+struct timing_result {
+	double *samples;       /* seconds per single call, one per sample (owned) */
+	size_t count;
+	int reps_per_sample;   /* calls folded into one sample */
+	struct stats_summary s;/* over samples (seconds per call) */
+	bool noise_met;        /* s.rel_stddev * 100 <= max_noise */
+	double measured_time;  /* seconds spent in samples, warm-up excluded */
+};
+
+/* Warms up with one call, chooses reps so that a sample lasts about
+ * sample_time, then takes samples until (count >= min_samples and
+ * measured >= min_time and noise <= max_noise), or measured >= max_time,
+ * or count == max_samples. A call longer than max_time is measured once
+ * (the warm-up is then the only sample and noise_met is false).
+ * Returns 0, or -1 when fn failed or memory ran out (r is then empty). */
+int timing_measure(timing_fn fn, void *ctx, const struct timing_opts *o, struct timing_result *r);
+
+void timing_result_free(struct timing_result *r);
+
+/* Monotonic wall-clock seconds. */
+double timing_now(void);
+
+#endif

@@ -1,0 +1,217 @@
+/* test_cli.c - command-line parsing and every user error of bin/harness */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../harness/cli.h"
+
+/* ---- the parser, in process ------------------------------------------ */
+
+static int parse_list(const char *s, size_t **out, size_t *count)
+{
+	char err[256];
+	return cli_parse_n_list(s, out, count, err, sizeof err);
+}
+
+Test(cli, n_list_forms)
+{
+	size_t *v, c;
+	cr_assert_eq(parse_list("1024,4096", &v, &c), CLI_OK);
+	cr_assert_eq(c, 2);
+	cr_assert_eq(v[0], 1024);
+	cr_assert_eq(v[1], 4096);
+	free(v);
+	cr_assert_eq(parse_list("2^10..2^13", &v, &c), CLI_OK);
+	cr_assert_eq(c, 4);
+	cr_assert_eq(v[0], 1024);
+	cr_assert_eq(v[3], 8192);
+	free(v);
+	cr_assert_eq(parse_list("1000..8000,31", &v, &c), CLI_OK);
+	cr_assert_eq(c, 5);
+	cr_assert_eq(v[3], 8000);
+	cr_assert_eq(v[4], 31);
+	free(v);
+	cr_assert_eq(parse_list("1000..7999", &v, &c), CLI_OK);
+	cr_assert_eq(c, 3, "doubling stops at the last value that fits");
+	free(v);
+	cr_assert_eq(parse_list("2^0", &v, &c), CLI_OK);
+	cr_assert_eq(v[0], 1);
+	free(v);
+}
+
+Test(cli, n_list_rejects)
+{
+	const char *bad[] = { "", "0", "-5", "abc", "1e3", "10,", ",10", "2^", "3^4", "2^10..2^5",
+			      "0..8", "2^31", "10..", "..10", "12 ", " 12", "1,,2", "2^99",
+			      "99999999999999999999999" };
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		size_t *v = NULL, c = 0;
+		char err[256] = "";
+		cr_expect_eq(cli_parse_n_list(bad[i], &v, &c, err, sizeof err), CLI_USAGE,
+			     "'%s' should be rejected", bad[i]);
+		cr_expect_neq(err[0], '\0', "'%s' needs a message", bad[i]);
+	}
+}
+
+Test(cli, numbers_are_strict)
+{
+	double d;
+	uint64_t u;
+	char err[256];
+	cr_assert_eq(cli_parse_double("--eps", "0.05", 0, 1, &d, err, sizeof err), CLI_OK);
+	cr_assert_float_eq(d, 0.05, 1e-15);
+	cr_assert_eq(cli_parse_double("--eps", "0.05x", 0, 1, &d, err, sizeof err), CLI_USAGE);
+	cr_assert_eq(cli_parse_double("--eps", "nan", 0, 1, &d, err, sizeof err), CLI_USAGE);
+	cr_assert_eq(cli_parse_double("--eps", "2", 0, 1, &d, err, sizeof err), CLI_USAGE);
+	cr_assert(strstr(err, "out of range"), "%s", err);
+	cr_assert_eq(cli_parse_u64("--seed", "18446744073709551615", &u, err, sizeof err), CLI_OK);
+	cr_assert_eq(u, UINT64_MAX);
+	cr_assert_eq(cli_parse_u64("--seed", "-1", &u, err, sizeof err), CLI_USAGE);
+	cr_assert_eq(cli_parse_u64("--seed", "18446744073709551616", &u, err, sizeof err), CLI_USAGE);
+}
+
+Test(cli, parse_run_options)
+{
+	char *argv[] = { "harness", "run", "--variant", "cpu-*", "--n", "2^10", "--ic", "cube",
+			 "--seed", "7", "--eps", "0.1", "--steps", "--dt", "0.01", "--max-noise", "2",
+			 "--quiet", NULL };
+	struct cli_options o;
+	char err[256];
+	cr_assert_eq(cli_parse(18, argv, &o, err, sizeof err), CLI_OK, "%s", err);
+	cr_assert_eq(o.cmd, CLI_RUN);
+	cr_assert(o.selected[NBODY_V_cpu_portable] && o.selected[NBODY_V_cpu_simd]);
+	cr_assert_eq(o.n_count, 1);
+	cr_assert_eq(o.n_list[0], 1024);
+	cr_assert_eq(o.ic, IC_CUBE);
+	cr_assert_eq(o.seed, 7);
+	cr_assert(o.steps && o.quiet);
+	cr_assert_float_eq(o.timing.max_noise, 2.0, 1e-12);
+	cli_options_free(&o);
+}
+
+Test(cli, defaults_per_command)
+{
+	char *run[] = { "harness", "run", NULL }, *check[] = { "harness", "check", NULL };
+	char *two[] = { "harness", "run", "--ic", "twobody", NULL };
+	struct cli_options o;
+	char err[256];
+	cr_assert_eq(cli_parse(2, run, &o, err, sizeof err), CLI_OK);
+	cr_assert_eq(o.n_count, 3);
+	cr_assert_eq(o.n_list[2], 16384);
+	cli_options_free(&o);
+	cr_assert_eq(cli_parse(2, check, &o, err, sizeof err), CLI_OK);
+	cr_assert_eq(o.n_count, 6);
+	cr_assert_eq(o.n_list[5], 4097);
+	cli_options_free(&o);
+	cr_assert_eq(cli_parse(4, two, &o, err, sizeof err), CLI_OK);
+	cr_assert_eq(o.n_count, 1);
+	cr_assert_eq(o.n_list[0], 2);
+	cli_options_free(&o);
+}
+
+/* ---- the program, as a user runs it ---------------------------------- */
+
+static const char *harness_bin(void)
+{
+	const char *b = getenv("HARNESS_BIN");
+	return b ? b : "bin/harness";
+}
+
+/* Runs bin/harness with args (a shell fragment); returns its exit status
+ * and what it wrote to stderr (in a static buffer). */
+static int run_harness(const char *args, char **errtext)
+{
+	static char buf[8192];
+	char errfile[] = "/tmp/harness-cli-XXXXXX";
+	int fd = mkstemp(errfile);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>%s </dev/null", harness_bin(), args, errfile);
+	int st = system(cmd);
+	FILE *fp = fopen(errfile, "r");
+	size_t len = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
+	buf[len] = '\0';
+	if (fp)
+		fclose(fp);
+	unlink(errfile);
+	*errtext = buf;
+	cr_assert(WIFEXITED(st), "'%s' did not exit normally (crash?)", args);
+	return WEXITSTATUS(st);
+}
+
+/* A user error: exit status 2 and exactly one line naming the value. */
+static void expect_usage_error(const char *args, const char *mention)
+{
+	char *e;
+	int rc = run_harness(args, &e);
+	cr_expect_eq(rc, 2, "'%s': exit %d, stderr: %s", args, rc, e);
+	size_t lines = 0;
+	for (const char *p = e; *p; p++)
+		lines += *p == '\n';
+	cr_expect_eq(lines, 1, "'%s': want one line, got: %s", args, e);
+	cr_expect(strncmp(e, "harness: ", 9) == 0, "'%s': %s", args, e);
+	cr_expect(strstr(e, mention) != NULL, "'%s': message lacks '%s': %s", args, mention, e);
+}
+
+Test(cli_program, user_errors_get_one_line_and_status_2)
+{
+	cr_assert(access(harness_bin(), X_OK) == 0, "build %s first (make test does)", harness_bin());
+	expect_usage_error("run --variant nosuch", "nosuch");
+	expect_usage_error("run --variant 'gpu-zz*'", "gpu-zz*");
+	expect_usage_error("run --n 0", "0");
+	expect_usage_error("run --n abc", "abc");
+	expect_usage_error("run --n 2^10..2^5", "2^10..2^5");
+	expect_usage_error("run --n 2^40", "2^40");
+	expect_usage_error("check --n 2^30", "memory");
+	expect_usage_error("run --eps -1", "--eps");
+	expect_usage_error("run --eps 0.1.2", "0.1.2");
+	expect_usage_error("run --seed -3", "--seed");
+	expect_usage_error("run --max-noise 200", "--max-noise");
+	expect_usage_error("run --min-time 3 --max-time 1", "--max-time");
+	expect_usage_error("run --dt 0", "--dt");
+	expect_usage_error("run --frobnicate", "--frobnicate");
+	expect_usage_error("run --n", "--n");
+	expect_usage_error("run stray", "stray");
+	expect_usage_error("launch", "launch");
+	expect_usage_error("run --ic twobody --n 4", "twobody");
+	expect_usage_error("run --ic /nonexistent/bodies.csv", "/nonexistent/bodies.csv");
+	expect_usage_error("check --n 3 --out /nonexistent-dir/x.csv", "/nonexistent-dir");
+	expect_usage_error("check --n 3 --out /tmp", "/tmp");
+	expect_usage_error("forces --variant cpu-simd", "--out");
+	expect_usage_error("forces --variant 'cpu-*' --out /tmp/x.csv", "exactly one");
+	expect_usage_error("forces --variant cpu-simd --n 8,16 --out /tmp/x.csv", "one N");
+}
+
+Test(cli_program, malformed_body_file_is_refused_without_output)
+{
+	char dir[] = "/tmp/harness-cli-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char in[256], out[256], side[256], args[1024];
+	snprintf(in, sizeof in, "%s/bodies.csv", dir);
+	snprintf(out, sizeof out, "%s/out.csv", dir);
+	snprintf(side, sizeof side, "%s/out.meta.json", dir);
+	FILE *fp = fopen(in, "w");
+	fputs("x,y,z,mass\n0,0,0,1\n1,0,zero,1\n", fp);
+	fclose(fp);
+	snprintf(args, sizeof args, "run --variant cpu-portable --ic %s --out %s", in, out);
+	expect_usage_error(args, "bodies.csv:3");
+	cr_expect(access(out, F_OK) != 0, "no results file after bad input");
+	cr_expect(access(side, F_OK) != 0, "no sidecar after bad input");
+	unlink(in);
+	rmdir(dir);
+}
+
+Test(cli_program, check_and_help_exit_zero)
+{
+	char *e;
+	cr_assert_eq(run_harness("check --n 3,31 --variant cpu-portable", &e), 0, "%s", e);
+	cr_assert_eq(run_harness("run --help", &e), 0, "%s", e);
+	cr_assert_eq(run_harness("list", &e), 0, "%s", e);
+	cr_assert_eq(run_harness("--help", &e), 0, "%s", e);
+}

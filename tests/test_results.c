@@ -1,0 +1,117 @@
+/* test_results.c - result rows to CSV and sidecar, and back through libcsv */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../harness/csv_table.h"
+#include "../harness/results.h"
+
+static struct result_row timed_row(void)
+{
+	static double samples[3] = { 2e-3, 1e-3, 3e-3 };
+	struct result_row r = { 0 };
+	r.v = &nbody_variants[NBODY_V_cpu_simd];
+	r.device_name = "Test CPU, \"quoted\", with commas";
+	r.n = 1000;
+	r.ic = "plummer";
+	r.seed = 42;
+	r.eps = 0.01;
+	r.val = (struct validation){ .checked = 1000, .rel_l2 = 1e-7, .max_norm = 2e-7,
+				     .tol = { 3e-5, 3e-5 }, .pass = true };
+	r.timed = true;
+	r.t.samples = samples;
+	r.t.count = 3;
+	r.t.reps_per_sample = 4;
+	r.t.s = (struct stats_summary){ .count = 3, .min = 1e-3, .max = 3e-3, .mean = 2e-3,
+					.median = 2e-3, .stddev = 1e-3, .rel_stddev = 0.5 };
+	return r;
+}
+
+Test(results, derived_metrics)
+{
+	struct result_row r = timed_row();
+	/* 1000^2 interactions in 2 ms */
+	cr_assert_float_eq(results_interactions_per_s(&r), 5e8, 1e-3);
+	cr_assert_float_eq(results_gflops(&r), 10.0, 1e-9);
+	cr_assert(isnan(results_steps_per_s(&r)), "forces mode has no steps/s");
+	r.steps_mode = true;
+	cr_assert_float_eq(results_steps_per_s(&r), 500.0, 1e-9);
+	r.timed = false;
+	cr_assert(isnan(results_interactions_per_s(&r)));
+}
+
+Test(results, sidecar_path)
+{
+	char *a = results_sidecar_path("out/run.csv"), *b = results_sidecar_path("data");
+	cr_assert_str_eq(a, "out/run.meta.json");
+	cr_assert_str_eq(b, "data.meta.json");
+	free(a);
+	free(b);
+}
+
+Test(results, write_and_read_back)
+{
+	char dir[] = "/tmp/harness-results-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char path[256], side[256];
+	snprintf(path, sizeof path, "%s/r.csv", dir);
+	snprintf(side, sizeof side, "%s/r.meta.json", dir);
+	struct result_row rows[2] = { timed_row(), timed_row() };
+	rows[1].timed = false;
+	rows[1].val.pass = false;
+	rows[1].val.max_norm = 0.5;
+	char *argv[] = { "harness", "run", "--n", "1000" };
+	struct timing_opts topts;
+	timing_opts_default(&topts);
+	struct results_meta meta = { 4, argv, &topts };
+	char err[256];
+	cr_assert_eq(results_write(path, rows, 2, &meta, err, sizeof err), 0, "%s", err);
+
+	struct csv_table t;
+	cr_assert_eq(csv_table_read(path, &t, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(t.ncols, results_column_count);
+	cr_assert_eq(t.nrows, 2);
+	int dn = csv_table_col(&t, "device_name");
+	cr_assert_str_eq(csv_table_cell(&t, 0, (size_t)dn), "Test CPU, \"quoted\", with commas");
+	double v;
+	cr_assert_eq(csv_table_double(&t, 0, "interactions_per_s", &v, err, sizeof err), 0, "%s", err);
+	cr_assert_float_eq(v, 5e8, 1);
+	cr_assert_eq(csv_table_double(&t, 0, "time_median_s", &v, err, sizeof err), 0);
+	cr_assert_float_eq(v, 2e-3, 1e-12);
+	int valid = csv_table_col(&t, "valid"), med = csv_table_col(&t, "time_median_s");
+	cr_assert_str_eq(csv_table_cell(&t, 1, (size_t)valid), "0");
+	cr_assert_str_eq(csv_table_cell(&t, 1, (size_t)med), "", "an invalid row has no timing");
+	cr_assert_geq(csv_table_col(&t, "flops_per_interaction"), 0);
+	csv_table_free(&t);
+
+	FILE *fp = fopen(side, "r");
+	cr_assert_not_null(fp, "the sidecar exists");
+	char buf[16384];
+	size_t len = fread(buf, 1, sizeof buf - 1, fp);
+	buf[len] = '\0';
+	fclose(fp);
+	cr_assert(strstr(buf, "\"git_commit\""));
+	cr_assert(strstr(buf, "\"cpu_model\""));
+	cr_assert(strstr(buf, "\"seconds_per_call\""));
+	cr_assert(strstr(buf, "0.002"), "raw samples are kept");
+	unlink(path);
+	unlink(side);
+	rmdir(dir);
+}
+
+Test(results, failed_write_leaves_no_files)
+{
+	struct result_row r = timed_row();
+	char *argv[] = { "harness" };
+	struct timing_opts topts;
+	timing_opts_default(&topts);
+	struct results_meta meta = { 1, argv, &topts };
+	char err[256] = "";
+	cr_assert_eq(results_write("/nonexistent-dir/r.csv", &r, 1, &meta, err, sizeof err), -1);
+	cr_assert(strstr(err, "/nonexistent-dir"), "%s", err);
+	cr_assert(access("/nonexistent-dir/r.meta.json", F_OK) != 0);
+}

@@ -1,0 +1,74 @@
+/* registry.c - the variant table built from nbody.def, with lookups */
+#include "registry.h"
+
+#include <fnmatch.h>
+#include <string.h>
+
+#include "../kernels/nbody_cpu.h"
+#include "../harness/gpu_device.h"
+
+#define NBODY_VARIANT(ident, name_, family_, prec, dev, p, q, unroll_, k, impl, summary_) \
+	[NBODY_V_##ident] = {                                                          \
+		.name = name_,                                                         \
+		.family = family_,                                                     \
+		.precision = prec,                                                     \
+		.device = dev,                                                         \
+		.tile_p = p,                                                           \
+		.threads_q = q,                                                        \
+		.unroll = unroll_,                                                     \
+		.bodies_k = k,                                                         \
+		.cpu_forces = impl,                                                    \
+		.summary = summary_,                                                   \
+	},
+const struct variant nbody_variants[NBODY_VARIANT_COUNT] = {
+#include "nbody.def"
+};
+#undef NBODY_VARIANT
+
+/* Every line of the table must have filled its slot: a hole would mean two
+ * lines share an identifier. */
+_Static_assert(sizeof nbody_variants / sizeof nbody_variants[0] == NBODY_VARIANT_COUNT,
+	       "nbody.def and the variant enum disagree");
+
+const char *variant_precision_name(enum variant_precision p)
+{
+	return p == VARIANT_FP64 ? "fp64" : "fp32";
+}
+
+const char *variant_device_name(enum variant_device d)
+{
+	return d == VARIANT_GPU ? "gpu" : "cpu";
+}
+
+const struct variant *variant_find(const char *name)
+{
+	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
+		if (strcmp(nbody_variants[i].name, name) == 0)
+			return &nbody_variants[i];
+	return NULL;
+}
+
+size_t variant_match(const char *pattern, bool selected[NBODY_VARIANT_COUNT])
+{
+	size_t matched = 0;
+	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
+		if (strcmp(nbody_variants[i].name, pattern) == 0 ||
+		    fnmatch(pattern, nbody_variants[i].name, 0) == 0) {
+			selected[i] = true;
+			matched++;
+		}
+	}
+	return matched;
+}
+
+bool variant_available(const struct variant *v, const char **why)
+{
+	const char *reason = NULL;
+	if (v->device == VARIANT_CPU && v->cpu_forces == NULL)
+		reason = "no CPU implementation";
+	else if (v->device == VARIANT_GPU)
+		reason = gpu_unavailable_reason();
+	if (why)
+		*why = reason;
+	return reason == NULL;
+}

@@ -1,0 +1,51 @@
+/* registry.h - the variant table (from nbody.def) and lookups by name or glob */
+#ifndef VARIANTS_REGISTRY_H
+#define VARIANTS_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum variant_precision { VARIANT_FP32, VARIANT_FP64 };
+enum variant_device { VARIANT_CPU, VARIANT_GPU };
+
+/* A CPU force kernel: pos4 holds n bodies as (x, y, z, mass); acc4 receives
+ * (ax, ay, az, 0) for each body; eps2 is the softening squared. */
+typedef void (*nbody_cpu_fn)(const float *pos4, float *acc4, size_t n, float eps2);
+
+struct variant {
+	const char *name;
+	const char *family;
+	enum variant_precision precision;
+	enum variant_device device;
+	int tile_p;    /* bodies per tile (p); 0 when the variant does not tile */
+	int threads_q; /* threads per body (q) */
+	int unroll;    /* inner-loop unroll factor */
+	int bodies_k;  /* bodies per thread (k) */
+	nbody_cpu_fn cpu_forces; /* set when device == VARIANT_CPU */
+	const char *summary;
+};
+
+enum nbody_variant_id {
+#define NBODY_VARIANT(ident, ...) NBODY_V_##ident,
+#include "nbody.def"
+#undef NBODY_VARIANT
+	NBODY_VARIANT_COUNT
+};
+
+extern const struct variant nbody_variants[NBODY_VARIANT_COUNT];
+
+const char *variant_precision_name(enum variant_precision p); /* "fp32", "fp64" */
+const char *variant_device_name(enum variant_device d);       /* "cpu", "gpu" */
+
+/* The variant called exactly name, or NULL. */
+const struct variant *variant_find(const char *name);
+
+/* Marks in selected[NBODY_VARIANT_COUNT] every variant whose name matches
+ * pattern (exact name or fnmatch(3) glob). Returns how many matched. */
+size_t variant_match(const char *pattern, bool selected[NBODY_VARIANT_COUNT]);
+
+/* Whether this build and machine can run v; when not, *why (if why is not
+ * NULL) points to a static reason such as "built without CUDA". */
+bool variant_available(const struct variant *v, const char **why);
+
+#endif
