@@ -7,6 +7,12 @@
 #include "../kernels/nbody_cpu.h"
 #include "../harness/gpu_device.h"
 
+/* A line's impl is a CPU function for CPU variants; for GPU variants it
+ * names a launcher template that kernels/nbody_gpu.cu instantiates with the
+ * line's parameters, so C sees only the CPU ones. */
+#define REGISTRY_CPU_FN_VARIANT_CPU(f) f
+#define REGISTRY_CPU_FN_VARIANT_GPU(f) NULL
+
 #define NBODY_VARIANT(ident, name_, family_, prec, dev, p, q, unroll_, k, impl, summary_) \
 	[NBODY_V_##ident] = {                                                          \
 		.name = name_,                                                         \
@@ -17,7 +23,7 @@
 		.threads_q = q,                                                        \
 		.unroll = unroll_,                                                     \
 		.bodies_k = k,                                                         \
-		.cpu_forces = impl,                                                    \
+		.cpu_forces = REGISTRY_CPU_FN_##dev(impl),                                                 \
 		.summary = summary_,                                                   \
 	},
 const struct variant nbody_variants[NBODY_VARIANT_COUNT] = {

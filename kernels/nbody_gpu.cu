@@ -1,0 +1,562 @@
+/* nbody_gpu.cu - GPU all-pairs N-body force kernels: the chapter's and newer ones
+ *
+ * Variants (each one line of variants/nbody.def, which instantiates the
+ * launcher template it names with the line's p, q, unroll and k):
+ *   naive         one thread per body, every j read from global memory
+ *   tiled-p*      Listings 31-1..31-3: tiles of p bodies in shared memory
+ *   unrolled-u*   tiled p = 256 with the tile loop unrolled u times
+ *   tpb-q*        q threads share one body's row, partial sums combined in
+ *                 shared memory (Figure 31-8)
+ *   rsqrt         rsqrt.approx with eps^2 folded into the FMA chain
+ *   kbody-k*      rsqrt, k bodies per thread: one shared load serves k pairs
+ *   jsplit-k*     the j-range split over blocks so that small N fills every
+ *                 SM and large N has no wave tail; the last block of each
+ *                 i-tile sums the slices in a fixed order (deterministic)
+ *   shuffle       j-bodies broadcast from registers by warp shuffles
+ *   auto          picks one of the above for the device and N
+ *   fp64-tiled    double, precise rsqrt
+ *   fp64-fast     double, k = 2, j-split, rsqrt from a float seed refined
+ *
+ * The chapter's families keep Listing 31-1's arithmetic (1.0f/sqrtf of
+ * distSqr^3) as written; a modern nvcc compiles it to an IEEE square root
+ * and division, which is part of what the newer variants improve on.
+ * Every kernel reads and writes only inside the padded arrays (n_alloc, a
+ * multiple of NBODY_GPU_PAD); padding bodies have zero mass.
+ */
+#include "nbody_gpu.h"
+
+#include <climits>
+#include <cuda_runtime.h>
+
+#include "../variants/registry.h"
+
+/* ---- pair interactions -------------------------------------------------- */
+
+/* Listing 31-1, unchanged: the force of body j on body i added to ai. */
+__device__ __forceinline__ float3 body_body_chapter(float4 bi, float4 bj, float3 ai, float eps2)
+{
+	float3 r;
+	// r_ij [3 FLOPS]
+	r.x = bj.x - bi.x;
+	r.y = bj.y - bi.y;
+	r.z = bj.z - bi.z;
+	// distSqr = dot(r_ij, r_ij) + EPS^2 [6 FLOPS]
+	float distSqr = r.x * r.x + r.y * r.y + r.z * r.z + eps2;
+	// invDistCube = 1/distSqr^(3/2) [4 FLOPS (2 mul, 1 sqrt, 1 inv)]
+	float distSixth = distSqr * distSqr * distSqr;
+	float invDistCube = 1.0f / sqrtf(distSixth);
+	// s = m_j * invDistCube [1 FLOP]
+	float s = bj.w * invDistCube;
+	// a_i = a_i + s * r_ij [6 FLOPS]
+	ai.x += r.x * s;
+	ai.y += r.y * s;
+	ai.z += r.z * s;
+	return ai;
+}
+
+/* One MUFU.RSQ: about 2 ulp, flushes denormals (never seen here: the
+ * argument is at least eps^2). */
+__device__ __forceinline__ float rsqrt_approx(float x)
+{
+	float y;
+	asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+	return y;
+}
+
+/* The pair of the newer fp32 variants: 12 FP32 instructions and one rsqrt,
+ * the same 20 flops by the chapter's count. */
+struct pair_fast_f32 {
+	typedef float real;
+	typedef float4 real4;
+	static __device__ __forceinline__ void add(float3 &a, float3 xi, float4 bj, float eps2)
+	{
+		// r_ij [3 FLOPS]
+		float rx = bj.x - xi.x, ry = bj.y - xi.y, rz = bj.z - xi.z;
+		// distSqr = EPS^2 + dot(r_ij, r_ij), one FMA chain [6 FLOPS]
+		float d2 = fmaf(rz, rz, fmaf(ry, ry, fmaf(rx, rx, eps2)));
+		// invDist = 1/sqrt(distSqr) [2 FLOPS (1 sqrt, 1 inv): one rsqrt]
+		float inv = rsqrt_approx(d2);
+		// s = m_j * invDist^3 [3 FLOPS (2 mul for the cube, 1 for the mass)]
+		float s = (bj.w * inv) * (inv * inv);
+		// a_i = a_i + s * r_ij [6 FLOPS]
+		a.x = fmaf(rx, s, a.x);
+		a.y = fmaf(ry, s, a.y);
+		a.z = fmaf(rz, s, a.z);
+	}
+};
+
+struct double3_ {
+	double x, y, z;
+};
+
+/* (x, y, z, m) in double; CUDA 13 deprecates double4 for its ambiguous
+ * alignment, so the layout is spelled out: 32 bytes, 32-byte aligned. */
+struct __align__(32) double4_ {
+	double x, y, z, w;
+};
+
+/* Loads that bypass L1, for partial sums other blocks wrote. */
+__device__ __forceinline__ float4 load_cg(const float4 *p)
+{
+	return __ldcg(p);
+}
+
+__device__ __forceinline__ double4_ load_cg(const double4_ *p)
+{
+	double2 lo = __ldcg((const double2 *)p), hi = __ldcg((const double2 *)p + 1);
+	double4_ r = { lo.x, lo.y, hi.x, hi.y };
+	return r;
+}
+
+/* Double precision with the library's correctly rounded-ish rsqrt. */
+struct pair_precise_f64 {
+	typedef double real;
+	typedef double4_ real4;
+	static __device__ __forceinline__ void add(double3_ &a, double3_ xi, double4_ bj, double eps2)
+	{
+		// r_ij [3 FLOPS]
+		double rx = bj.x - xi.x, ry = bj.y - xi.y, rz = bj.z - xi.z;
+		// distSqr [6 FLOPS]
+		double d2 = fma(rz, rz, fma(ry, ry, fma(rx, rx, eps2)));
+		// invDist [2 FLOPS]
+		double inv = rsqrt(d2);
+		// s = m_j * invDist^3 [3 FLOPS]
+		double s = (bj.w * inv) * (inv * inv);
+		// a_i += s * r_ij [6 FLOPS]
+		a.x = fma(rx, s, a.x);
+		a.y = fma(ry, s, a.y);
+		a.z = fma(rz, s, a.z);
+	}
+};
+
+/* Double precision from a float rsqrt seed y0 (relative error e0 < 2e-7):
+ * with e = 1 - d2 y0^2, y = y0 (1 + e/2 + 3e^2/8) leaves an error of order
+ * e0^3 < 1e-20, below double rounding, for 5 double operations instead of
+ * the library's iterations. */
+struct pair_fast_f64 {
+	typedef double real;
+	typedef double4_ real4;
+	static __device__ __forceinline__ void add(double3_ &a, double3_ xi, double4_ bj, double eps2)
+	{
+		// r_ij [3 FLOPS]
+		double rx = bj.x - xi.x, ry = bj.y - xi.y, rz = bj.z - xi.z;
+		// distSqr [6 FLOPS]
+		double d2 = fma(rz, rz, fma(ry, ry, fma(rx, rx, eps2)));
+		// invDist [2 FLOPS]: float seed, one third-order correction
+		double y0 = (double)rsqrt_approx((float)d2);
+		double e = fma(-d2 * y0, y0, 1.0);
+		double inv = fma(y0, e * fma(e, 0.375, 0.5), y0);
+		// s = m_j * invDist^3 [3 FLOPS]
+		double s = (bj.w * inv) * (inv * inv);
+		// a_i += s * r_ij [6 FLOPS]
+		a.x = fma(rx, s, a.x);
+		a.y = fma(ry, s, a.y);
+		a.z = fma(rz, s, a.z);
+	}
+};
+
+/* Accumulator and position types of each precision. */
+template <class T> struct vec3_of;
+template <> struct vec3_of<float> {
+	typedef float3 type;
+};
+template <> struct vec3_of<double> {
+	typedef double3_ type;
+};
+
+/* ---- launch helpers ----------------------------------------------------- */
+
+static inline int ceil_div(int a, int b)
+{
+	return (a + b - 1) / b;
+}
+
+/* 0 when the launch just queued went well, else the cudaError_t. */
+static inline int launch_status(void)
+{
+	return (int)cudaGetLastError();
+}
+
+#define STREAM(l) ((cudaStream_t)(l)->stream)
+
+/* ---- naive ---------------------------------------------------------------- */
+
+__global__ void naive_kernel(const float4 *__restrict__ pos, float4 *__restrict__ acc, int n,
+			     float eps2)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	float4 bi = pos[i];
+	float3 a = make_float3(0.0f, 0.0f, 0.0f);
+	for (int j = 0; j < n; j++)
+		a = body_body_chapter(bi, pos[j], a, eps2);
+	acc[i] = make_float4(a.x, a.y, a.z, 0.0f);
+}
+
+template <int P, int Q, int U, int K> int nbody_gpu_naive(const struct nbody_gpu_launch *l)
+{
+	naive_kernel<<<ceil_div(l->n, 256), 256, 0, STREAM(l)>>>(
+		(const float4 *)l->pos, (float4 *)l->acc, l->n, (float)l->eps2);
+	return launch_status();
+}
+
+/* ---- tiled and unrolled (Listings 31-2 and 31-3) -------------------------- */
+
+template <int P, int U>
+__global__ void __launch_bounds__(P)
+	tiled_kernel(const float4 *__restrict__ pos, float4 *__restrict__ acc, int ntiles, float eps2)
+{
+	__shared__ float4 shPosition[P];
+	int gtid = blockIdx.x * P + threadIdx.x;
+	float4 myPosition = pos[gtid];
+	float3 a = make_float3(0.0f, 0.0f, 0.0f);
+	for (int tile = 0; tile < ntiles; tile++) {
+		shPosition[threadIdx.x] = pos[tile * P + threadIdx.x];
+		__syncthreads();
+#pragma unroll U
+		for (int j = 0; j < P; j++)
+			a = body_body_chapter(myPosition, shPosition[j], a, eps2);
+		__syncthreads();
+	}
+	acc[gtid] = make_float4(a.x, a.y, a.z, 0.0f);
+}
+
+template <int P, int Q, int U, int K> int nbody_gpu_tiled(const struct nbody_gpu_launch *l)
+{
+	int ntiles = ceil_div(l->n, P);
+	tiled_kernel<P, U><<<ntiles, P, 0, STREAM(l)>>>((const float4 *)l->pos, (float4 *)l->acc,
+							 ntiles, (float)l->eps2);
+	return launch_status();
+}
+
+/* ---- several threads per body (Figure 31-8) ------------------------------- */
+
+/* Block of P x Q threads: thread t works on body t / Q of the block and on
+ * segment t % Q of each tile of P x Q bodies, reading the tile interleaved
+ * (j * Q + segment) so that a warp's Q segments hit Q consecutive slots. */
+template <int P, int Q, int U>
+__global__ void __launch_bounds__(P *Q)
+	multi_kernel(const float4 *__restrict__ pos, float4 *__restrict__ acc, int ntiles, float eps2)
+{
+	__shared__ float4 tile[P * Q];
+	__shared__ float3 part[P * Q];
+	const int body = threadIdx.x / Q, seg = threadIdx.x % Q;
+	const int i = blockIdx.x * P + body;
+	float4 bi = pos[i];
+	float3 a = make_float3(0.0f, 0.0f, 0.0f);
+	for (int t = 0; t < ntiles; t++) {
+		tile[threadIdx.x] = pos[t * P * Q + threadIdx.x];
+		__syncthreads();
+#pragma unroll U
+		for (int j = 0; j < P; j++)
+			a = body_body_chapter(bi, tile[j * Q + seg], a, eps2);
+		__syncthreads();
+	}
+	part[threadIdx.x] = a;
+	__syncthreads();
+	if (seg == 0) {
+		float3 sum = part[body * Q];
+		for (int s = 1; s < Q; s++) {
+			float3 p = part[body * Q + s];
+			sum.x += p.x;
+			sum.y += p.y;
+			sum.z += p.z;
+		}
+		acc[i] = make_float4(sum.x, sum.y, sum.z, 0.0f);
+	}
+}
+
+template <int P, int Q, int U, int K> int nbody_gpu_multi(const struct nbody_gpu_launch *l)
+{
+	multi_kernel<P, Q, U><<<ceil_div(l->n, P), P * Q, 0, STREAM(l)>>>(
+		(const float4 *)l->pos, (float4 *)l->acc, ceil_div(l->n, P * Q), (float)l->eps2);
+	return launch_status();
+}
+
+/* ---- k bodies per thread, optional j-split (the newer variants) ----------- */
+
+/* Block b.x owns bodies b.x * P * K + threadIdx.x + r * P (r < K); block
+ * b.y owns j-slice b.y of nsplit. With nsplit == 1 the block writes acc;
+ * otherwise it writes its slice's partial sums, and the last block of the
+ * i-tile to finish (counted with an atomic after a fence) adds the slices
+ * in order 0..nsplit-1, so the result does not depend on block timing. */
+template <class Pair, int P, int K, int U>
+__global__ void __launch_bounds__(P) kbody_kernel(const typename Pair::real4 *__restrict__ pos,
+						  typename Pair::real4 *__restrict__ acc,
+						  typename Pair::real4 *__restrict__ partial,
+						  unsigned *__restrict__ counters, int ntiles,
+						  int nsplit, int n_alloc,
+						  typename Pair::real eps2)
+{
+	typedef typename Pair::real real;
+	typedef typename Pair::real4 real4;
+	typedef typename vec3_of<real>::type real3;
+	__shared__ real4 tile[P];
+	__shared__ unsigned arrived;
+	const int base = blockIdx.x * P * K + threadIdx.x;
+	real3 xi[K], ai[K];
+#pragma unroll
+	for (int r = 0; r < K; r++) {
+		real4 p = pos[base + r * P];
+		xi[r].x = p.x, xi[r].y = p.y, xi[r].z = p.z;
+		ai[r].x = 0, ai[r].y = 0, ai[r].z = 0;
+	}
+	const int s = blockIdx.y;
+	const int t0 = (int)((long long)ntiles * s / nsplit);
+	const int t1 = (int)((long long)ntiles * (s + 1) / nsplit);
+	for (int t = t0; t < t1; t++) {
+		tile[threadIdx.x] = pos[t * P + threadIdx.x];
+		__syncthreads();
+#pragma unroll U
+		for (int j = 0; j < P; j++) {
+			real4 bj = tile[j];
+#pragma unroll
+			for (int r = 0; r < K; r++)
+				Pair::add(ai[r], xi[r], bj, eps2);
+		}
+		__syncthreads();
+	}
+	if (nsplit == 1) {
+#pragma unroll
+		for (int r = 0; r < K; r++) {
+			real4 o;
+			o.x = ai[r].x, o.y = ai[r].y, o.z = ai[r].z, o.w = 0;
+			acc[base + r * P] = o;
+		}
+		return;
+	}
+	real4 *mine = partial + (size_t)s * n_alloc;
+#pragma unroll
+	for (int r = 0; r < K; r++) {
+		real4 o;
+		o.x = ai[r].x, o.y = ai[r].y, o.z = ai[r].z, o.w = 0;
+		mine[base + r * P] = o;
+	}
+	__threadfence();
+	__syncthreads();
+	if (threadIdx.x == 0)
+		arrived = atomicAdd(&counters[blockIdx.x], 1u);
+	__syncthreads();
+	if (arrived != (unsigned)nsplit - 1)
+		return;
+#pragma unroll
+	for (int r = 0; r < K; r++) {
+		real3 sum;
+		sum.x = 0, sum.y = 0, sum.z = 0;
+		for (int q = 0; q < nsplit; q++) {
+			real4 p = load_cg(&partial[(size_t)q * n_alloc + base + r * P]);
+			sum.x += p.x, sum.y += p.y, sum.z += p.z;
+		}
+		real4 o;
+		o.x = sum.x, o.y = sum.y, o.z = sum.z, o.w = 0;
+		acc[base + r * P] = o;
+	}
+	if (threadIdx.x == 0)
+		counters[blockIdx.x] = 0; /* ready for the next launch */
+}
+
+/* How many j-slices to cut. Blocks run in waves of resident_per_sm x SMs;
+ * a last wave that is partly empty leaves SMs idle, and slices cost a
+ * combine. So try every slice count and keep the one with the least
+ * estimated time: waves x tiles per block, plus a tenth of a tile per
+ * slice for writing and adding the partial sums. Small N gets many slices
+ * (every SM busy), large N few chosen so that the waves come out full. */
+static int split_choose(int itiles, int ntiles, int resident, int max_split)
+{
+	int best = 1;
+	double best_cost = 1e300;
+	for (int split = 1; split <= ntiles && split <= max_split; split++) {
+		long long blocks = (long long)itiles * split;
+		long long waves = (blocks + resident - 1) / resident;
+		double cost = (double)waves * ceil_div(ntiles, split) + (split > 1 ? 0.1 * split : 0.0);
+		if (cost < best_cost) {
+			best_cost = cost;
+			best = split;
+		}
+	}
+	return best;
+}
+
+template <class Pair, int P, int K, int U>
+static int kbody_split(const struct nbody_gpu_launch *l, int itiles, int ntiles)
+{
+	static int resident_per_sm = -1;
+	if (resident_per_sm < 0 &&
+	    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident_per_sm,
+							  kbody_kernel<Pair, P, K, U>, P, 0) != cudaSuccess)
+		resident_per_sm = 1;
+	if (resident_per_sm < 1)
+		resident_per_sm = 1;
+	return split_choose(itiles, ntiles, resident_per_sm * l->sm_count, l->max_split);
+}
+
+template <class Pair, int P, int K, int U>
+static int kbody_launch(const struct nbody_gpu_launch *l, bool split)
+{
+	typedef typename Pair::real4 real4;
+	int itiles = ceil_div(l->n, P * K), ntiles = ceil_div(l->n, P);
+	int nsplit = split ? kbody_split<Pair, P, K, U>(l, itiles, ntiles) : 1;
+	dim3 grid(itiles, nsplit);
+	kbody_kernel<Pair, P, K, U><<<grid, P, 0, STREAM(l)>>>(
+		(const real4 *)l->pos, (real4 *)l->acc, (real4 *)l->partial, l->counters, ntiles, nsplit,
+		l->n_alloc, (typename Pair::real)l->eps2);
+	return launch_status();
+}
+
+template <int P, int Q, int U, int K> int nbody_gpu_kbody(const struct nbody_gpu_launch *l)
+{
+	return kbody_launch<pair_fast_f32, P, K, U>(l, false);
+}
+
+template <int P, int Q, int U, int K> int nbody_gpu_jsplit(const struct nbody_gpu_launch *l)
+{
+	return kbody_launch<pair_fast_f32, P, K, U>(l, true);
+}
+
+template <int P, int Q, int U, int K> int nbody_gpu_fp64_tiled(const struct nbody_gpu_launch *l)
+{
+	return kbody_launch<pair_precise_f64, P, K, U>(l, false);
+}
+
+template <int P, int Q, int U, int K> int nbody_gpu_fp64_fast(const struct nbody_gpu_launch *l)
+{
+	return kbody_launch<pair_fast_f64, P, K, U>(l, true);
+}
+
+/* ---- warp shuffle ------------------------------------------------------- */
+
+/* Each warp walks the bodies 32 at a time: lane L loads body jbase + L,
+ * then the warp visits the 32 by broadcasting each lane's registers with
+ * shuffles. No shared memory and no block barrier. */
+template <int K, int U>
+__global__ void shuffle_kernel(const float4 *__restrict__ pos, float4 *__restrict__ acc, int n32,
+			       float eps2)
+{
+	const int lane = threadIdx.x & 31;
+	const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+	const int base = warp * 32 * K + lane;
+	float3 xi[K], ai[K];
+#pragma unroll
+	for (int r = 0; r < K; r++) {
+		float4 p = pos[base + r * 32];
+		xi[r] = make_float3(p.x, p.y, p.z);
+		ai[r] = make_float3(0.0f, 0.0f, 0.0f);
+	}
+	for (int jb = 0; jb < n32; jb += 32) {
+		float4 mine = pos[jb + lane];
+#pragma unroll U
+		for (int j = 0; j < 32; j++) {
+			float4 bj;
+			bj.x = __shfl_sync(0xffffffffu, mine.x, j);
+			bj.y = __shfl_sync(0xffffffffu, mine.y, j);
+			bj.z = __shfl_sync(0xffffffffu, mine.z, j);
+			bj.w = __shfl_sync(0xffffffffu, mine.w, j);
+#pragma unroll
+			for (int r = 0; r < K; r++)
+				pair_fast_f32::add(ai[r], xi[r], bj, eps2);
+		}
+	}
+#pragma unroll
+	for (int r = 0; r < K; r++)
+		acc[base + r * 32] = make_float4(ai[r].x, ai[r].y, ai[r].z, 0.0f);
+}
+
+template <int P, int Q, int U, int K> int nbody_gpu_shuffle(const struct nbody_gpu_launch *l)
+{
+	int bodies_per_block = P * K;
+	shuffle_kernel<K, U><<<ceil_div(l->n, bodies_per_block), P, 0, STREAM(l)>>>(
+		(const float4 *)l->pos, (float4 *)l->acc, ceil_div(l->n, 32) * 32, (float)l->eps2);
+	return launch_status();
+}
+
+/* ---- auto --------------------------------------------------------------- */
+
+/* The best variant measured for each N range (results/h200/, fig31-6 and
+ * the full sweep). Devices other than the H200 use the same table. */
+static const struct {
+	int max_n;
+	int variant;
+} auto_table[] = {
+	{ 1 << 12, NBODY_V_jsplit_k1 },
+	{ 1 << 15, NBODY_V_jsplit_k4 },
+	{ INT_MAX, NBODY_V_jsplit_k8 },
+};
+
+template <int P, int Q, int U, int K> int nbody_gpu_auto(const struct nbody_gpu_launch *l)
+{
+	for (size_t k = 0; k < sizeof auto_table / sizeof auto_table[0]; k++)
+		if (l->n <= auto_table[k].max_n)
+			return nbody_gpu_launcher(auto_table[k].variant)(l);
+	return (int)cudaErrorInvalidValue;
+}
+
+/* ---- the registry's launchers ------------------------------------------- */
+
+#define GPU_LAUNCHER_VARIANT_CPU(impl, p, q, u, k) NULL
+#define GPU_LAUNCHER_VARIANT_GPU(impl, p, q, u, k) &impl<p, q, u, k>
+
+extern "C" nbody_gpu_fn nbody_gpu_launcher(int index)
+{
+	switch (index) {
+#define NBODY_VARIANT(ident, name, family, prec, dev, p, q, u, k, impl, summary) \
+	case NBODY_V_##ident:                                                    \
+		return GPU_LAUNCHER_##dev(impl, p, q, u, k);
+#include "../variants/nbody.def"
+#undef NBODY_VARIANT
+	}
+	return NULL;
+}
+
+/* ---- leapfrog ----------------------------------------------------------- */
+
+template <class T4>
+__global__ void kick_drift_kernel(T4 *pos, T4 *vel, const T4 *acc, int n, double dt)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	typedef decltype(pos->x) real;
+	real h = (real)(0.5 * dt), d = (real)dt;
+	T4 p = pos[i], v = vel[i], a = acc[i];
+	v.x += a.x * h, v.y += a.y * h, v.z += a.z * h;
+	p.x += v.x * d, p.y += v.y * d, p.z += v.z * d;
+	pos[i] = p;
+	vel[i] = v;
+}
+
+template <class T4> __global__ void kick_kernel(T4 *vel, const T4 *acc, int n, double dt)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	typedef decltype(vel->x) real;
+	real h = (real)(0.5 * dt);
+	T4 v = vel[i], a = acc[i];
+	v.x += a.x * h, v.y += a.y * h, v.z += a.z * h;
+	vel[i] = v;
+}
+
+extern "C" int nbody_gpu_kick_drift(void *pos, void *vel, const void *acc, int n, double dt,
+				    int double_prec, void *stream)
+{
+	cudaStream_t st = (cudaStream_t)stream;
+	if (double_prec)
+		kick_drift_kernel<<<ceil_div(n, 256), 256, 0, st>>>((double4_ *)pos, (double4_ *)vel,
+								    (const double4_ *)acc, n, dt);
+	else
+		kick_drift_kernel<<<ceil_div(n, 256), 256, 0, st>>>((float4 *)pos, (float4 *)vel,
+								    (const float4 *)acc, n, dt);
+	return launch_status();
+}
+
+extern "C" int nbody_gpu_kick(void *vel, const void *acc, int n, double dt, int double_prec,
+			      void *stream)
+{
+	cudaStream_t st = (cudaStream_t)stream;
+	if (double_prec)
+		kick_kernel<<<ceil_div(n, 256), 256, 0, st>>>((double4_ *)vel, (const double4_ *)acc, n, dt);
+	else
+		kick_kernel<<<ceil_div(n, 256), 256, 0, st>>>((float4 *)vel, (const float4 *)acc, n, dt);
+	return launch_status();
+}
