@@ -20,7 +20,7 @@ OPT     ?= -O2
 WARN    := -Wall -Wextra
 CFLAGS  ?= $(OPT) -g
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -Ibuild -Iharness -Ireference -Ikernels -Ivariants -MMD -MP
-LDLIBS  := -lcsv -lm -fopenmp
+LDLIBS  := -lcsv -lm -ldl -fopenmp
 
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
 ifneq ($(NVCC),)
@@ -40,23 +40,32 @@ endif
 NVCCFLAGS ?= -O3 -lineinfo
 ALL_NVCCFLAGS := -std=c++17 $(GENCODE) $(NVCCFLAGS) -Xcompiler -Wall,-Wextra -MMD -MP
 CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib))
-LDLIBS += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart
+# The runtime is linked statically, so bin/harness runs wherever the driver
+# is, and NVML is opened with dlopen, so it also runs where none is (CI).
+LDLIBS += -L$(CUDA_LIBDIR) -lcudart_static -lrt -lpthread -lstdc++
 ALL_CFLAGS += -DHARNESS_HAVE_CUDA=1
 endif
 
 # Sources. Every .c under the library folders is part of the harness
 # library; main.c is the program; tests/*.c are the Criterion suite.
 LIB_C   := $(wildcard variants/*.c reference/*.c kernels/*.c) \
-           $(filter-out harness/main.c harness/gpu_device_stub.c,$(wildcard harness/*.c))
+           $(filter-out harness/main.c harness/gpu_stub.c,$(wildcard harness/*.c))
 ifneq ($(NVCC),)
 LIB_CU  := $(wildcard harness/*.cu kernels/*.cu)
 else
-LIB_C   += harness/gpu_device_stub.c
+LIB_C   += harness/gpu_stub.c
 LIB_CU  :=
 endif
 LIB_OBJ  := $(LIB_C:%.c=build/%.o) $(LIB_CU:%.cu=build/%.cu.o)
 MAIN_OBJ := build/harness/main.o
-TEST_OBJ := $(patsubst %.c,build/%.o,$(wildcard tests/*.c))
+# GPU tests live in their own program, run one test at a time; the rest
+# run in parallel.
+GPU_TEST_C := $(wildcard tests/test_gpu_*.c)
+TEST_OBJ := $(patsubst %.c,build/%.o,$(filter-out $(GPU_TEST_C),$(wildcard tests/*.c)))
+GPU_TEST_OBJ := $(patsubst %.c,build/%.o,$(GPU_TEST_C))
+ifneq ($(NVCC),)
+GPU_TEST_OBJ += $(patsubst %.cu,build/%.cu.o,$(wildcard tests/*.cu))
+endif
 
 # Per-kernel flags: the portable baseline is plain C as the chapter built it
 # (no fast-math, no -march); the SIMD kernel dispatches on the CPU at run
@@ -68,14 +77,18 @@ build/kernels/nbody_cpu_simd.o:     CFLAGS = $(SIMD_CFLAGS)
 
 BIN := bin/harness
 TESTBIN := bin/tests
+GPUTESTBIN := bin/tests-gpu
 
-.PHONY: all run test deps deps-run deps-test sass ptx clean FORCE
+.PHONY: all run test figures deps deps-run deps-test deps-figures sass ptx clean FORCE
 all: $(BIN)
 
 $(BIN): $(MAIN_OBJ) $(LIB_OBJ) | bin
 	$(CC) -o $@ $^ $(LDLIBS)
 
 $(TESTBIN): $(TEST_OBJ) $(LIB_OBJ) | bin
+	$(CC) -o $@ $^ -lcriterion $(LDLIBS)
+
+$(GPUTESTBIN): $(GPU_TEST_OBJ) $(LIB_OBJ) | bin
 	$(CC) -o $@ $^ -lcriterion $(LDLIBS)
 
 build/%.o: %.c | build/buildinfo.h
@@ -89,7 +102,11 @@ build/%.cu.o: %.cu
 bin:
 	@mkdir -p bin
 
-# Build facts for result sidecars; rewritten only when they change.
+# Build facts for result sidecars; rewritten only when they change. A copy
+# of the tree without .git (the GPU machine) is told them:
+#   make GIT_COMMIT=<sha> GIT_DIRTY=0|1
+GIT_COMMIT ?= $(or $(shell git rev-parse --verify -q HEAD 2>/dev/null),unknown)
+GIT_DIRTY  ?= $(shell git status --porcelain 2>/dev/null | grep -q . && echo 1 || echo 0)
 build/buildinfo.h: FORCE
 	@mkdir -p build
 	@{ \
@@ -100,8 +117,8 @@ build/buildinfo.h: FORCE
 	  echo '#define HARNESS_SIMD_CFLAGS "$(SIMD_CFLAGS)"'; \
 	  echo '#define HARNESS_NVCC_VERSION "'"$$( [ -n '$(NVCC)' ] && '$(NVCC)' --version | tail -n2 | tr '\n' ' ' | sed 's/"/\\"/g')"'"'; \
 	  echo '#define HARNESS_NVCC_FLAGS "'"$$( [ -n '$(NVCC)' ] && echo '$(ALL_NVCCFLAGS)' | sed 's/"/\\"/g')"'"'; \
-	  echo '#define HARNESS_GIT_COMMIT "'"$$(git rev-parse HEAD 2>/dev/null || echo unknown)"'"'; \
-	  echo '#define HARNESS_GIT_DIRTY '"$$(git status --porcelain 2>/dev/null | grep -q . && echo 1 || echo 0)"; \
+	  echo '#define HARNESS_GIT_COMMIT "$(GIT_COMMIT)"'; \
+	  echo '#define HARNESS_GIT_DIRTY $(GIT_DIRTY)'; \
 	} > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
@@ -120,7 +137,10 @@ endef
 
 deps-run:
 	@$(probe_csv) || { $(call apt_install,libcsv-dev); }
-deps-test: deps-run
+probe_gnuplot = command -v gnuplot >/dev/null 2>&1
+deps-figures:
+	@$(probe_gnuplot) || { $(call apt_install,gnuplot-nox); }
+deps-test: deps-run deps-figures
 	@$(probe_criterion) || { $(call apt_install,libcriterion-dev); }
 deps: deps-test
 
@@ -129,12 +149,22 @@ run: deps-run
 	@$(MAKE) --no-print-directory $(BIN)
 	$(BIN) run $(RUN_ARGS)
 
-# Criterion runs each test in its own process; the GPU tests serialise
-# themselves. HARNESS_BIN lets the command-line tests find the program.
+# Criterion runs each test in its own process. The GPU tests run first and
+# one at a time (they skip, saying why, where no GPU is); the CPU tests
+# follow in parallel. HARNESS_BIN lets the command-line tests find the
+# program.
 TEST_ARGS ?=
 test: deps-test
-	@$(MAKE) --no-print-directory $(BIN) $(TESTBIN)
+	@$(MAKE) --no-print-directory $(BIN) $(TESTBIN) $(GPUTESTBIN)
+	HARNESS_BIN=$(BIN) $(GPUTESTBIN) --jobs 1 $(TEST_ARGS)
 	HARNESS_BIN=$(BIN) $(TESTBIN) $(TEST_ARGS)
+
+# Figures from the suite CSVs: make figures [FROM=results/h200] [FIGURES=plots/out]
+FROM    =
+FIGURES = plots/out
+figures: deps-run deps-figures
+	@$(MAKE) --no-print-directory $(BIN)
+	$(BIN) plot --suite all $(if $(FROM),--from $(FROM)) --out $(FIGURES)
 
 sass: $(LIB_OBJ)
 	@[ -n "$(LIB_CU)" ] || { echo "no CUDA objects (built without nvcc)"; exit 1; }
@@ -147,4 +177,4 @@ ptx: $(LIB_OBJ)
 clean:
 	rm -rf build bin
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d)

@@ -229,7 +229,7 @@ static int cli_default_n(struct cli_options *o)
 	return CLI_OK;
 }
 
-enum { OPT_SEED = 256, OPT_EPS, OPT_STEPS, OPT_DT, OPT_MIN_TIME, OPT_MAX_TIME, OPT_MAX_NOISE, OPT_IC };
+enum { OPT_SEED = 256, OPT_EPS, OPT_STEPS, OPT_DT, OPT_MIN_TIME, OPT_MAX_TIME, OPT_MAX_NOISE, OPT_IC, OPT_DEVICE };
 
 int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t errlen)
 {
@@ -242,10 +242,12 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
 		{ "max-time", required_argument, NULL, OPT_MAX_TIME },
 		{ "max-noise", required_argument, NULL, OPT_MAX_NOISE },
 		{ "out", required_argument, NULL, 'o' },     { "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' },          { "device", required_argument, NULL, OPT_DEVICE },
+		{ NULL, 0, NULL, 0 },
 	};
 	memset(o, 0, sizeof *o);
 	o->ic = IC_PLUMMER;
+	o->device_filter = -1;
 	o->seed = 42;
 	o->eps = 0.01;
 	o->dt = 0.001;
@@ -262,7 +264,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
 		if (strcmp(argv[1], cli_command_names[ci]) == 0)
 			break;
 	if (ci == CLI_HELP || ci == sizeof cli_command_names / sizeof *cli_command_names) {
-		snprintf(err, errlen, "unknown command '%s' (allowed: list, run, check, forces, help)", argv[1]);
+		snprintf(err, errlen, "unknown command '%s' (allowed: list, run, check, forces, compare, plot, help)", argv[1]);
 		return CLI_USAGE;
 	}
 	o->cmd = (enum cli_command)ci;
@@ -283,6 +285,16 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
 		case OPT_IC:
 			if (ic_kind_parse(optarg, &o->ic) != 0)
 				o->ic_file = optarg;
+			break;
+		case OPT_DEVICE:
+			if (strcmp(optarg, "cpu") == 0) {
+				o->device_filter = VARIANT_CPU;
+			} else if (strcmp(optarg, "gpu") == 0) {
+				o->device_filter = VARIANT_GPU;
+			} else {
+				snprintf(err, errlen, "--device '%s' is not allowed (cpu or gpu)", optarg);
+				rc = CLI_USAGE;
+			}
 			break;
 		case OPT_SEED: rc = cli_parse_u64("--seed", optarg, &o->seed, err, errlen); break;
 		case OPT_EPS: rc = cli_parse_double("--eps", optarg, 0, 1e3, &o->eps, err, errlen); break;
@@ -338,6 +350,7 @@ void cli_print_help(enum cli_command cmd)
 	static const char *const common =
 		"  --variant, -v PAT   variant name or glob, repeatable or comma-separated\n"
 		"                      (default: every variant available here)\n"
+		"  --device cpu|gpu    only variants of that device\n"
 		"  --n, -n LIST        N values: 1024,4096  2^10..2^20 (doubling)  2^16\n"
 		"  --ic KIND|FILE      plummer (default), cube, twobody (N = 2), or a CSV\n"
 		"                      (x,y,z,mass[,vx,vy,vz]) or Tipsy file of bodies\n"
@@ -384,7 +397,9 @@ void cli_print_help(enum cli_command cmd)
 		       "  list     the variants this harness knows and which can run here\n"
 		       "  run      validate, then time; table on screen, CSV + JSON sidecar\n"
 		       "  check    validate only\n"
-		       "  forces   per-body accelerations of one variant next to the reference\n");
+		       "  forces   per-body accelerations of one variant next to the reference\n"
+		       "  compare  two results CSVs row by row: faster, slower, same within noise\n"
+		       "  plot     the chapter's figures from suite CSVs (gnuplot)\n");
 		break;
 	}
 }

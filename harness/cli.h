@@ -28,6 +28,7 @@ struct cli_options {
 	bool help;                            /* --help given: print and exit 0 */
 	bool selected[NBODY_VARIANT_COUNT];   /* from --variant */
 	bool variant_given;
+	int device_filter;                    /* --device: -1 any, else enum variant_device */
 	size_t *n_list;                       /* from --n (owned) */
 	size_t n_count;
 	bool n_given;

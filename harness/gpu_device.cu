@@ -39,6 +39,7 @@ int gpu_device_query(int dev, struct gpu_device_info *info)
 	cudaDeviceGetAttribute(&info->mem_clock_khz, cudaDevAttrMemoryClockRate, dev);
 	cudaDriverGetVersion(&info->driver_version);
 	cudaRuntimeGetVersion(&info->runtime_version);
+	cudaDeviceGetPCIBusId(info->pci_bus_id, sizeof info->pci_bus_id, dev);
 	return 0;
 }
 
@@ -50,7 +51,11 @@ const char *gpu_unavailable_reason(void)
 		checked = 1;
 		int count = 0;
 		cudaError_t rc = cudaGetDeviceCount(&count);
-		if (rc != cudaSuccess) {
+		if (rc == cudaErrorInsufficientDriver) {
+			snprintf(reason, sizeof reason, "no CUDA driver on this machine (or one older than the CUDA %d.%d runtime)",
+				 CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+			cudaGetLastError();
+		} else if (rc != cudaSuccess) {
 			snprintf(reason, sizeof reason, "no CUDA device (%s)", cudaGetErrorString(rc));
 			cudaGetLastError();
 		} else if (count == 0) {

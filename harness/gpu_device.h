@@ -20,6 +20,7 @@ struct gpu_device_info {
 	size_t total_mem;     /* bytes */
 	int driver_version;   /* CUDA driver API version, e.g. 13000 */
 	int runtime_version;  /* CUDA runtime the harness was built with */
+	char pci_bus_id[32];  /* "0000:3b:00.0": how NVML finds the same device */
 };
 
 /* Whether the harness was compiled with nvcc (the CUDA parts exist). */

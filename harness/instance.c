@@ -16,10 +16,9 @@ int instance_create(struct instance *in, const struct variant *v, const float *p
 		snprintf(err, errlen, "variant '%s' is not available: %s", v->name, why);
 		return -1;
 	}
-	if (v->device != VARIANT_CPU) {
-		snprintf(err, errlen, "variant '%s': no driver for its device yet", v->name);
-		return -1;
-	}
+	if (v->device == VARIANT_GPU)
+		return instance_create_gpu(in, v, nbody_gpu_launcher((int)(v - nbody_variants)), pos4,
+					   vel4, n, eps, err, errlen);
 	in->v = v;
 	in->n = n;
 	in->eps2 = (float)(eps * eps);
@@ -37,9 +36,32 @@ int instance_create(struct instance *in, const struct variant *v, const float *p
 	return 0;
 }
 
+int instance_create_gpu(struct instance *in, const struct variant *v, nbody_gpu_fn fn,
+			const float *pos4, const float *vel4, size_t n, double eps, char *err,
+			size_t errlen)
+{
+	memset(in, 0, sizeof *in);
+	in->v = v;
+	in->n = n;
+	in->eps2 = (float)(eps * eps);
+	if (!fn) {
+		snprintf(err, errlen, "variant '%s' has no GPU launcher", v->name);
+		return -1;
+	}
+	char why[256];
+	if (gpu_instance_create(&in->gpu, fn, v->precision == VARIANT_FP64, pos4, vel4, n, eps, why,
+				sizeof why) != 0) {
+		snprintf(err, errlen, "variant '%s': %s", v->name, why);
+		return -1;
+	}
+	return 0;
+}
+
 int instance_forces(void *ctx, int reps, double *seconds)
 {
 	struct instance *in = ctx;
+	if (in->gpu)
+		return gpu_instance_forces(in->gpu, reps, seconds);
 	double t0 = timing_now();
 	for (int r = 0; r < reps; r++)
 		in->v->cpu_forces(in->pos4, in->acc4, in->n, in->eps2);
@@ -70,6 +92,8 @@ static void instance_drift(struct instance *in, float dt)
 
 int instance_steps(struct instance *in, int reps, double dt, double *seconds)
 {
+	if (in->gpu)
+		return gpu_instance_steps(in->gpu, reps, dt, seconds);
 	double ignored;
 	if (!in->have_acc && instance_forces(in, 1, &ignored) != 0)
 		return -1;
@@ -87,6 +111,8 @@ int instance_steps(struct instance *in, int reps, double dt, double *seconds)
 
 int instance_accels(struct instance *in, double *acc3)
 {
+	if (in->gpu)
+		return gpu_instance_accels(in->gpu, acc3);
 	double ignored;
 	if (!in->have_acc && instance_forces(in, 1, &ignored) != 0)
 		return -1;
@@ -98,6 +124,7 @@ int instance_accels(struct instance *in, double *acc3)
 
 void instance_destroy(struct instance *in)
 {
+	gpu_instance_destroy(in->gpu);
 	free(in->pos4);
 	free(in->vel4);
 	free(in->acc4);

@@ -4,12 +4,15 @@
 
 #include <stddef.h>
 
+#include "../kernels/nbody_gpu.h"
 #include "../variants/registry.h"
+#include "gpu_instance.h"
 
 /* The state of a variant running on n bodies. CPU variants work on the
- * host arrays here; GPU variants keep theirs on the device. */
+ * host arrays here; GPU variants keep theirs on the device (gpu). */
 struct instance {
 	const struct variant *v;
+	struct gpu_instance *gpu; /* GPU variants only */
 	size_t n;
 	float eps2;
 	float *pos4; /* n x (x, y, z, mass) */
@@ -34,6 +37,12 @@ int instance_steps(struct instance *in, int reps, double dt, double *seconds);
 /* Copies the accelerations of the current positions (computing them if no
  * force evaluation ran yet) into acc3 (3n doubles). 0 or -1. */
 int instance_accels(struct instance *in, double *acc3);
+
+/* The same for a GPU launcher that is not in the registry (the planted
+ * kernels of the tests), with the precision it computes in. */
+int instance_create_gpu(struct instance *in, const struct variant *v, nbody_gpu_fn fn,
+			const float *pos4, const float *vel4, size_t n, double eps, char *err,
+			size_t errlen);
 
 void instance_destroy(struct instance *in);
 

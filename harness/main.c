@@ -13,10 +13,14 @@
 #include "../reference/nbody_ref.h"
 #include "atomic_file.h"
 #include "bodies_io.h"
+#include "ceiling.h"
 #include "cli.h"
+#include "compare.h"
 #include "csv_table.h"
 #include "gpu_device.h"
 #include "instance.h"
+#include "nvml.h"
+#include "plot.h"
 #include "results.h"
 #include "sysinfo.h"
 #include "validate.h"
@@ -38,7 +42,8 @@ static int main_list(const struct cli_options *o)
 	       "dev", "p", "q", "unroll", "k", "available", "summary");
 	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
 		const struct variant *v = &nbody_variants[i];
-		if (o->variant_given && !o->selected[i])
+		if ((o->variant_given && !o->selected[i]) ||
+		    (o->device_filter >= 0 && (int)v->device != o->device_filter))
 			continue;
 		const char *why;
 		bool ok = variant_available(v, &why);
@@ -63,7 +68,8 @@ static size_t main_pick_variants(const struct cli_options *o, bool run[NBODY_VAR
 		const struct variant *v = &nbody_variants[i];
 		const char *why;
 		run[i] = false;
-		if (o->variant_given && !o->selected[i])
+		if ((o->variant_given && !o->selected[i]) ||
+		    (o->device_filter >= 0 && (int)v->device != o->device_filter))
 			continue;
 		if (!variant_available(v, &why)) {
 			if (!o->quiet && o->variant_given)
@@ -161,10 +167,26 @@ static void main_progress(const struct cli_options *o, size_t k, size_t total,
 
 /* Validates (and for run, times) one variant on one set of bodies. The
  * reference for these bodies is passed in so it is computed once per N. */
+/* The SM clock of the GPU now, in MHz, or NAN when NVML cannot tell. */
+static double main_gpu_clock(const struct gpu_device_info *gpu)
+{
+	unsigned mhz;
+	return gpu && nvml_sm_clock_mhz(gpu->pci_bus_id, &mhz) == 0 ? (double)mhz : NAN;
+}
+
+/* The ceiling of a GPU row: at the maximum SM clock NVML reports, else the
+ * clock the CUDA driver reports. */
+static double main_gpu_ceiling(const struct gpu_device_info *gpu, enum variant_precision p)
+{
+	unsigned mhz;
+	double clock = nvml_max_sm_clock_mhz(gpu->pci_bus_id, &mhz) == 0 ? mhz : gpu->clock_khz / 1e3;
+	return ceiling_interactions_per_s(gpu->cc_major, gpu->cc_minor, gpu->sm_count, clock, p);
+}
+
 static void main_measure(const struct cli_options *o, const struct variant *v, const float *pos4,
 			 const float *vel4, size_t n, const size_t *idx, size_t m,
 			 const double *ref3, const double *fsum, double *acc3,
-			 struct result_row *row)
+			 const struct gpu_device_info *gpu, struct result_row *row)
 {
 	char err[256];
 	struct instance in;
@@ -176,7 +198,8 @@ static void main_measure(const struct cli_options *o, const struct variant *v, c
 		return;
 	}
 	if (instance_accels(&in, acc3) != 0) {
-		fprintf(stderr, "harness: %s N=%zu: force evaluation failed\n", v->name, n);
+		fprintf(stderr, "harness: %s N=%zu: force evaluation failed%s%s\n", v->name, n,
+			in.gpu ? ": " : "", in.gpu ? gpu_instance_error(in.gpu) : "");
 		goto out_destroy;
 	}
 	validate_compare(acc3, idx, m, ref3, fsum, row->val.tol, n, &row->val);
@@ -190,14 +213,21 @@ static void main_measure(const struct cli_options *o, const struct variant *v, c
 	if (o->cmd != CLI_RUN)
 		goto out_destroy;
 	int rc;
+	if (v->device == VARIANT_GPU) {
+		row->ceiling = main_gpu_ceiling(gpu, v->precision);
+		row->clock_start_mhz = main_gpu_clock(gpu);
+	}
 	if (o->steps) {
 		struct main_step_ctx sc = { &in, o->dt };
 		rc = timing_measure(main_steps_fn, &sc, &o->timing, &row->t);
 	} else {
 		rc = timing_measure(instance_forces, &in, &o->timing, &row->t);
 	}
+	if (v->device == VARIANT_GPU)
+		row->clock_end_mhz = main_gpu_clock(gpu);
 	if (rc != 0)
-		fprintf(stderr, "harness: %s N=%zu: timing failed\n", v->name, n);
+		fprintf(stderr, "harness: %s N=%zu: timing failed%s%s\n", v->name, n,
+			in.gpu ? ": " : "", in.gpu ? gpu_instance_error(in.gpu) : "");
 	row->timed = rc == 0;
 out_destroy:
 	instance_destroy(&in);
@@ -243,6 +273,8 @@ static int main_run(int argc, char **argv, const struct cli_options *o)
 	}
 	struct sysinfo_host host;
 	sysinfo_host_read(&host);
+	struct gpu_device_info gpu;
+	bool have_gpu = gpu_device_query(0, &gpu) == 0;
 	double work_total = 0, work_done = 0, t_start = timing_now();
 	for (size_t k = 0; k < local.n_count; k++)
 		work_total += (double)nrun * (double)local.n_list[k] * (double)local.n_list[k];
@@ -276,14 +308,16 @@ static int main_run(int argc, char **argv, const struct cli_options *o)
 				      timing_now() - t_start, work_done, work_total);
 			struct result_row *row = &rows[nrows++];
 			row->v = v;
-			row->device_name = host.cpu_model;
+			row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
 			row->n = n;
 			row->ic = o->ic_file ? o->ic_file : ic_kind_name(o->ic);
 			row->seed = o->seed;
 			row->eps = o->eps;
 			row->steps_mode = o->steps;
 			row->dt = o->dt;
-			main_measure(o, v, pos4, vel4, n, idx, m, ref3, fsum, acc3, row);
+			row->clock_start_mhz = row->clock_end_mhz = row->ceiling = NAN;
+			main_measure(o, v, pos4, vel4, n, idx, m, ref3, fsum, acc3,
+				     have_gpu ? &gpu : NULL, row);
 			if (!row->val.pass || (o->cmd == CLI_RUN && !row->timed))
 				status = CLI_FAILED;
 			work_done += (double)n * (double)n;
@@ -445,6 +479,10 @@ int main(int argc, char **argv)
 {
 	struct cli_options o;
 	char err[768];
+	if (argc > 1 && strcmp(argv[1], "compare") == 0)
+		return compare_command(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "plot") == 0)
+		return plot_command(argc - 1, argv + 1);
 	if (cli_parse(argc, argv, &o, err, sizeof err) != CLI_OK)
 		return main_usage_error(err);
 	int status;

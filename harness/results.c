@@ -19,7 +19,8 @@ const char *const results_columns[] = {
 	"valid", "validated_bodies", "rel_l2_err", "max_norm_err", "tol_max_norm_err",
 	"samples", "reps_per_sample", "time_min_s", "time_median_s", "time_max_s",
 	"time_stddev_s", "noise_pct", "noise_met", "interactions_per_s",
-	"flops_per_interaction", "gflop_per_s", "steps_per_s",
+	"flops_per_interaction", "gflop_per_s", "steps_per_s", "sm_clock_start_mhz",
+	"sm_clock_end_mhz", "clock_dropped", "ceiling_interactions_per_s", "pct_of_ceiling",
 };
 const size_t results_column_count = sizeof results_columns / sizeof results_columns[0];
 
@@ -40,6 +41,11 @@ double results_interactions_per_s(const struct result_row *r)
 double results_gflops(const struct result_row *r)
 {
 	return results_interactions_per_s(r) * RESULTS_FLOPS_PER_INTERACTION * 1e-9;
+}
+
+bool results_clock_dropped(const struct result_row *r)
+{
+	return r->clock_end_mhz < r->clock_start_mhz * (1.0 - RESULTS_CLOCK_DROP);
 }
 
 double results_steps_per_s(const struct result_row *r)
@@ -98,6 +104,14 @@ void results_format(const struct result_row *r, char (*c)[64])
 		snprintf(c[i++], 64, "%d", RESULTS_FLOPS_PER_INTERACTION);
 		results_num(c[i++], results_gflops(r));
 		results_num(c[i++], results_steps_per_s(r));
+		results_num(c[i++], r->clock_start_mhz);
+		results_num(c[i++], r->clock_end_mhz);
+		if (isnan(r->clock_start_mhz) || isnan(r->clock_end_mhz))
+			c[i++][0] = '\0';
+		else
+			snprintf(c[i++], 64, "%d", results_clock_dropped(r) ? 1 : 0);
+		results_num(c[i++], r->ceiling);
+		results_num(c[i++], 100.0 * results_interactions_per_s(r) / r->ceiling);
 	} else {
 		while (i < results_column_count)
 			c[i++][0] = '\0';

@@ -28,7 +28,16 @@ struct result_row {
 	struct validation val;
 	bool timed;              /* t holds a measurement (only when val.pass) */
 	struct timing_result t;
+	double clock_start_mhz;  /* GPU SM clock before and after timing (NVML); */
+	double clock_end_mhz;    /* NAN when unknown (CPU rows, no NVML) */
+	double ceiling;          /* interactions/s the device's arithmetic allows; NAN if unknown */
 };
+
+/* A row whose SM clock fell by more than this fraction while it was timed
+ * is flagged (clock_dropped = 1): its figure is not the chip's best. */
+#define RESULTS_CLOCK_DROP 0.03
+
+bool results_clock_dropped(const struct result_row *r);
 
 /* Derived figures; NAN when the row is not timed. */
 double results_interactions_per_s(const struct result_row *r);

@@ -175,6 +175,7 @@ Test(cli_program, user_errors_get_one_line_and_status_2)
 	expect_usage_error("run --max-noise 200", "--max-noise");
 	expect_usage_error("run --min-time 3 --max-time 1", "--max-time");
 	expect_usage_error("run --dt 0", "--dt");
+	expect_usage_error("run --device tpu", "tpu");
 	expect_usage_error("run --frobnicate", "--frobnicate");
 	expect_usage_error("run --n", "--n");
 	expect_usage_error("run stray", "stray");

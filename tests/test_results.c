@@ -28,6 +28,9 @@ static struct result_row timed_row(void)
 	r.t.reps_per_sample = 4;
 	r.t.s = (struct stats_summary){ .count = 3, .min = 1e-3, .max = 3e-3, .mean = 2e-3,
 					.median = 2e-3, .stddev = 1e-3, .rel_stddev = 0.5 };
+	r.clock_start_mhz = 1980;
+	r.clock_end_mhz = 1900;
+	r.ceiling = 1e9;
 	return r;
 }
 
@@ -86,6 +89,10 @@ Test(results, write_and_read_back)
 	cr_assert_str_eq(csv_table_cell(&t, 1, (size_t)valid), "0");
 	cr_assert_str_eq(csv_table_cell(&t, 1, (size_t)med), "", "an invalid row has no timing");
 	cr_assert_geq(csv_table_col(&t, "flops_per_interaction"), 0);
+	cr_assert_eq(csv_table_double(&t, 0, "pct_of_ceiling", &v, err, sizeof err), 0, "%s", err);
+	cr_assert_float_eq(v, 50.0, 1e-9, "5e8 of a 1e9 ceiling");
+	int drop = csv_table_col(&t, "clock_dropped");
+	cr_assert_str_eq(csv_table_cell(&t, 0, (size_t)drop), "1", "1980 -> 1900 MHz is a 4 %% drop");
 	csv_table_free(&t);
 
 	FILE *fp = fopen(side, "r");
