@@ -1,0 +1,1209 @@
+/* plot.c - the chapter's figures from results CSVs, drawn by gnuplot */
+#define _POSIX_C_SOURCE 200809L
+#include "plot.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "atomic_file.h"
+#include "ceiling.h"
+#include "gpu_device.h"
+#include "sysinfo.h"
+
+/*
+ * The figures. To add one: a line here, plots/<name>.gp, and a suite that
+ * writes <name>.csv. Curves keyed by "n" are titled "N = ..." and sorted
+ * by N; others keep the order of their first row.
+ */
+const struct plot_suite plot_suites[] = {
+	{ "fig31-5", "unroll", "n", "gflop_per_s", "unroll factor", "GFLOP/s", true },
+	{ "fig31-6", "n", "variant", "gflop_per_s", "N (bodies)", "GFLOP/s", true },
+	{ "fig31-7", "tile_p", "n", "gflop_per_s", "tile size p (threads per block)", "GFLOP/s", true },
+	{ "fig31-8", "threads_q", "n", "gflop_per_s", "threads per body q", "GFLOP/s", true },
+	{ "steps", "n", "variant", "steps_per_s", "N (bodies)", "steps/s", true },
+	{ "cpu-speedup", "n", "variant", "interactions_per_s", "N (bodies)", "interactions/s", true },
+};
+const size_t plot_suite_count = sizeof plot_suites / sizeof plot_suites[0];
+
+#define PLOT_RESULTS_ROOT "results"
+#define PLOT_FALLBACK_DIR "results/h200"
+#define PLOT_DEFAULT_OUT "plots/out"
+#define PLOT_SCRIPTS_DIR "plots"
+#define PLOT_PUBLISHED_DIR "results/published"
+#define PLOT_MAX_COMPARE 16
+
+const struct plot_suite *plot_suite_find(const char *name)
+{
+	for (size_t i = 0; i < plot_suite_count; i++)
+		if (strcmp(plot_suites[i].name, name) == 0)
+			return &plot_suites[i];
+	return NULL;
+}
+
+/* Writes dir/name (with a '/' between) into out; false when it does not fit. */
+static bool plot_path(char *out, size_t len, const char *dir, const char *name)
+{
+	int n = snprintf(out, len, "%s/%s", dir, name);
+	return n >= 0 && (size_t)n < len;
+}
+
+/* ---- curves from results tables ------------------------------------------ */
+
+static const char *plot_cell(const struct csv_table *t, size_t row, const char *col)
+{
+	int c = csv_table_col(t, col);
+	return c < 0 ? "" : csv_table_cell(t, row, (size_t)c);
+}
+
+/* A number that may be empty (NAN then); -1 with err when malformed. */
+static int plot_number(const struct csv_table *t, size_t row, const char *col, double *out,
+		       char *err, size_t errlen)
+{
+	if (plot_cell(t, row, col)[0] == '\0') {
+		*out = NAN;
+		return 0;
+	}
+	return csv_table_double(t, row, col, out, err, errlen);
+}
+
+static int plot_check_columns(const struct plot_suite *s, const struct csv_table *t, char *err,
+			      size_t errlen)
+{
+	const char *need[] = { s->x_col, s->curve_col, s->y_col, "variant", "n", "valid",
+			       "device_name" };
+	for (size_t i = 0; i < sizeof need / sizeof *need; i++) {
+		if (csv_table_col(t, need[i]) >= 0)
+			continue;
+		snprintf(err, errlen, "%s:%zu: no column '%s' (not a results CSV of bin/harness?)",
+			 t->path, t->header_line, need[i]);
+		return -1;
+	}
+	return 0;
+}
+
+static void *plot_grow(void *p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	size_t n = *cap ? 2 * *cap : 16;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(p, n * size);
+	if (q)
+		*cap = n;
+	return q;
+}
+
+/* The index of the curve of row (title from curve_col) in table, added
+ * when new; (size_t)-1 when out of memory. */
+static size_t plot_curve_of(const struct plot_suite *s, const struct csv_table *t, size_t row,
+			    const char *tag, struct plot_curves *c)
+{
+	const char *key = plot_cell(t, row, s->curve_col);
+	char title[1024];
+	bool by_n = strcmp(s->curve_col, "n") == 0;
+	if (tag)
+		snprintf(title, sizeof title, "%s%s: %s%s", plot_cell(t, row, "device_name"), tag,
+			 by_n ? "N = " : "", key);
+	else
+		snprintf(title, sizeof title, "%s%s", by_n ? "N = " : "", key);
+	for (size_t i = 0; i < c->ncurves; i++)
+		if (c->curves[i].table == c->ntables && strcmp(c->curves[i].title, title) == 0)
+			return i;
+	struct plot_curve *cv = plot_grow(c->curves, &c->curves_cap, c->ncurves + 1, sizeof *cv);
+	if (!cv)
+		return (size_t)-1;
+	c->curves = cv;
+	cv = &c->curves[c->ncurves];
+	cv->title = strdup(title);
+	cv->device = strdup(plot_cell(t, row, "device_name"));
+	cv->table = c->ntables;
+	cv->order = by_n ? strtod(key, NULL) : (double)c->ncurves;
+	if (!cv->title || !cv->device) {
+		free(cv->title);
+		free(cv->device);
+		return (size_t)-1;
+	}
+	return c->ncurves++;
+}
+
+/* Reads row's point; *keep is false for rows not drawn (invalid, untimed). */
+static int plot_read_point(const struct plot_suite *s, const struct csv_table *t, size_t row,
+			   struct plot_point *p, bool *keep, char *err, size_t errlen)
+{
+	double valid;
+	*keep = false;
+	if (plot_number(t, row, "valid", &valid, err, errlen) != 0 ||
+	    plot_number(t, row, s->x_col, &p->x, err, errlen) != 0 ||
+	    plot_number(t, row, s->y_col, &p->y, err, errlen) != 0 ||
+	    plot_number(t, row, "pct_of_ceiling", &p->pct_of_ceiling, err, errlen) != 0 ||
+	    plot_number(t, row, "interactions_per_s", &p->speedup, err, errlen) != 0 ||
+	    plot_number(t, row, "noise_pct", &p->noise_pct, err, errlen) != 0)
+		return -1;
+	*keep = valid == 1 && p->y > 0 && isfinite(p->y) && isfinite(p->x);
+	return 0;
+}
+
+/* Turns the interactions/s each point of table holds in speedup into the
+ * ratio over cpu-portable's at the same N in that table. */
+static void plot_speedups(const struct csv_table *t, struct plot_curves *c, size_t first,
+			  const size_t *rows)
+{
+	size_t n = c->npoints - first;
+	double *base = malloc((n ? n : 1) * sizeof *base);
+	for (size_t i = 0; base && i < n; i++) {
+		base[i] = NAN;
+		const char *ni = plot_cell(t, rows[i], "n");
+		for (size_t j = 0; j < n; j++)
+			if (strcmp(plot_cell(t, rows[j], "variant"), "cpu-portable") == 0 &&
+			    strcmp(plot_cell(t, rows[j], "n"), ni) == 0)
+				base[i] = c->points[first + j].speedup;
+	}
+	for (size_t i = 0; i < n; i++)
+		c->points[first + i].speedup = base ? c->points[first + i].speedup / base[i] : NAN;
+	free(base);
+}
+
+/* rel_first of every point: y over y at the smallest x of its curve. */
+static void plot_rel_first(struct plot_curves *c)
+{
+	for (size_t i = 0; i < c->npoints; i++) {
+		const struct plot_point *first = NULL;
+		for (size_t j = 0; j < c->npoints; j++)
+			if (c->points[j].curve == c->points[i].curve &&
+			    (!first || c->points[j].x < first->x))
+				first = &c->points[j];
+		c->points[i].rel_first = c->points[i].y / first->y;
+	}
+}
+
+int plot_collect(const struct plot_suite *s, const struct csv_table *t, const char *tag,
+		 struct plot_curves *c, char *err, size_t errlen)
+{
+	size_t first = c->npoints, *rows = NULL, rows_cap = 0;
+	if (plot_check_columns(s, t, err, errlen) != 0)
+		return -1;
+	for (size_t r = 0; r < t->nrows; r++) {
+		struct plot_point p;
+		bool keep;
+		if (plot_read_point(s, t, r, &p, &keep, err, errlen) != 0)
+			goto out_error;
+		if (!keep)
+			continue;
+		size_t k = c->npoints - first;
+		size_t *nr = plot_grow(rows, &rows_cap, k + 1, sizeof *rows);
+		struct plot_point *np = plot_grow(c->points, &c->points_cap, c->npoints + 1,
+						  sizeof *np);
+		if (nr)
+			rows = nr;
+		if (np)
+			c->points = np;
+		p.curve = plot_curve_of(s, t, r, tag, c);
+		if (!nr || !np || p.curve == (size_t)-1)
+			goto out_oom;
+		rows[k] = r;
+		c->points[c->npoints++] = p;
+	}
+	plot_speedups(t, c, first, rows);
+	plot_rel_first(c);
+	c->ntables++;
+	free(rows);
+	return 0;
+out_oom:
+	snprintf(err, errlen, "%s: out of memory", t->path);
+out_error:
+	free(rows);
+	return -1;
+}
+
+static int plot_cmp_curve(const struct plot_curve *a, const struct plot_curve *b)
+{
+	if (a->table != b->table)
+		return a->table < b->table ? -1 : 1;
+	return (a->order > b->order) - (a->order < b->order);
+}
+
+static int plot_cmp_x(const void *a, const void *b)
+{
+	const struct plot_point *p = a, *q = b;
+	return (p->x > q->x) - (p->x < q->x);
+}
+
+/* A double as gnuplot reads it: NaN for none. */
+static void plot_put(FILE *fp, double v)
+{
+	if (isfinite(v))
+		fprintf(fp, " %.9g", v);
+	else
+		fputs(" NaN", fp);
+}
+
+/* A string as gnuplot reads one field: double-quoted, with no '"' inside. */
+static void plot_put_string(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; *s; s++)
+		fputc(*s == '"' ? '\'' : (*s == '\n' || *s == '\r') ? ' ' : *s, fp);
+	fputc('"', fp);
+}
+
+static void plot_write_block(FILE *fp, const struct plot_curves *c, size_t curve,
+			     struct plot_point *buf)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->npoints; i++)
+		if (c->points[i].curve == curve)
+			buf[n++] = c->points[i];
+	qsort(buf, n, sizeof *buf, plot_cmp_x);
+	plot_put_string(fp, c->curves[curve].title);
+	fputs(" y pct_of_ceiling speedup rel_first noise_pct\n", fp);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(fp, "%.9g", buf[i].x);
+		plot_put(fp, buf[i].y);
+		plot_put(fp, buf[i].pct_of_ceiling);
+		plot_put(fp, buf[i].speedup);
+		plot_put(fp, buf[i].rel_first);
+		plot_put(fp, buf[i].noise_pct);
+		fputc('\n', fp);
+	}
+}
+
+/* Fills order[0..ncurves) with the curve indices in the order they are
+ * written: by table, then by N or first appearance (an insertion sort: a
+ * figure has a handful of curves). */
+static void plot_curve_order(const struct plot_curves *c, size_t *order)
+{
+	for (size_t i = 0; i < c->ncurves; i++) {
+		size_t j = i;
+		for (; j > 0 && plot_cmp_curve(&c->curves[order[j - 1]], &c->curves[i]) > 0; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+}
+
+int plot_write_curves(FILE *fp, const struct plot_curves *c, const char *comment)
+{
+	size_t *order = malloc((c->ncurves + 1) * sizeof *order);
+	struct plot_point *buf = malloc((c->npoints + 1) * sizeof *buf);
+	if (!order || !buf) {
+		free(order);
+		free(buf);
+		return -1;
+	}
+	plot_curve_order(c, order);
+	fprintf(fp, "# %s\n# %zu curves; columns: x y pct_of_ceiling speedup rel_first noise_pct\n",
+		comment, c->ncurves);
+	for (size_t k = 0; k < c->ncurves; k++) {
+		fputs(k ? "\n\n" : "", fp);
+		plot_write_block(fp, c, order[k], buf);
+	}
+	free(order);
+	free(buf);
+	return ferror(fp) ? -1 : 0;
+}
+
+void plot_curves_free(struct plot_curves *c)
+{
+	for (size_t i = 0; i < c->ncurves; i++) {
+		free(c->curves[i].title);
+		free(c->curves[i].device);
+	}
+	free(c->curves);
+	free(c->points);
+	memset(c, 0, sizeof *c);
+}
+
+/* ---- published numbers ---------------------------------------------------- */
+
+static int plot_write_published_file(FILE *fp, const char *path, char *err, size_t errlen)
+{
+	struct csv_table t;
+	if (csv_table_read(path, &t, err, errlen) != 0)
+		return -1;
+	const char *cols[] = { "source", "quantity", "value", "n", "unit", "device" };
+	for (size_t i = 0; i < 6; i++) {
+		if (csv_table_col(&t, cols[i]) >= 0)
+			continue;
+		snprintf(err, errlen, "%s:%zu: no column '%s'", path, t.header_line, cols[i]);
+		csv_table_free(&t);
+		return -1;
+	}
+	for (size_t r = 0; r < t.nrows; r++) {
+		double v, n;
+		if (plot_number(&t, r, "value", &v, err, errlen) != 0 ||
+		    plot_number(&t, r, "n", &n, err, errlen) != 0) {
+			csv_table_free(&t);
+			return -1;
+		}
+		plot_put_string(fp, plot_cell(&t, r, "source"));
+		fputc(' ', fp);
+		plot_put_string(fp, plot_cell(&t, r, "quantity"));
+		plot_put(fp, v);
+		plot_put(fp, n);
+		fputc(' ', fp);
+		plot_put_string(fp, plot_cell(&t, r, "unit"));
+		fputc(' ', fp);
+		plot_put_string(fp, plot_cell(&t, r, "device"));
+		fputc('\n', fp);
+	}
+	csv_table_free(&t);
+	return 0;
+}
+
+static int plot_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.csv files of dir, sorted, in a NULL-terminated array; NULL when
+ * dir cannot be read. */
+static char **plot_list_csv(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return NULL;
+	size_t n = 0, cap = 0;
+	char **names = NULL;
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 4, ".csv") != 0)
+			continue;
+		char **nn = plot_grow(names, &cap, n + 2, sizeof *names);
+		if (!nn)
+			break;
+		names = nn;
+		names[n] = malloc(strlen(dir) + len + 2);
+		if (names[n])
+			sprintf(names[n++], "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	if (!names)
+		names = calloc(1, sizeof *names);
+	else
+		qsort(names, n, sizeof *names, plot_cmp_str);
+	if (names)
+		names[n] = NULL;
+	return names;
+}
+
+static void plot_free_list(char **list)
+{
+	for (size_t i = 0; list && list[i]; i++)
+		free(list[i]);
+	free(list);
+}
+
+int plot_write_published(FILE *fp, const char *dir, char *err, size_t errlen)
+{
+	char **files = plot_list_csv(dir);
+	int rc = 0;
+	fprintf(fp, "# published numbers from %s/*.csv\n"
+		    "# columns: source quantity value n unit device\n", dir);
+	for (size_t i = 0; files && files[i] && rc == 0; i++)
+		rc = plot_write_published_file(fp, files[i], err, errlen);
+	plot_free_list(files);
+	if (rc == 0 && ferror(fp)) {
+		snprintf(err, errlen, "cannot write the published numbers");
+		rc = -1;
+	}
+	return rc;
+}
+
+/* ---- which results directory ------------------------------------------------ */
+
+/* Decodes the JSON string starting at the quote s points to into out. */
+static void plot_json_string(const char *s, char *out, size_t outlen)
+{
+	size_t n = 0;
+	for (s++; *s && *s != '"' && n + 1 < outlen; s++) {
+		if (*s == '\\' && s[1]) {
+			s++;
+			if (*s == 'u' && strlen(s) >= 5) {
+				out[n++] = (char)strtol((char[]){ s[3], s[4], 0 }, NULL, 16);
+				s += 4;
+				continue;
+			}
+			out[n++] = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
+			continue;
+		}
+		out[n++] = *s;
+	}
+	out[n] = '\0';
+}
+
+/* Whether the string value of the JSON key at key_at (pointing at its
+ * opening quote) equals want. */
+static bool plot_json_value_is(const char *key_at, size_t keylen, const char *want)
+{
+	const char *v = key_at + keylen;
+	v += strspn(v, " \t\r\n");
+	if (*v != ':')
+		return false;
+	v++;
+	v += strspn(v, " \t\r\n");
+	if (*v != '"')
+		return false;
+	char buf[512];
+	plot_json_string(v, buf, sizeof buf);
+	return strcmp(buf, want) == 0;
+}
+
+/* The end of the JSON array starting at '[' at s (past its ']'). */
+static const char *plot_json_array_end(const char *s)
+{
+	int depth = 0;
+	bool in_string = false;
+	for (; *s; s++) {
+		if (in_string) {
+			if (*s == '\\' && s[1])
+				s++;
+			else if (*s == '"')
+				in_string = false;
+		} else if (*s == '"') {
+			in_string = true;
+		} else if (*s == '[' || *s == '{') {
+			depth++;
+		} else if ((*s == ']' || *s == '}') && --depth == 0) {
+			return s + 1;
+		}
+	}
+	return s;
+}
+
+/* Whether the sidecar JSON text names device: a "name" inside "gpus", or
+ * "cpu_model". */
+static bool plot_json_names_device(const char *json, const char *device)
+{
+	const char *gpus = strstr(json, "\"gpus\"");
+	const char *open = gpus ? strchr(gpus, '[') : NULL;
+	const char *end = open ? plot_json_array_end(open) : NULL;
+	for (const char *p = open; p && (p = strstr(p, "\"name\"")) && p < end; p += 6)
+		if (plot_json_value_is(p, 6, device))
+			return true;
+	const char *cpu = strstr(json, "\"cpu_model\"");
+	return cpu && plot_json_value_is(cpu, 11, device);
+}
+
+static char *plot_read_text(const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		n += fread(buf + n, 1, cap - n - 1, fp);
+		if (n + 1 < cap)
+			break;
+		char *b = realloc(buf, cap *= 2);
+		if (!b)
+			free(buf);
+		buf = b;
+	}
+	fclose(fp);
+	if (buf)
+		buf[n] = '\0';
+	return buf;
+}
+
+bool plot_sidecar_matches(const char *csv_path, const char *device)
+{
+	/* x.csv -> x.meta.json, as results_sidecar_path writes it */
+	size_t len = strlen(csv_path);
+	char *side = malloc(len + sizeof ".meta.json");
+	if (!side)
+		return false;
+	memcpy(side, csv_path, len);
+	strcpy(side + (len > 4 && strcmp(csv_path + len - 4, ".csv") == 0 ? len - 4 : len),
+	       ".meta.json");
+	char *json = plot_read_text(side);
+	bool match = json && plot_json_names_device(json, device);
+	free(json);
+	free(side);
+	return match;
+}
+
+/* Considers dir/<suite>.csv as the newest match so far. */
+static void plot_consider(const char *dir, const char *suite, const char *device, char *best,
+			  size_t bestlen, struct timespec *best_time)
+{
+	char csv[4096], name[256];
+	struct stat st;
+	snprintf(name, sizeof name, "%s.csv", suite);
+	if (!plot_path(csv, sizeof csv, dir, name) || stat(csv, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || !plot_sidecar_matches(csv, device))
+		return;
+	struct timespec t = st.st_mtim;
+	bool newer = t.tv_sec > best_time->tv_sec ||
+		     (t.tv_sec == best_time->tv_sec && t.tv_nsec > best_time->tv_nsec) ||
+		     (t.tv_sec == best_time->tv_sec && t.tv_nsec == best_time->tv_nsec &&
+		      strcmp(dir, best) > 0);
+	if (best[0] && !newer)
+		return;
+	snprintf(best, bestlen, "%s", dir);
+	*best_time = t;
+}
+
+/* Visits dir's subdirectories, and theirs when depth > 1. */
+static void plot_scan(const char *dir, int depth, const char *suite, const char *device,
+		      char *best, size_t bestlen, struct timespec *best_time)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		char sub[4096];
+		struct stat st;
+		if (e->d_name[0] == '.')
+			continue;
+		if (!plot_path(sub, sizeof sub, dir, e->d_name) || stat(sub, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		plot_consider(sub, suite, device, best, bestlen, best_time);
+		if (depth > 1)
+			plot_scan(sub, depth - 1, suite, device, best, bestlen, best_time);
+	}
+	closedir(d);
+}
+
+int plot_find_from(const char *root, const char *suite, const char *device, char *out,
+		   size_t outlen)
+{
+	struct timespec t = { 0, 0 };
+	char fallback[4096], csv[4096], name[256];
+	out[0] = '\0';
+	if (device && device[0])
+		plot_scan(root, 2, suite, device, out, outlen, &t);
+	if (out[0])
+		return 0;
+	snprintf(name, sizeof name, "%s.csv", suite);
+	if (!plot_path(fallback, sizeof fallback, root, strrchr(PLOT_FALLBACK_DIR, '/') + 1) ||
+	    !plot_path(csv, sizeof csv, fallback, name) || access(csv, R_OK) != 0)
+		return -1;
+	snprintf(out, outlen, "%s", fallback);
+	return 0;
+}
+
+/* This machine as sidecars name it: GPU 0's name, else the CPU model. */
+static void plot_this_device(char *out, size_t outlen)
+{
+	struct gpu_device_info g;
+	if (gpu_device_count() > 0 && gpu_device_query(0, &g) == 0) {
+		snprintf(out, outlen, "%s", g.name);
+		return;
+	}
+	struct sysinfo_host h;
+	sysinfo_host_read(&h);
+	snprintf(out, outlen, "%s", h.cpu_model);
+}
+
+/* ---- running gnuplot ---------------------------------------------------- */
+
+/* The gnuplot on PATH, written to out; -1 when there is none. */
+static int plot_find_gnuplot(char *out, size_t outlen)
+{
+	const char *path = getenv("PATH");
+	char *copy = strdup(path && path[0] ? path : "/usr/bin:/bin");
+	int rc = -1;
+	for (char *dir = copy ? strtok(copy, ":") : NULL; dir && rc != 0; dir = strtok(NULL, ":")) {
+		if (plot_path(out, outlen, dir, "gnuplot") && access(out, X_OK) == 0)
+			rc = 0;
+	}
+	free(copy);
+	return rc;
+}
+
+/* Runs gnuplot -e vars script; returns its exit status, or -1 when it
+ * could not be started or died of a signal. */
+static int plot_run_gnuplot(const char *gnuplot, const char *vars, const char *script)
+{
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execl(gnuplot, "gnuplot", "-e", vars, script, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Appends name='value' (a gnuplot string, quotes doubled) to vars. */
+static void plot_var_string(char *vars, size_t len, const char *name, const char *value)
+{
+	size_t n = strlen(vars);
+	n += snprintf(vars + n, n < len ? len - n : 0, "%s='", name);
+	for (; *value && n + 3 < len; value++) {
+		if (*value == '\'')
+			vars[n++] = '\'';
+		vars[n++] = *value;
+	}
+	snprintf(vars + n, n < len ? len - n : 0, "'; ");
+}
+
+static void plot_var_number(char *vars, size_t len, const char *name, double value)
+{
+	size_t n = strlen(vars);
+	snprintf(vars + n, n < len ? len - n : 0, "%s=%.9g; ", name, value);
+}
+
+/* Copies the file at from to the path to, atomically. */
+static int plot_install(const char *from, const char *to, char *err, size_t errlen)
+{
+	struct atomic_file af;
+	FILE *in = fopen(from, "rb");
+	char buf[65536];
+	size_t n, total = 0;
+	if (!in) {
+		snprintf(err, errlen, "gnuplot wrote no %s", strrchr(from, '.'));
+		return -1;
+	}
+	if (atomic_file_open(&af, to, err, errlen) != 0) {
+		fclose(in);
+		return -1;
+	}
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0) {
+		fwrite(buf, 1, n, af.fp);
+		total += n;
+	}
+	fclose(in);
+	if (total == 0) {
+		atomic_file_abort(&af);
+		snprintf(err, errlen, "gnuplot wrote an empty %s", strrchr(from, '.'));
+		return -1;
+	}
+	return atomic_file_commit(&af, err, errlen);
+}
+
+/* Creates dir and its parents as needed. Returns 0, or -1 with err. */
+static int plot_mkdirs(const char *dir, char *err, size_t errlen)
+{
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof path, "%s", dir);
+	for (char *p = path + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+			snprintf(err, errlen, "cannot create directory %s: %s", path, strerror(errno));
+			return -1;
+		}
+		*p = c;
+		if (!c)
+			break;
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a directory", dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether dir exists as a writable directory or could be made: its
+ * nearest existing ancestor is a writable directory. 0, or -1 with err. */
+static int plot_out_usable(const char *dir, char *err, size_t errlen)
+{
+	char path[4096];
+	struct stat st;
+	if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+		snprintf(err, errlen, "output directory name too long");
+		return -1;
+	}
+	while (stat(path, &st) != 0) {
+		char *slash = strrchr(path, '/');
+		if (!slash)
+			strcpy(path, ".");
+		else if (slash == path)
+			path[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	if (S_ISDIR(st.st_mode) && access(path, W_OK | X_OK) == 0)
+		return 0;
+	snprintf(err, errlen, "cannot write figures to %s: %s %s", dir, path,
+		 S_ISDIR(st.st_mode) ? "is not writable" : "is not a directory");
+	return -1;
+}
+
+/* ---- one figure --------------------------------------------------------- */
+
+struct plot_opts {
+	const char *suite;      /* a name, or "all" */
+	const char *from;       /* NULL: find per suite */
+	const char *out;
+	const char *scripts;
+	const char *published;
+	const char *compare[PLOT_MAX_COMPARE];
+	size_t ncompare;
+	char gnuplot[4096];
+	char device[256];       /* this machine, for the default --from */
+};
+
+/* The scratch directory of one figure and the files in it. */
+struct plot_scratch {
+	char dir[4096], data[4200], pub[4200], outbase[4200];
+};
+
+static int plot_scratch_make(struct plot_scratch *s, char *err, size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(s->dir, sizeof s->dir, "%s/harness-plot.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+	if (!mkdtemp(s->dir)) {
+		snprintf(err, errlen, "cannot create a temporary directory in %s: %s",
+			 tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
+		return -1;
+	}
+	snprintf(s->data, sizeof s->data, "%s/curves.dat", s->dir);
+	snprintf(s->pub, sizeof s->pub, "%s/published.dat", s->dir);
+	snprintf(s->outbase, sizeof s->outbase, "%s/figure", s->dir);
+	return 0;
+}
+
+static void plot_scratch_remove(struct plot_scratch *s)
+{
+	const char *suffix[] = { ".png", ".svg" };
+	char p[4300];
+	unlink(s->data);
+	unlink(s->pub);
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(p, sizeof p, "%s%s", s->outbase, suffix[i]);
+		unlink(p);
+	}
+	rmdir(s->dir);
+}
+
+/* Writes the curves and the published numbers into the scratch files. */
+static int plot_write_inputs(const struct plot_opts *o, const struct plot_scratch *s,
+			     const struct plot_curves *c, const char *comment, char *err,
+			     size_t errlen)
+{
+	FILE *d = fopen(s->data, "w"), *p = fopen(s->pub, "w");
+	int rc = -1;
+	if (!d || !p)
+		snprintf(err, errlen, "cannot write in %s: %s", s->dir, strerror(errno));
+	else if (plot_write_curves(d, c, comment) != 0)
+		snprintf(err, errlen, "cannot write %s", s->data);
+	else
+		rc = plot_write_published(p, o->published, err, errlen);
+	if (d && fclose(d) != 0 && rc == 0) {
+		snprintf(err, errlen, "cannot write %s", s->data);
+		rc = -1;
+	}
+	if (p && fclose(p) != 0 && rc == 0) {
+		snprintf(err, errlen, "cannot write %s", s->pub);
+		rc = -1;
+	}
+	return rc;
+}
+
+/* The distinct device names of c's curves, joined with " / ". */
+static void plot_devices(const struct plot_curves *c, char *out, size_t outlen)
+{
+	out[0] = '\0';
+	for (size_t i = 0; i < c->ncurves; i++) {
+		const char *d = c->curves[i].device;
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strcmp(c->curves[j].device, d) == 0;
+		if (seen || !d[0])
+			continue;
+		size_t n = strlen(out);
+		snprintf(out + n, outlen - n, "%s%s", n ? " / " : "", d);
+	}
+}
+
+/* The block numbers (as written) of the curves with a pct_of_ceiling, as
+ * a gnuplot word list ("0 1 3"), so a script can leave out curves that
+ * have none (CPU rows) without a warning. */
+static void plot_pct_curves(const struct plot_curves *c, char *out, size_t outlen)
+{
+	size_t *order = malloc((c->ncurves + 1) * sizeof *order);
+	out[0] = '\0';
+	if (!order)
+		return;
+	plot_curve_order(c, order);
+	for (size_t k = 0; k < c->ncurves; k++) {
+		bool any = false;
+		for (size_t i = 0; i < c->npoints && !any; i++)
+			any = c->points[i].curve == order[k] && isfinite(c->points[i].pct_of_ceiling);
+		size_t n = strlen(out);
+		if (any && n + 24 < outlen)
+			snprintf(out + n, outlen - n, "%s%zu", n ? " " : "", k);
+	}
+	free(order);
+}
+
+/* The smallest (sign < 0) or largest x of c's points. */
+static double plot_x_extreme(const struct plot_curves *c, int sign)
+{
+	double v = c->points[0].x;
+	for (size_t i = 1; i < c->npoints; i++)
+		if (sign * (c->points[i].x - v) > 0)
+			v = c->points[i].x;
+	return v;
+}
+
+/* The GeForce 8800 GTX's ceiling in the harness's model (ceiling.c), from
+ * the chapter's specifications: 16 multiprocessors, 1.35 GHz. The figure
+ * scripts put the published 8800 GTX numbers on the same scale as each
+ * row's pct_of_ceiling with it. */
+static double plot_gtx_ceiling(void)
+{
+	return ceiling_interactions_per_s(1, 0, 16, 1350.0, VARIANT_FP32);
+}
+
+/* Runs script on the scratch files and installs name.png and name.svg in
+ * the output directory, made when missing. Returns PLOT_OK, PLOT_FAILED,
+ * or PLOT_BAD_INPUT when the directory cannot be made (with err). */
+static int plot_render(const struct plot_opts *o, const struct plot_scratch *s,
+		       const struct plot_suite *suite, const struct plot_curves *c,
+		       const char *script, const char *name, const char *source, char *err,
+		       size_t errlen)
+{
+	char vars[16384] = "", devices[1024], pct_curves[1024], from[4300], to[4300];
+	plot_devices(c, devices, sizeof devices);
+	plot_pct_curves(c, pct_curves, sizeof pct_curves);
+	plot_var_string(vars, sizeof vars, "datafile", s->data);
+	plot_var_string(vars, sizeof vars, "pubfile", s->pub);
+	plot_var_string(vars, sizeof vars, "outbase", s->outbase);
+	plot_var_number(vars, sizeof vars, "ncurves", (double)c->ncurves);
+	plot_var_string(vars, sizeof vars, "pctcurves", pct_curves);
+	plot_var_string(vars, sizeof vars, "device", devices);
+	plot_var_string(vars, sizeof vars, "source", source);
+	plot_var_string(vars, sizeof vars, "suite", suite->name);
+	plot_var_string(vars, sizeof vars, "xlabel", suite->xlabel);
+	plot_var_string(vars, sizeof vars, "ylabel", suite->ylabel);
+	plot_var_number(vars, sizeof vars, "logx", suite->logx);
+	plot_var_number(vars, sizeof vars, "xmin", plot_x_extreme(c, -1));
+	plot_var_number(vars, sizeof vars, "xmax", plot_x_extreme(c, +1));
+	plot_var_number(vars, sizeof vars, "gtx_ceiling", plot_gtx_ceiling());
+	int st = plot_run_gnuplot(o->gnuplot, vars, script);
+	if (st != 0) {
+		snprintf(err, errlen, "gnuplot failed on %s (%s %d)", script,
+			 st < 0 ? "signal or exec failure," : "exit status", st);
+		return PLOT_FAILED;
+	}
+	if (plot_mkdirs(o->out, err, errlen) != 0)
+		return PLOT_BAD_INPUT;
+	for (int i = 0; i < 2; i++) {
+		const char *ext = i ? ".svg" : ".png";
+		char file[300];
+		snprintf(from, sizeof from, "%s%s", s->outbase, ext);
+		snprintf(file, sizeof file, "%s%s", name, ext);
+		if (!plot_path(to, sizeof to, o->out, file)) {
+			snprintf(err, errlen, "output directory name too long: %s", o->out);
+			return PLOT_FAILED;
+		}
+		if (plot_install(from, to, err, errlen) != 0)
+			return PLOT_FAILED;
+	}
+	return PLOT_OK;
+}
+
+/* Draws one figure from curves c: scratch files, gnuplot, install. */
+static int plot_figure(const struct plot_opts *o, const struct plot_suite *suite,
+		       const struct plot_curves *c, const char *script, const char *name,
+		       const char *source, char *err, size_t errlen)
+{
+	struct plot_scratch s;
+	char comment[8192];
+	if (c->npoints == 0) {
+		snprintf(err, errlen, "%s: no valid timed rows to draw", source);
+		return PLOT_FAILED;
+	}
+	if (plot_scratch_make(&s, err, errlen) != 0)
+		return PLOT_FAILED;
+	snprintf(comment, sizeof comment, "%s from %s (harness plot)", name, source);
+	int rc = PLOT_FAILED;
+	if (plot_write_inputs(o, &s, c, comment, err, errlen) == 0)
+		rc = plot_render(o, &s, suite, c, script, name, source, err, errlen);
+	plot_scratch_remove(&s);
+	return rc;
+}
+
+/* Reads path and adds its curves to c. PLOT_OK or PLOT_BAD_INPUT (err). */
+static int plot_load(const struct plot_suite *suite, const char *path, const char *tag,
+		     struct plot_curves *c, char *err, size_t errlen)
+{
+	struct csv_table t;
+	if (csv_table_read(path, &t, err, errlen) != 0)
+		return PLOT_BAD_INPUT;
+	int rc = plot_collect(suite, &t, tag, c, err, errlen) == 0 ? PLOT_OK : PLOT_BAD_INPUT;
+	csv_table_free(&t);
+	return rc;
+}
+
+/* One suite's figure from one directory. *found tells whether its CSV was there. */
+static int plot_one(const struct plot_opts *o, const struct plot_suite *suite, bool *found,
+		    char *err, size_t errlen)
+{
+	char dir[4096], csv[4200], script[4200], file[300];
+	*found = false;
+	if (o->from) {
+		snprintf(dir, sizeof dir, "%s", o->from);
+	} else if (plot_find_from(PLOT_RESULTS_ROOT, suite->name, o->device, dir, sizeof dir) != 0) {
+		printf("%s: no %s.csv measured on %s under %s/, nor in %s (skipped)\n", suite->name,
+		       suite->name, o->device, PLOT_RESULTS_ROOT, PLOT_FALLBACK_DIR);
+		return PLOT_OK;
+	}
+	snprintf(file, sizeof file, "%s.csv", suite->name);
+	if (!plot_path(csv, sizeof csv, dir, file) || access(csv, F_OK) != 0) {
+		printf("%s: no %s (skipped)\n", suite->name, csv);
+		return PLOT_OK;
+	}
+	*found = true;
+	snprintf(file, sizeof file, "%s.gp", suite->name);
+	if (!plot_path(script, sizeof script, o->scripts, file)) {
+		snprintf(err, errlen, "scripts directory name too long: %s", o->scripts);
+		return PLOT_BAD_INPUT;
+	}
+	struct plot_curves c = { 0 };
+	int rc = plot_load(suite, csv, NULL, &c, err, errlen);
+	if (rc == PLOT_OK)
+		rc = plot_figure(o, suite, &c, script, suite->name, csv, err, errlen);
+	if (rc == PLOT_OK)
+		printf("%s: %s -> %s/%s.png, .svg\n", suite->name, csv, o->out, suite->name);
+	plot_curves_free(&c);
+	return rc;
+}
+
+/* The tag after the device in directory i's curve titles: the directory
+ * when another directory has the same device, else nothing. */
+static void plot_compare_tag(const struct plot_opts *o, size_t i, const char *const *devices,
+			     char *out, size_t outlen)
+{
+	bool shared = false;
+	for (size_t j = 0; j < o->ncompare; j++)
+		shared = shared || (j != i && devices[j] && strcmp(devices[j], devices[i]) == 0);
+	if (shared)
+		snprintf(out, outlen, " [%s]", o->compare[i]);
+	else
+		out[0] = '\0';
+}
+
+/* The device a directory's suite CSV was measured on (its first row's). */
+static char *plot_csv_device(const char *csv)
+{
+	struct csv_table t;
+	char err[256];
+	char *d = NULL;
+	if (csv_table_read(csv, &t, err, sizeof err) == 0 && t.nrows > 0)
+		d = strdup(plot_cell(&t, 0, "device_name"));
+	csv_table_free(&t);
+	return d;
+}
+
+/* One suite overlaid from every --compare directory that holds it. */
+static int plot_compare_one(const struct plot_opts *o, const struct plot_suite *suite,
+			    bool *found, char *err, size_t errlen)
+{
+	char csv[PLOT_MAX_COMPARE][4200], *devices[PLOT_MAX_COMPARE] = { 0 };
+	char script[4200], name[256], tag[4200], sources[8192] = "", file[300];
+	struct plot_curves c = { 0 };
+	int rc = PLOT_OK;
+	snprintf(file, sizeof file, "%s.csv", suite->name);
+	for (size_t i = 0; i < o->ncompare; i++) {
+		bool ok = plot_path(csv[i], sizeof csv[i], o->compare[i], file);
+		devices[i] = ok && access(csv[i], F_OK) == 0 ? plot_csv_device(csv[i]) : NULL;
+	}
+	for (size_t i = 0; i < o->ncompare && rc == PLOT_OK; i++) {
+		if (!devices[i])
+			continue;
+		plot_compare_tag(o, i, (const char *const *)devices, tag, sizeof tag);
+		rc = plot_load(suite, csv[i], tag, &c, err, errlen);
+		size_t n = strlen(sources);
+		if (n + strlen(csv[i]) + 3 < sizeof sources)
+			sprintf(sources + n, "%s%s", n ? ", " : "", csv[i]);
+	}
+	*found = sources[0] != '\0';
+	if (!plot_path(script, sizeof script, o->scripts, "compare.gp")) {
+		snprintf(err, errlen, "scripts directory name too long: %s", o->scripts);
+		rc = PLOT_BAD_INPUT;
+	}
+	snprintf(name, sizeof name, "compare-%s", suite->name);
+	if (rc == PLOT_OK && *found)
+		rc = plot_figure(o, suite, &c, script, name, sources, err, errlen);
+	if (rc == PLOT_OK && *found)
+		printf("%s: %s -> %s/%s.png, .svg\n", name, sources, o->out, name);
+	for (size_t i = 0; i < o->ncompare; i++)
+		free(devices[i]);
+	plot_curves_free(&c);
+	return rc;
+}
+
+/* ---- the command ---------------------------------------------------------- */
+
+#define PLOT_USAGE \
+	"usage: harness plot [--suite NAME|all] [--from DIR] [--out DIR] [--compare DIR1 DIR2 ...]"
+
+static int plot_usage_error(const char *what, const char *value)
+{
+	if (value)
+		fprintf(stderr, "harness: plot: %s '%s' (%s)\n", what, value, PLOT_USAGE);
+	else
+		fprintf(stderr, "harness: plot: %s (%s)\n", what, PLOT_USAGE);
+	return PLOT_BAD_INPUT;
+}
+
+static void plot_help(void)
+{
+	printf("%s\n\n"
+	       "Draws the chapter's figures with gnuplot (plots/<suite>.gp) from DIR/<suite>.csv:\n"
+	       "PNG (pngcairo) and SVG in --out DIR (default %s).\n"
+	       "Suites:", PLOT_USAGE, PLOT_DEFAULT_OUT);
+	for (size_t i = 0; i < plot_suite_count; i++)
+		printf(" %s", plot_suites[i].name);
+	printf("\n--from DIR   default, per suite: the results/*/ or results/*/*/ directory with\n"
+	       "             <suite>.csv whose sidecar names this machine's GPU (or CPU model\n"
+	       "             without a GPU), the most recently modified; else %s\n"
+	       "--compare DIR1 DIR2 ...  overlay the suite from several directories (devices),\n"
+	       "             raw and as %% of each device's ceiling: compare-<suite>.png/.svg\n"
+	       "--scripts DIR, --published DIR  the .gp scripts (%s) and the published\n"
+	       "             numbers (%s/*.csv)\n"
+	       "Exit status: 0 drawn, 1 a figure failed, 2 bad input or no gnuplot.\n",
+	       PLOT_FALLBACK_DIR, PLOT_SCRIPTS_DIR, PLOT_PUBLISHED_DIR);
+}
+
+/* The option's value: "--opt=V" or the next argument. NULL when missing. */
+static const char *plot_value(int argc, char **argv, int *i, const char *opt)
+{
+	size_t len = strlen(opt);
+	if (strncmp(argv[*i], opt, len) == 0 && argv[*i][len] == '=')
+		return argv[*i] + len + 1;
+	return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
+static bool plot_is_opt(const char *a, const char *opt)
+{
+	size_t len = strlen(opt);
+	return strncmp(a, opt, len) == 0 && (a[len] == '\0' || a[len] == '=');
+}
+
+/* Takes the directories after --compare, up to the next option. */
+static int plot_take_compare(int argc, char **argv, int *i, struct plot_opts *o)
+{
+	while (*i + 1 < argc && strncmp(argv[*i + 1], "--", 2) != 0) {
+		if (o->ncompare == PLOT_MAX_COMPARE)
+			return plot_usage_error("--compare takes at most 16 directories; extra",
+						argv[*i + 1]);
+		o->compare[o->ncompare++] = argv[++*i];
+	}
+	return o->ncompare ? PLOT_OK : plot_usage_error("--compare needs directories", NULL);
+}
+
+/* Parses argv into o: PLOT_OK, PLOT_BAD_INPUT, or -1 for --help. */
+static int plot_parse_args(int argc, char **argv, struct plot_opts *o)
+{
+	static const char *const opts[] = { "--suite", "--from", "--out", "--scripts",
+					    "--published" };
+	const char **dest[] = { &o->suite, &o->from, &o->out, &o->scripts, &o->published };
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		size_t k = 0;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+			return -1;
+		if (strcmp(a, "--compare") == 0) {
+			if (plot_take_compare(argc, argv, &i, o) != PLOT_OK)
+				return PLOT_BAD_INPUT;
+			continue;
+		}
+		while (k < 5 && !plot_is_opt(a, opts[k]))
+			k++;
+		if (k == 5)
+			return plot_usage_error("unknown argument", a);
+		const char *v = plot_value(argc, argv, &i, opts[k]);
+		if (!v || !v[0])
+			return plot_usage_error("missing value after", opts[k]);
+		*dest[k] = v;
+	}
+	if (strcmp(o->suite, "all") != 0 && !plot_suite_find(o->suite))
+		return plot_usage_error("unknown suite", o->suite);
+	return PLOT_OK;
+}
+
+/* Checks what must hold before anything is drawn. PLOT_OK or PLOT_BAD_INPUT. */
+static int plot_preflight(struct plot_opts *o)
+{
+	struct stat st;
+	if (plot_find_gnuplot(o->gnuplot, sizeof o->gnuplot) != 0) {
+		fprintf(stderr, "harness: plot: gnuplot not found on PATH (install gnuplot-nox, "
+				"or run 'make figures', which installs it)\n");
+		return PLOT_BAD_INPUT;
+	}
+	for (size_t i = 0; i < o->ncompare + (o->from != NULL); i++) {
+		const char *d = i < o->ncompare ? o->compare[i] : o->from;
+		if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "harness: plot: results directory %s: %s\n", d,
+				stat(d, &st) != 0 ? strerror(errno) : "not a directory");
+			return PLOT_BAD_INPUT;
+		}
+	}
+	char err[4400];
+	if (plot_out_usable(o->out, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: plot: %s\n", err);
+		return PLOT_BAD_INPUT;
+	}
+	if (!o->from && !o->ncompare)
+		plot_this_device(o->device, sizeof o->device);
+	return PLOT_OK;
+}
+
+/* Draws the selected suites; the worst status wins. */
+static int plot_all(const struct plot_opts *o)
+{
+	char err[8192];
+	int status = PLOT_OK;
+	size_t drawn = 0;
+	for (size_t i = 0; i < plot_suite_count; i++) {
+		const struct plot_suite *s = &plot_suites[i];
+		bool found;
+		if (strcmp(o->suite, "all") != 0 && strcmp(o->suite, s->name) != 0)
+			continue;
+		int rc = o->ncompare ? plot_compare_one(o, s, &found, err, sizeof err)
+				     : plot_one(o, s, &found, err, sizeof err);
+		if (rc != PLOT_OK)
+			fprintf(stderr, "harness: plot: %s: %s\n", s->name, err);
+		if (rc > status)
+			status = rc;
+		drawn += found;
+		if (rc == PLOT_BAD_INPUT && access(o->out, F_OK) != 0)
+			return rc; /* the output directory cannot be made: said once */
+	}
+	if (drawn == 0) {
+		fprintf(stderr, "harness: plot: no suite CSV (%s.csv) in %s\n",
+			strcmp(o->suite, "all") ? o->suite : "<suite>",
+			o->ncompare ? "the --compare directories"
+			: o->from   ? o->from
+				    : "results/*/ for this machine, nor in " PLOT_FALLBACK_DIR);
+		return PLOT_BAD_INPUT;
+	}
+	return status;
+}
+
+int plot_command(int argc, char **argv)
+{
+	struct plot_opts o = { .suite = "all", .out = PLOT_DEFAULT_OUT,
+			       .scripts = PLOT_SCRIPTS_DIR, .published = PLOT_PUBLISHED_DIR };
+	int rc = plot_parse_args(argc, argv, &o);
+	if (rc < 0) {
+		plot_help();
+		return PLOT_OK;
+	}
+	if (rc != PLOT_OK)
+		return rc;
+	rc = plot_preflight(&o);
+	return rc != PLOT_OK ? rc : plot_all(&o);
+}

@@ -1,0 +1,129 @@
+/* plot.h - the chapter's figures from results CSVs, drawn by gnuplot */
+#ifndef HARNESS_PLOT_H
+#define HARNESS_PLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "csv_table.h"
+
+/*
+ * `harness plot [--suite NAME|all] [--from DIR] [--out DIR] [--compare DIR1 DIR2 ...]`
+ *
+ * For each suite whose CSV (DIR/<suite>.csv) exists, the rows are turned
+ * into a plain data file (whitespace-separated, one block per curve, each
+ * block opening with its quoted title; see plot_write_curves) and handed
+ * with the published numbers to gnuplot, which runs plots/<suite>.gp and
+ * writes <suite>.png (pngcairo) and <suite>.svg. The intermediate files
+ * live in a temporary directory that is removed; the figures are copied
+ * into the output directory atomically.
+ *
+ * --from DIR  where the suite CSVs are. Default, per suite: among the
+ *             directories results/X/ and results/X/Y/ holding <suite>.csv
+ *             whose sidecar (<suite>.meta.json) names this machine's GPU
+ *             (any of its "gpus" names equals GPU 0's name here) or, on a
+ *             machine without a GPU, its CPU model (host.cpu_model), the
+ *             one whose CSV was modified last; else results/h200/ when it
+ *             holds <suite>.csv.
+ * --out DIR   where the figures go (default plots/out, created if needed).
+ * --scripts DIR, --published DIR  where the scripts (plots) and the
+ *             published numbers (every .csv in results/published) are.
+ * --compare DIR1 DIR2 ...  one figure per suite, compare-<suite>.png/.svg,
+ *             overlaying the curves of every DIR that holds <suite>.csv
+ *             (plots/compare.gp): raw and as a share of each device's
+ *             ceiling.
+ *
+ * Exit status: 0 all drawn; 1 a figure could not be drawn (gnuplot failed,
+ * a CSV had no valid timed row); 2 bad input (unknown suite, no CSV,
+ * malformed CSV, no gnuplot on PATH, an output directory that cannot be
+ * made).
+ */
+
+enum plot_status { PLOT_OK = 0, PLOT_FAILED = 1, PLOT_BAD_INPUT = 2 };
+
+/* One figure: which CSV columns make its curves. */
+struct plot_suite {
+	const char *name;      /* results file <name>.csv, script plots/<name>.gp */
+	const char *x_col;     /* the x axis */
+	const char *curve_col; /* rows with equal values form one curve */
+	const char *y_col;     /* the y axis */
+	const char *xlabel, *ylabel; /* for compare.gp */
+	bool logx;
+};
+
+extern const struct plot_suite plot_suites[];
+extern const size_t plot_suite_count;
+
+/* The suite called name, or NULL. */
+const struct plot_suite *plot_suite_find(const char *name);
+
+/* Points of the curves of one figure, from one or more results tables. */
+struct plot_point {
+	size_t curve;
+	double x, y;
+	double pct_of_ceiling;    /* NAN when the row has none */
+	double speedup;           /* interactions/s over cpu-portable at the same N and table; NAN if none */
+	double rel_first;         /* y over y at the curve's smallest x */
+	double noise_pct;
+};
+
+struct plot_curve {
+	char *title;
+	double order; /* curves are written by (table, order) */
+	size_t table;
+	char *device; /* device_name of its first row */
+};
+
+struct plot_curves {
+	struct plot_curve *curves;
+	size_t ncurves, curves_cap;
+	struct plot_point *points;
+	size_t npoints, points_cap;
+	size_t ntables;
+};
+
+/*
+ * Adds the valid, timed rows of t (a results table) to c as points of the
+ * suite's curves. With tag NULL a curve is titled by its key ("N = 1024",
+ * "unrolled-u4"); otherwise by its rows' device, the tag and the key
+ * ("NVIDIA H200 [results/h200]: auto" with tag " [results/h200]"), so
+ * several tables can share one figure. Returns 0, or -1 with one line in
+ * err for a missing column or a malformed cell.
+ */
+int plot_collect(const struct plot_suite *s, const struct csv_table *t, const char *tag,
+		 struct plot_curves *c, char *err, size_t errlen);
+
+/*
+ * Writes c as gnuplot data: '#' comments, then one block per curve
+ * (blocks separated by two blank lines, so `index i` selects one), each
+ * opening with a header line whose first field is the quoted title, then
+ * rows "x y pct_of_ceiling speedup rel_first noise_pct" sorted by x, NaN
+ * for none. Returns 0, or -1 on an I/O error.
+ */
+int plot_write_curves(FILE *fp, const struct plot_curves *c, const char *comment);
+
+void plot_curves_free(struct plot_curves *c);
+
+/*
+ * Writes every row of every results/published-style CSV in dir as one line
+ * '"source" "quantity" value n "unit" "device"' (n NaN when empty), for the
+ * figure scripts to pick from. Returns 0, or -1 with err.
+ */
+int plot_write_published(FILE *fp, const char *dir, char *err, size_t errlen);
+
+/*
+ * The default --from for suite under root (normally "results"), for the
+ * machine called device (a GPU name, or a CPU model without a GPU): see
+ * above. Writes the directory to out and returns 0, or -1 when none fits.
+ */
+int plot_find_from(const char *root, const char *suite, const char *device, char *out,
+		   size_t outlen);
+
+/* Whether the sidecar of csv_path names device (GPU name or CPU model). */
+bool plot_sidecar_matches(const char *csv_path, const char *device);
+
+/* The subcommand: argv[0] is "plot". Returns the exit status. */
+int plot_command(int argc, char **argv);
+
+#endif /* HARNESS_PLOT_H */

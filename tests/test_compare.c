@@ -1,0 +1,317 @@
+/* test_compare.c - harness compare: the noise rule, the join, bad input, exit statuses */
+#define _XOPEN_SOURCE 700
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../harness/compare.h"
+
+#define FIX "tests/fixtures/results/compare/"
+
+static const struct compare_opts same_device = { COMPARE_DEFAULT_THRESHOLD_PCT, false };
+static const struct compare_opts across = { COMPARE_DEFAULT_THRESHOLD_PCT, true };
+
+/* Compares two fixtures; fails the test on bad input. */
+static void compare_fixtures(const char *base, const char *new, const struct compare_opts *o,
+			     struct compare_report *r)
+{
+	char err[1024];
+	cr_assert_eq(compare_files(base, new, o, r, err, sizeof err), 0, "%s", err);
+}
+
+/* The entry with this key (forces mode unless steps), or a failed test. */
+static const struct compare_entry *entry(const struct compare_report *r, const char *variant,
+					 long long n, const char *mode)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		const struct compare_entry *e = &r->entries[i];
+		if (strcmp(e->key.variant, variant) == 0 && e->key.n == n &&
+		    strcmp(e->key.mode, mode) == 0)
+			return e;
+	}
+	cr_assert_fail("no entry %s n %lld %s", variant, n, mode);
+	return NULL;
+}
+
+/* ---- the rule ----------------------------------------------------------- */
+
+Test(compare, judge_rule)
+{
+	/* 3 % slower, noise sqrt(2^2 + 2^2) = 2.83 %: slower, not a regression */
+	struct compare_judgement j = compare_judge(100, 2, 97, 2, 5);
+	cr_expect_eq(j.verdict, COMPARE_SLOWER);
+	cr_expect_not(j.regression);
+	cr_expect_float_eq(j.noise_pct, sqrt(8.0), 1e-12);
+	cr_expect_float_eq(j.ratio, 0.97, 1e-12);
+	/* within the noise either way */
+	cr_expect_eq(compare_judge(100, 3, 97, 1, 5).verdict, COMPARE_SAME);
+	cr_expect_eq(compare_judge(100, 3, 103, 1, 5).verdict, COMPARE_SAME);
+	cr_expect_eq(compare_judge(100, 0, 100, 0, 5).verdict, COMPARE_SAME);
+	cr_expect_eq(compare_judge(100, 1, 110, 1, 5).verdict, COMPARE_FASTER);
+	/* a regression needs threshold + noise: 8 % slower with 2.83 % noise and 5 % threshold */
+	cr_expect(compare_judge(100, 2, 92, 2, 5).regression);
+	cr_expect_not(compare_judge(100, 2, 93, 2, 5).regression, "7 % < 5 % + 2.83 %");
+	cr_expect_not(compare_judge(100, 0, 80, 0, 25).regression, "--threshold 25");
+	cr_expect_not(compare_judge(100, 0, 200, 0, 5).regression, "faster is never one");
+	/* nothing to compare */
+	cr_expect_eq(compare_judge(NAN, 1, 100, 1, 5).verdict, COMPARE_UNCOMPARED);
+	cr_expect_eq(compare_judge(100, 1, 0, 1, 5).verdict, COMPARE_UNCOMPARED);
+}
+
+/* ---- the join, on fixtures ------------------------------------------------ */
+
+Test(compare, identical_files_are_same)
+{
+	struct compare_report r;
+	compare_fixtures(FIX "base.csv", FIX "base.csv", &same_device, &r);
+	cr_expect_eq(r.same, 5);
+	cr_expect_eq(r.uncompared, 1, "the invalid row");
+	cr_expect_eq(r.faster + r.slower + r.only_base + r.only_new, 0);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_OK);
+	compare_report_free(&r);
+}
+
+Test(compare, faster_row)
+{
+	struct compare_report r;
+	compare_fixtures(FIX "base.csv", FIX "faster.csv", &same_device, &r);
+	const struct compare_entry *e = entry(&r, "unrolled-u4", 16384, "forces");
+	cr_expect_eq(e->raw.verdict, COMPARE_FASTER);
+	cr_expect_float_eq(e->raw.ratio, 1.2, 1e-9);
+	cr_expect_eq(r.faster, 1);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_OK);
+	compare_report_free(&r);
+}
+
+Test(compare, slowed_row_is_a_regression)
+{
+	struct compare_report r;
+	compare_fixtures(FIX "base.csv", FIX "slowed.csv", &same_device, &r);
+	const struct compare_entry *e = entry(&r, "unrolled-u4", 16384, "forces");
+	cr_expect_eq(e->raw.verdict, COMPARE_SLOWER);
+	cr_expect(e->raw.regression);
+	cr_expect_float_eq(e->raw.ratio, 0.8, 1e-9);
+	cr_expect_eq(entry(&r, "unrolled-u4", 4096, "forces")->raw.verdict, COMPARE_SAME);
+	cr_expect_eq(r.regressions, 1);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_REGRESSED);
+	compare_report_free(&r);
+
+	/* a threshold above the slowdown lets it pass, still reported slower */
+	struct compare_opts loose = { 30, false };
+	compare_fixtures(FIX "base.csv", FIX "slowed.csv", &loose, &r);
+	cr_expect_eq(r.slower, 1);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_OK);
+	compare_report_free(&r);
+}
+
+Test(compare, within_noise)
+{
+	struct compare_report r;
+	compare_fixtures(FIX "base.csv", FIX "within-noise.csv", &same_device, &r);
+	/* -3 % with noise sqrt(1 + 9) = 3.2 %: same */
+	cr_expect_eq(entry(&r, "unrolled-u4", 16384, "forces")->raw.verdict, COMPARE_SAME);
+	/* -4 % with noise 0.7 %: slower, but not beyond 5 % + noise */
+	const struct compare_entry *e = entry(&r, "auto", 16384, "forces");
+	cr_expect_eq(e->raw.verdict, COMPARE_SLOWER);
+	cr_expect_not(e->raw.regression);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_OK);
+	compare_report_free(&r);
+}
+
+Test(compare, rows_on_one_side_only)
+{
+	struct compare_report r;
+	compare_fixtures(FIX "base.csv", FIX "missing.csv", &same_device, &r);
+	cr_expect_eq(r.only_base, 1);
+	cr_expect_eq(r.only_new, 1);
+	const struct compare_entry *b = entry(&r, "auto", 16384, "forces");
+	cr_expect(b->in_base && !b->in_new);
+	const struct compare_entry *v = entry(&r, "unrolled-u8", 16384, "forces");
+	cr_expect(v->in_new && !v->in_base);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_OK);
+	compare_report_free(&r);
+}
+
+Test(compare, invalid_rows_are_not_compared)
+{
+	struct compare_report r;
+	compare_fixtures(FIX "base.csv", FIX "slowed.csv", &same_device, &r);
+	const struct compare_entry *e = entry(&r, "tiled-p256", 16384, "forces");
+	cr_expect(e->in_base && e->in_new);
+	cr_expect_not(e->base.valid);
+	cr_expect_eq(e->raw.verdict, COMPARE_UNCOMPARED);
+	cr_expect_not(e->raw.regression);
+	compare_report_free(&r);
+}
+
+Test(compare, steps_rows_use_steps_per_s)
+{
+	struct compare_report r;
+	compare_fixtures(FIX "base.csv", FIX "base.csv", &same_device, &r);
+	const struct compare_entry *e = entry(&r, "auto", 16384, "steps");
+	cr_expect_float_eq(e->base.value, 3000, 1e-6);
+	cr_expect_float_eq(entry(&r, "auto", 16384, "forces")->base.value, 1.5e12, 1);
+	compare_report_free(&r);
+}
+
+/* ---- devices --------------------------------------------------------------- */
+
+Test(compare, other_device_is_refused)
+{
+	struct compare_report r;
+	char err[1024] = "";
+	cr_expect_eq(compare_files(FIX "base.csv", FIX "other-device.csv", &same_device, &r, err,
+				   sizeof err), -1);
+	cr_expect(strstr(err, "NVIDIA H200") && strstr(err, "NVIDIA A100-SXM4-80GB"), "%s", err);
+	cr_expect(strstr(err, "--across-devices") != NULL, "%s", err);
+	cr_expect_null(strchr(err, '\n'), "one line: %s", err);
+}
+
+Test(compare, across_devices_judges_share_of_ceiling)
+{
+	struct compare_report r;
+	compare_fixtures(FIX "base.csv", FIX "other-device.csv", &across, &r);
+	/* 2.5x slower raw on the smaller GPU, but 57 % of its ceiling against 50 % */
+	const struct compare_entry *u4 = entry(&r, "unrolled-u4", 16384, "forces");
+	cr_expect_eq(u4->raw.verdict, COMPARE_SLOWER);
+	cr_expect_eq(u4->ceiling.verdict, COMPARE_FASTER);
+	cr_expect(u4->counts_ceiling);
+	/* 60 % of its ceiling against 75 %: the regression that counts */
+	const struct compare_entry *a = entry(&r, "auto", 16384, "forces");
+	cr_expect_eq(a->ceiling.verdict, COMPARE_SLOWER);
+	cr_expect(a->ceiling.regression);
+	/* CPU rows have no ceiling: judged raw */
+	const struct compare_entry *cpu = entry(&r, "cpu-simd", 4096, "forces");
+	cr_expect_not(cpu->counts_ceiling);
+	cr_expect_eq(cpu->raw.verdict, COMPARE_SAME);
+	cr_expect_eq(r.regressions, 1);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_REGRESSED);
+	compare_report_free(&r);
+}
+
+/* ---- bad input ------------------------------------------------------------ */
+
+static void expect_bad_input(const char *new, const char *mention1, const char *mention2)
+{
+	struct compare_report r;
+	char err[1024] = "";
+	cr_expect_eq(compare_files(FIX "base.csv", new, &same_device, &r, err, sizeof err), -1,
+		     "%s was accepted", new);
+	cr_expect(strstr(err, mention1) != NULL, "'%s' lacks '%s'", err, mention1);
+	cr_expect(strstr(err, mention2) != NULL, "'%s' lacks '%s'", err, mention2);
+	cr_expect_null(strchr(err, '\n'), "one line: %s", err);
+}
+
+Test(compare, malformed_inputs)
+{
+	expect_bad_input(FIX "malformed.csv", "malformed.csv:3:", "'interactions_per_s': 'fast'");
+	expect_bad_input(FIX "short-row.csv", "short-row.csv:4:", "header has 37");
+	expect_bad_input(FIX "no-noise-column.csv", "no-noise-column.csv:1:", "'noise_pct'");
+	expect_bad_input(FIX "does-not-exist.csv", "does-not-exist.csv", "No such file");
+}
+
+/* A key twice in one file would make the join ambiguous. */
+Test(compare, repeated_row_is_refused)
+{
+	char dir[] = "/tmp/test_compare.XXXXXX", path[64], line[4096];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/dup.csv", dir);
+	FILE *in = fopen(FIX "base.csv", "r"), *out = fopen(path, "w");
+	cr_assert(in && out);
+	for (int i = 0; fgets(line, sizeof line, in); i++) {
+		fputs(line, out);
+		if (i == 1)
+			fputs(line, out);
+	}
+	fclose(in);
+	fclose(out);
+	expect_bad_input(path, "dup.csv:3:", "repeats variant 'unrolled-u4' n 16384");
+	unlink(path);
+	rmdir(dir);
+}
+
+/* ---- bin/harness compare, as a user runs it --------------------------------- */
+
+static const char *harness_bin(void)
+{
+	const char *b = getenv("HARNESS_BIN");
+	return b ? b : "bin/harness";
+}
+
+/* Runs a shell command line; returns its exit status and its stderr. */
+static int run(const char *cmdline, char *errtext, size_t errlen)
+{
+	char errfile[] = "/tmp/test_compare_err.XXXXXX", cmd[2048];
+	int fd = mkstemp(errfile);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof cmd, "%s >/dev/null 2>%s </dev/null", cmdline, errfile);
+	int st = system(cmd);
+	FILE *fp = fopen(errfile, "r");
+	size_t len = fp ? fread(errtext, 1, errlen - 1, fp) : 0;
+	errtext[len] = '\0';
+	if (fp)
+		fclose(fp);
+	unlink(errfile);
+	cr_assert(WIFEXITED(st), "'%s' did not exit normally", cmdline);
+	return WEXITSTATUS(st);
+}
+
+/* bin/harness must dispatch "compare" to compare_command. */
+static void need_compare_command(void)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s compare --help 2>&1 | grep -q 'usage: harness compare'",
+		 harness_bin());
+	cr_assert_eq(system(cmd), 0, "%s does not dispatch 'compare'", harness_bin());
+}
+
+static int harness_compare(const char *args, char *errtext, size_t errlen)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "%s compare %s", harness_bin(), args);
+	return run(cmd, errtext, errlen);
+}
+
+Test(compare, cli_exit_statuses)
+{
+	char e[4096];
+	need_compare_command();
+	cr_expect_eq(harness_compare(FIX "base.csv " FIX "faster.csv", e, sizeof e), 0, "%s", e);
+	cr_expect_eq(harness_compare(FIX "base.csv " FIX "within-noise.csv", e, sizeof e), 0,
+		     "%s", e);
+	cr_expect_eq(harness_compare(FIX "base.csv " FIX "slowed.csv", e, sizeof e), 1, "%s", e);
+	cr_expect_eq(harness_compare(FIX "base.csv " FIX "slowed.csv --threshold 30", e, sizeof e),
+		     0, "%s", e);
+	cr_expect_eq(harness_compare(FIX "base.csv " FIX "other-device.csv --across-devices", e,
+				     sizeof e), 1, "%s", e);
+}
+
+/* Bad input: exit 2 and exactly one line on stderr naming the problem. */
+static void expect_cli_bad_input(const char *args, const char *mention)
+{
+	char e[4096];
+	int rc = harness_compare(args, e, sizeof e);
+	cr_expect_eq(rc, 2, "'%s': exit %d, stderr: %s", args, rc, e);
+	size_t lines = 0;
+	for (const char *p = e; *p; p++)
+		lines += *p == '\n';
+	cr_expect_eq(lines, 1, "'%s': want one line, got: %s", args, e);
+	cr_expect(strstr(e, mention) != NULL, "'%s': message lacks '%s': %s", args, mention, e);
+}
+
+Test(compare, cli_bad_input)
+{
+	need_compare_command();
+	expect_cli_bad_input(FIX "base.csv " FIX "malformed.csv", "malformed.csv:3:");
+	expect_cli_bad_input(FIX "base.csv " FIX "other-device.csv", "--across-devices");
+	expect_cli_bad_input(FIX "base.csv " FIX "nosuch.csv", "nosuch.csv");
+	expect_cli_bad_input(FIX "base.csv", "BASE.csv and NEW.csv");
+	expect_cli_bad_input(FIX "base.csv " FIX "slowed.csv --threshold lots", "'lots'");
+	expect_cli_bad_input(FIX "base.csv " FIX "slowed.csv --bogus", "--bogus");
+}

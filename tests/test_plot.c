@@ -1,0 +1,462 @@
+/* test_plot.c - harness plot: data files for gnuplot, every figure script, the default directory */
+#define _XOPEN_SOURCE 700
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../harness/plot.h"
+
+#define FIX "tests/fixtures/results/"
+#define H200 FIX "suites-h200"
+#define A100 FIX "suites-a100"
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static void make_dir(char *templ)
+{
+	cr_assert_not_null(mkdtemp(templ), "mkdtemp: %s", strerror(errno));
+}
+
+static int remove_entry(const char *p, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	return remove(p);
+}
+
+static void remove_tree(const char *dir)
+{
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void need_gnuplot(void)
+{
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+		cr_skip_test("gnuplot is not installed (apt-get install gnuplot-nox)");
+}
+
+/* Runs plot_command with the words of args, stdout sent to /dev/null and
+ * stderr to errfile (when not NULL). */
+static int plot(const char *args, const char *errfile)
+{
+	char buf[4096], *argv[64];
+	int argc = 0;
+	snprintf(buf, sizeof buf, "plot %s", args);
+	for (char *w = strtok(buf, " "); w && argc < 63; w = strtok(NULL, " "))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	fflush(stdout);
+	int out = dup(STDOUT_FILENO), err = dup(STDERR_FILENO);
+	int null = open("/dev/null", O_WRONLY);
+	int efd = errfile ? open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600) : null;
+	dup2(null, STDOUT_FILENO);
+	dup2(efd, STDERR_FILENO);
+	int rc = plot_command(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(out, STDOUT_FILENO);
+	dup2(err, STDERR_FILENO);
+	close(out);
+	close(err);
+	if (efd != null)
+		close(efd);
+	close(null);
+	return rc;
+}
+
+static size_t file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (size_t)st.st_size : 0;
+}
+
+/* Whether path holds a PNG (its signature) of at least a few kilobytes. */
+static bool is_png(const char *path)
+{
+	unsigned char sig[8] = { 0 };
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return false;
+	size_t n = fread(sig, 1, 8, fp);
+	fclose(fp);
+	return n == 8 && memcmp(sig, "\x89PNG\r\n\x1a\n", 8) == 0 && file_size(path) > 4096;
+}
+
+static bool file_has(const char *path, const char *text)
+{
+	char buf[65536];
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return false;
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	return strstr(buf, text) != NULL;
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* ---- the data files gnuplot reads ------------------------------------------- */
+
+/* Collects a suite's fixture into c. */
+static void collect(const char *suite, const char *dir, struct plot_curves *c)
+{
+	char path[256], err[512];
+	struct csv_table t;
+	snprintf(path, sizeof path, "%s/%s.csv", dir, suite);
+	cr_assert_eq(csv_table_read(path, &t, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(plot_collect(plot_suite_find(suite), &t, NULL, c, err, sizeof err), 0, "%s",
+		     err);
+	csv_table_free(&t);
+}
+
+static char *write_curves(const struct plot_curves *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	cr_assert_eq(plot_write_curves(fp, c, "test"), 0);
+	fclose(fp);
+	return text;
+}
+
+Test(plot, curves_by_n_in_order)
+{
+	struct plot_curves c = { 0 };
+	collect("fig31-5", H200, &c);
+	cr_expect_eq(c.ncurves, 3);
+	cr_expect_eq(c.npoints, 18, "3 N x 6 unroll factors");
+	char *text = write_curves(&c);
+	const char *a = strstr(text, "\"N = 1024\""), *b = strstr(text, "\"N = 4096\""),
+		   *d = strstr(text, "\"N = 16384\"");
+	cr_assert(a && b && d, "%s", text);
+	cr_expect(a < b && b < d, "curves sorted by N:\n%s", text);
+	/* blocks are separated by two blank lines, as gnuplot's index needs */
+	size_t blocks = 1;
+	for (const char *p = text; (p = strstr(p, "\n\n\n")); p += 3)
+		blocks++;
+	cr_expect_eq(blocks, 3, "%s", text);
+	/* within a block, x ascends: unroll 1 first, then 2 */
+	const char *one = strstr(a, "\n1 "), *two = strstr(a, "\n2 ");
+	cr_expect(one && two && one < two, "%s", text);
+	free(text);
+	plot_curves_free(&c);
+}
+
+Test(plot, curves_by_variant_keep_row_order)
+{
+	struct plot_curves c = { 0 };
+	collect("fig31-6", H200, &c);
+	cr_assert_eq(c.ncurves, 2);
+	char *text = write_curves(&c);
+	const char *u4 = strstr(text, "\"unrolled-u4\""), *au = strstr(text, "\"auto\"");
+	cr_expect(u4 && au && u4 < au, "%s", text);
+	free(text);
+	plot_curves_free(&c);
+}
+
+/* Speedup over cpu-portable at the same N, relative-to-first, and invalid
+ * rows left out. */
+Test(plot, derived_columns)
+{
+	struct plot_curves c = { 0 };
+	collect("cpu-speedup", H200, &c);
+	cr_expect_eq(c.npoints, 9, "the invalid cpu-simd row at N = 2048 is left out");
+	for (size_t i = 0; i < c.npoints; i++) {
+		const struct plot_point *p = &c.points[i];
+		const char *title = c.curves[p->curve].title;
+		cr_expect_neq(p->x, 2048);
+		if (strcmp(title, "cpu-portable") == 0)
+			cr_expect_float_eq(p->speedup, 1.0, 1e-12);
+		if (strcmp(title, "auto") == 0 && p->x == 16384)
+			cr_expect_float_eq(p->speedup / (1.6e12 * 16384 / (16384 + 8192) / 3e8), 1,
+					   1e-5);
+		if (p->x == 1024)
+			cr_expect_float_eq(p->rel_first, 1.0, 1e-12);
+		if (strcmp(title, "cpu-simd") == 0)
+			cr_expect(isnan(p->pct_of_ceiling), "CPU rows have no ceiling");
+	}
+	plot_curves_free(&c);
+}
+
+Test(plot, compare_titles_name_devices)
+{
+	char err[512];
+	struct plot_curves c = { 0 };
+	struct csv_table t;
+	cr_assert_eq(csv_table_read(A100 "/fig31-6.csv", &t, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(plot_collect(plot_suite_find("fig31-6"), &t, " [a100]", &c, err, sizeof err),
+		     0, "%s", err);
+	csv_table_free(&t);
+	char *text = write_curves(&c);
+	cr_expect(strstr(text, "\"NVIDIA A100-SXM4-80GB [a100]: auto\"") != NULL, "%s", text);
+	free(text);
+	plot_curves_free(&c);
+}
+
+Test(plot, malformed_cell_is_reported)
+{
+	char err[512] = "";
+	struct plot_curves c = { 0 };
+	struct csv_table t;
+	cr_assert_eq(csv_table_read(FIX "compare/malformed.csv", &t, err, sizeof err), 0);
+	cr_expect_eq(plot_collect(plot_suite_find("fig31-6"), &t, NULL, &c, err, sizeof err), -1);
+	cr_expect(strstr(err, "malformed.csv:3:") && strstr(err, "'fast'"), "%s", err);
+	csv_table_free(&t);
+	plot_curves_free(&c);
+}
+
+Test(plot, published_numbers_flattened)
+{
+	char *text = NULL, err[512];
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	cr_assert_eq(plot_write_published(fp, "results/published", err, sizeof err), 0, "%s", err);
+	fclose(fp);
+	cr_expect(strstr(text, "\"gpugems3_ch31\" \"steps_per_s\" 38 16384 \"steps/s\" "
+			       "\"GeForce 8800 GTX\"\n") != NULL, "%s", text);
+	cr_expect(strstr(text, "\"cpu_interactions_per_s\" 20000000 NaN") != NULL, "%s", text);
+	cr_expect(strstr(text, "\"goswami2010_sph\" \"overall_fps\" 3 255600") != NULL);
+	free(text);
+}
+
+/* ---- the default --from ------------------------------------------------------ */
+
+/* Copies the H200 fig31-6 fixture into root/sub with a sidecar naming gpu
+ * and cpu, modified at mtime. */
+static void plant(const char *root, const char *sub, const char *gpu, const char *cpu,
+		  time_t mtime)
+{
+	char dir[512], path[600], cmd[1400];
+	snprintf(dir, sizeof dir, "%s/%s", root, sub);
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp " H200 "/fig31-6.csv '%s/'", dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(path, sizeof path, "%s/fig31-6.meta.json", dir);
+	FILE *fp = fopen(path, "w");
+	cr_assert_not_null(fp);
+	fprintf(fp, "{\n  \"schema\": \"nbody-harness-results/1\",\n  \"host\": {\n"
+		    "    \"hostname\": \"h\",\n    \"cpu_model\": \"%s\"\n  },\n  \"gpus\": [", cpu);
+	if (gpu)
+		fprintf(fp, "\n    {\n      \"index\": 0,\n      \"name\": \"%s\"\n    }\n  ", gpu);
+	fprintf(fp, "],\n  \"samples\": [ { \"name\": \"not a gpu\" } ]\n}\n");
+	fclose(fp);
+	snprintf(path, sizeof path, "%s/fig31-6.csv", dir);
+	struct timespec ts[2] = { { mtime, 0 }, { mtime, 0 } };
+	cr_assert_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+static const char *find_from(const char *root, const char *device)
+{
+	static char out[1024];
+	return plot_find_from(root, "fig31-6", device, out, sizeof out) == 0 ? out : NULL;
+}
+
+Test(plot, default_directory_is_newest_for_this_device)
+{
+	char root[] = "/tmp/test_plot_root.XXXXXX", want[600];
+	make_dir(root);
+	plant(root, "old-h200", "NVIDIA H200", "AMD EPYC", 1000000);
+	plant(root, "new-h200", "NVIDIA H200", "AMD EPYC", 2000000);
+	plant(root, "local/run-a100", "NVIDIA A100-SXM4-80GB", "Intel Xeon", 3000000);
+	plant(root, "cpu-only", NULL, "Intel Xeon", 4000000);
+
+	snprintf(want, sizeof want, "%s/new-h200", root);
+	cr_expect_str_eq(find_from(root, "NVIDIA H200"), want);
+	snprintf(want, sizeof want, "%s/local/run-a100", root);
+	cr_expect_str_eq(find_from(root, "NVIDIA A100-SXM4-80GB"), want, "two levels deep");
+	snprintf(want, sizeof want, "%s/cpu-only", root);
+	cr_expect_str_eq(find_from(root, "Intel Xeon"), want, "CPU model without a GPU");
+	cr_expect_null(find_from(root, "NVIDIA H20"), "a prefix is not a match");
+	cr_expect_null(find_from(root, "not a gpu"), "only names under \"gpus\" count");
+
+	/* no match: results/h200 when it holds the suite */
+	plant(root, "h200", "NVIDIA H200", "AMD EPYC", 500000);
+	snprintf(want, sizeof want, "%s/h200", root);
+	cr_expect_str_eq(find_from(root, "NVIDIA B200"), want);
+	remove_tree(root);
+}
+
+Test(plot, sidecar_matching)
+{
+	cr_expect(plot_sidecar_matches(H200 "/fig31-6.csv", "NVIDIA H200"));
+	cr_expect(plot_sidecar_matches(H200 "/fig31-6.csv", "AMD EPYC 9654 96-Core Processor"));
+	cr_expect_not(plot_sidecar_matches(H200 "/fig31-6.csv", "NVIDIA A100-SXM4-80GB"));
+	cr_expect_not(plot_sidecar_matches(FIX "compare/malformed.csv", "NVIDIA H200"),
+		      "no sidecar");
+}
+
+/* ---- every figure script, through gnuplot ---------------------------------------- */
+
+/* Cases are indices into plot_suites: Criterion copies parameters into the
+ * test's process as bytes, so they must hold no pointers. */
+ParameterizedTestParameters(plot, every_script_renders)
+{
+	static size_t index[32];
+	size_t n = plot_suite_count < 32 ? plot_suite_count : 32;
+	for (size_t i = 0; i < n; i++)
+		index[i] = i;
+	return cr_make_param_array(size_t, index, n);
+}
+
+ParameterizedTest(size_t *index, plot, every_script_renders)
+{
+	char out[] = "/tmp/test_plot_out.XXXXXX", args[512], png[600], svg[600], errf[600];
+	const struct plot_suite *s = &plot_suites[*index];
+	need_gnuplot();
+	make_dir(out);
+	snprintf(args, sizeof args, "--suite %s --from " H200 " --out %s", s->name, out);
+	snprintf(png, sizeof png, "%s/%s.png", out, s->name);
+	snprintf(svg, sizeof svg, "%s/%s.svg", out, s->name);
+	snprintf(errf, sizeof errf, "%s/stderr", out);
+	cr_expect_eq(plot(args, errf), 0, "plot %s failed", s->name);
+	cr_expect(is_png(png), "%s is not a non-empty PNG", png);
+	cr_expect(file_has(svg, "<svg"), "%s is not an SVG", svg);
+	cr_expect_eq(file_size(errf), 0, "gnuplot complained about %s.gp", s->name);
+	remove_tree(out);
+}
+
+Test(plot, compare_renders_devices_together)
+{
+	char out[] = "/tmp/test_plot_cmp.XXXXXX", args[512], png[600], errf[600];
+	need_gnuplot();
+	make_dir(out);
+	snprintf(errf, sizeof errf, "%s/stderr", out);
+	snprintf(args, sizeof args, "--suite cpu-speedup --compare " H200 " " A100 " --out %s", out);
+	cr_expect_eq(plot(args, errf), 0);
+	snprintf(png, sizeof png, "%s/compare-cpu-speedup.png", out);
+	cr_expect(is_png(png), "%s", png);
+	cr_expect_eq(file_size(errf), 0, "gnuplot complained about compare.gp");
+	remove_tree(out);
+}
+
+/* The intermediate files go to a temporary directory that is removed. */
+Test(plot, leaves_no_temporary_files)
+{
+	char out[] = "/tmp/test_plot_tmp.XXXXXX", args[512];
+	need_gnuplot();
+	make_dir(out);
+	setenv("TMPDIR", out, 1);
+	snprintf(args, sizeof args, "--suite fig31-7 --from " H200 " --out %s/figs", out);
+	cr_expect_eq(plot(args, NULL), 0);
+	DIR *d = opendir(out);
+	cr_assert_not_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		cr_expect(strncmp(e->d_name, "harness-plot", 12) != 0, "left behind: %s", e->d_name);
+	closedir(d);
+	remove_tree(out);
+}
+
+/* A script gnuplot rejects: exit 1, and no figure appears. */
+Test(plot, gnuplot_failure_is_reported)
+{
+	char out[] = "/tmp/test_plot_bad.XXXXXX", args[600], path[600], errf[600];
+	need_gnuplot();
+	make_dir(out);
+	snprintf(path, sizeof path, "%s/fig31-6.gp", out);
+	FILE *fp = fopen(path, "w");
+	fputs("this is not gnuplot\n", fp);
+	fclose(fp);
+	snprintf(errf, sizeof errf, "%s/stderr", out);
+	snprintf(args, sizeof args, "--suite fig31-6 --from " H200 " --scripts %s --out %s/figs",
+		 out, out);
+	cr_expect_eq(plot(args, errf), 1);
+	cr_expect(file_has(errf, "harness: plot: fig31-6: gnuplot failed"), "stderr");
+	snprintf(path, sizeof path, "%s/figs/fig31-6.png", out);
+	cr_expect_eq(file_size(path), 0, "a figure appeared anyway");
+	remove_tree(out);
+}
+
+/* ---- bad input: exit 2, one line ---------------------------------------------------- */
+
+static void expect_bad_input(const char *args, const char *mention)
+{
+	char dir[] = "/tmp/test_plot_err.XXXXXX", errf[600], text[4096] = "";
+	make_dir(dir);
+	snprintf(errf, sizeof errf, "%s/stderr", dir);
+	cr_expect_eq(plot(args, errf), 2, "plot %s", args);
+	FILE *fp = fopen(errf, "r");
+	size_t n = fp ? fread(text, 1, sizeof text - 1, fp) : 0;
+	text[n] = '\0';
+	if (fp)
+		fclose(fp);
+	cr_expect_eq(count_lines(text), 1, "plot %s: want one line, got: %s", args, text);
+	cr_expect(strstr(text, mention) != NULL, "plot %s: '%s' lacks '%s'", args, text, mention);
+	remove_tree(dir);
+}
+
+Test(plot, missing_gnuplot)
+{
+	setenv("PATH", "/nonexistent-dir", 1);
+	expect_bad_input("--from " H200 " --out /tmp", "gnuplot not found");
+}
+
+Test(plot, bad_arguments)
+{
+	need_gnuplot();
+	expect_bad_input("--suite nosuch", "unknown suite 'nosuch'");
+	expect_bad_input("--from", "missing value after '--from'");
+	expect_bad_input("--bogus", "unknown argument '--bogus'");
+	expect_bad_input("--compare", "--compare needs directories");
+	expect_bad_input("--from /nonexistent-dir", "/nonexistent-dir");
+	expect_bad_input("--suite fig31-6 --from " FIX "compare --out /tmp", "no suite CSV");
+	expect_bad_input("--from " H200 " --out README.md/figs", "README.md is not a directory");
+}
+
+Test(plot, malformed_csv)
+{
+	char dir[] = "/tmp/test_plot_mal.XXXXXX", cmd[600], args[700];
+	need_gnuplot();
+	make_dir(dir);
+	snprintf(cmd, sizeof cmd, "cp " FIX "compare/malformed.csv %s/fig31-6.csv", dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(args, sizeof args, "--suite fig31-6 --from %s --out %s/figs", dir, dir);
+	expect_bad_input(args, "fig31-6.csv:3:");
+	remove_tree(dir);
+}
+
+/* ---- bin/harness plot, as a user runs it --------------------------------------------- */
+
+static const char *harness_bin(void)
+{
+	const char *b = getenv("HARNESS_BIN");
+	return b ? b : "bin/harness";
+}
+
+Test(plot, cli)
+{
+	char cmd[1024], out[] = "/tmp/test_plot_cli.XXXXXX", png[600];
+	need_gnuplot();
+	snprintf(cmd, sizeof cmd, "%s plot --help 2>&1 | grep -q 'usage: harness plot'",
+		 harness_bin());
+	cr_assert_eq(system(cmd), 0, "%s does not dispatch 'plot'", harness_bin());
+	make_dir(out);
+	snprintf(cmd, sizeof cmd, "%s plot --from " H200 " --out %s >/dev/null", harness_bin(), out);
+	int st = system(cmd);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", cmd);
+	for (size_t i = 0; i < plot_suite_count; i++) {
+		snprintf(png, sizeof png, "%s/%s.png", out, plot_suites[i].name);
+		cr_expect(is_png(png), "%s", png);
+	}
+	snprintf(cmd, sizeof cmd, "PATH=/nonexistent-dir %s plot --from " H200 " 2>/dev/null",
+		 harness_bin());
+	st = system(cmd);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "no gnuplot: exit 2");
+	remove_tree(out);
+}
