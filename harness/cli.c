@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include "../variants/suites.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -137,8 +139,7 @@ out_bad:
 	return CLI_USAGE;
 }
 
-/* Selects the variants matching each comma-separated pattern in s. */
-static int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t errlen)
+int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t errlen)
 {
 	char *copy = strdup(s);
 	if (!copy) {
@@ -186,6 +187,16 @@ static int cli_check_combinations(struct cli_options *o, char *err, size_t errle
 				return CLI_USAGE;
 			}
 	}
+	if (o->suite && (o->cmd != CLI_RUN || o->variant_given || o->n_given || o->steps || o->out ||
+			 o->ic_file)) {
+		snprintf(err, errlen, "--suite sets variants, N and mode and writes to --out-dir: it takes "
+				      "no --variant, --n, --steps, --out or --ic FILE (run only)");
+		return CLI_USAGE;
+	}
+	if (o->out_dir && !o->suite) {
+		snprintf(err, errlen, "--out-dir goes with --suite; use --out FILE.csv otherwise");
+		return CLI_USAGE;
+	}
 	if (o->cmd == CLI_FORCES) {
 		size_t nsel = 0;
 		for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
@@ -229,7 +240,7 @@ static int cli_default_n(struct cli_options *o)
 	return CLI_OK;
 }
 
-enum { OPT_SEED = 256, OPT_EPS, OPT_STEPS, OPT_DT, OPT_MIN_TIME, OPT_MAX_TIME, OPT_MAX_NOISE, OPT_IC, OPT_DEVICE };
+enum { OPT_SEED = 256, OPT_EPS, OPT_STEPS, OPT_DT, OPT_MIN_TIME, OPT_MAX_TIME, OPT_MAX_NOISE, OPT_IC, OPT_DEVICE, OPT_SUITE, OPT_OUT_DIR };
 
 int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t errlen)
 {
@@ -243,6 +254,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
 		{ "max-noise", required_argument, NULL, OPT_MAX_NOISE },
 		{ "out", required_argument, NULL, 'o' },     { "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },          { "device", required_argument, NULL, OPT_DEVICE },
+		{ "suite", required_argument, NULL, OPT_SUITE },
+		{ "out-dir", required_argument, NULL, OPT_OUT_DIR },
 		{ NULL, 0, NULL, 0 },
 	};
 	memset(o, 0, sizeof *o);
@@ -286,6 +299,15 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
 			if (ic_kind_parse(optarg, &o->ic) != 0)
 				o->ic_file = optarg;
 			break;
+		case OPT_SUITE:
+			o->suite = optarg;
+			if (!suite_exists(optarg)) {
+				snprintf(err, errlen, "unknown suite '%s' (see 'harness run --help' for the list, or 'all')",
+					 optarg);
+				rc = CLI_USAGE;
+			}
+			break;
+		case OPT_OUT_DIR: o->out_dir = optarg; break;
 		case OPT_DEVICE:
 			if (strcmp(optarg, "cpu") == 0) {
 				o->device_filter = VARIANT_CPU;
@@ -377,7 +399,11 @@ void cli_print_help(enum cli_command cmd)
 		       "Exit status: 0 all valid, 1 a variant failed, 2 bad input.\n\n%s%s"
 		       "  --out, -o FILE.csv  results file (default results/local/nbody-<UTC time>.csv);\n"
 		       "                      its metadata goes to FILE.meta.json\n"
-		       "  --quiet, -q         no table and no progress\n", common, timing);
+		       "  --quiet, -q         no table and no progress\n"
+		       "  --suite NAME|all    a predefined sweep (variants/suites.def): fig31-5,\n"
+		       "                      fig31-6, fig31-7, fig31-8, steps, cpu-speedup,\n"
+		       "                      baseline; one CSV per suite in --out-dir\n"
+		       "  --out-dir DIR       where suites write (results/local)\n", common, timing);
 		break;
 	case CLI_CHECK:
 		printf("usage: harness check [options]\n\n"

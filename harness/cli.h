@@ -40,6 +40,8 @@ struct cli_options {
 	double dt;
 	struct timing_opts timing;
 	const char *out;                      /* --out; NULL: command's default */
+	const char *suite;                    /* --suite NAME or "all"; NULL: none */
+	const char *out_dir;                  /* --out-dir for suites; NULL: results/local */
 	bool quiet;
 };
 
@@ -60,6 +62,10 @@ int cli_parse_n_list(const char *s, size_t **out, size_t *count, char *err, size
 int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out,
 		     char *err, size_t errlen);
 int cli_parse_u64(const char *opt, const char *s, uint64_t *out, char *err, size_t errlen);
+
+/* Marks in o->selected the variants matching each comma-separated name or
+ * glob of s. CLI_OK, or CLI_USAGE naming a pattern that matches nothing. */
+int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t errlen);
 
 /* Usage text of a command (CLI_HELP: the overview). */
 void cli_print_help(enum cli_command cmd);

@@ -23,6 +23,7 @@
 #include "plot.h"
 #include "results.h"
 #include "sysinfo.h"
+#include "../variants/suites.h"
 #include "validate.h"
 
 /* Bytes one body costs at most on the host: float positions, velocities
@@ -233,54 +234,27 @@ out_destroy:
 	instance_destroy(&in);
 }
 
-static int main_run(int argc, char **argv, const struct cli_options *o)
+/* Validates (and for run, times) every variant marked in run[] at every N
+ * of n_list, appending one row each to rows (room for all of them).
+ * Returns CLI_OK, or CLI_FAILED when a variant failed or could not run. */
+static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_COUNT],
+		      const size_t *n_list, size_t n_count, const struct bodies *file,
+		      struct result_row *rows, size_t *nrows)
 {
-	char err[512];
 	int status = CLI_OK;
-	bool run[NBODY_VARIANT_COUNT];
-	struct bodies file = { 0 };
-	struct result_row *rows = NULL;
-	size_t nrows = 0;
-	size_t nrun = main_pick_variants(o, run, err, sizeof err);
-	if (nrun == 0)
-		return main_usage_error(err);
-
-	struct cli_options local = *o;
-	if (o->ic_file) {
-		if (bodies_read_file(o->ic_file, &file, err, sizeof err) != 0)
-			return main_usage_error(err);
-		if (!o->n_given) {
-			local.n_list = &file.n;
-			local.n_count = 1;
-		}
-	}
-	if (main_check_sizes(&local, o->ic_file ? &file : NULL, err, sizeof err) != CLI_OK) {
-		status = main_usage_error(err);
-		goto out_free_file;
-	}
-	const char *out = o->out;
-	if (!out && o->cmd == CLI_RUN)
-		out = main_default_out();
-	if (out && atomic_path_writable(out, err, sizeof err) != 0) {
-		status = main_usage_error(err);
-		goto out_free_file;
-	}
-
-	rows = calloc(nrun * local.n_count, sizeof *rows);
-	if (!rows) {
-		status = main_usage_error("out of memory for the result table");
-		goto out_free_file;
-	}
-	struct sysinfo_host host;
+	size_t nrun = 0, first = *nrows;
+	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
+		nrun += run[i];
+	static struct sysinfo_host host;
 	sysinfo_host_read(&host);
-	struct gpu_device_info gpu;
+	static struct gpu_device_info gpu;
 	bool have_gpu = gpu_device_query(0, &gpu) == 0;
 	double work_total = 0, work_done = 0, t_start = timing_now();
-	for (size_t k = 0; k < local.n_count; k++)
-		work_total += (double)nrun * (double)local.n_list[k] * (double)local.n_list[k];
+	for (size_t k = 0; k < n_count; k++)
+		work_total += (double)nrun * (double)n_list[k] * (double)n_list[k];
 
-	for (size_t k = 0; k < local.n_count; k++) {
-		size_t n = local.n_list[k];
+	for (size_t k = 0; k < n_count; k++) {
+		size_t n = n_list[k];
 		size_t mcap = validate_checked_count(n);
 		float *pos4 = malloc(4 * n * sizeof(float));
 		float *vel4 = malloc(4 * n * sizeof(float));
@@ -293,7 +267,7 @@ static int main_run(int argc, char **argv, const struct cli_options *o)
 			status = CLI_FAILED;
 			goto next_n;
 		}
-		if (main_bodies(o, o->ic_file ? &file : NULL, n, pos4, vel4) != 0) {
+		if (main_bodies(o, file, n, pos4, vel4) != 0) {
 			fprintf(stderr, "harness: cannot make %s bodies for N = %zu\n", ic_kind_name(o->ic), n);
 			status = CLI_FAILED;
 			goto next_n;
@@ -304,9 +278,9 @@ static int main_run(int argc, char **argv, const struct cli_options *o)
 			if (!run[i])
 				continue;
 			const struct variant *v = &nbody_variants[i];
-			main_progress(o, nrows, nrun * local.n_count, v->name, n,
+			main_progress(o, *nrows - first, nrun * n_count, v->name, n,
 				      timing_now() - t_start, work_done, work_total);
-			struct result_row *row = &rows[nrows++];
+			struct result_row *row = &rows[(*nrows)++];
 			row->v = v;
 			row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
 			row->n = n;
@@ -332,6 +306,15 @@ next_n:
 	}
 	if (!o->quiet && isatty(STDERR_FILENO))
 		fprintf(stderr, "\r\033[K");
+	return status;
+}
+
+/* Prints the table and writes the CSV and sidecar (when out is set), then
+ * frees the rows. Returns status, or CLI_FAILED when writing failed. */
+static int main_finish(int argc, char **argv, const struct cli_options *o, const char *out,
+		       struct result_row *rows, size_t nrows, int status)
+{
+	char err[512];
 	if (!o->quiet)
 		results_print_table(stdout, rows, nrows);
 	if (out) {
@@ -348,8 +331,136 @@ next_n:
 	for (size_t r = 0; r < nrows; r++)
 		timing_result_free(&rows[r].t);
 	free(rows);
+	return status;
+}
+
+static int main_run(int argc, char **argv, const struct cli_options *o)
+{
+	char err[512];
+	int status = CLI_OK;
+	bool run[NBODY_VARIANT_COUNT];
+	struct bodies file = { 0 };
+	size_t nrows = 0;
+	size_t nrun = main_pick_variants(o, run, err, sizeof err);
+	if (nrun == 0)
+		return main_usage_error(err);
+
+	struct cli_options local = *o;
+	if (o->ic_file) {
+		if (bodies_read_file(o->ic_file, &file, err, sizeof err) != 0)
+			return main_usage_error(err);
+		if (!o->n_given) {
+			local.n_list = &file.n;
+			local.n_count = 1;
+		}
+	}
+	if (main_check_sizes(&local, o->ic_file ? &file : NULL, err, sizeof err) != CLI_OK) {
+		status = main_usage_error(err);
+		goto out_free_file;
+	}
+	const char *out = o->out;
+	if (!out && o->cmd == CLI_RUN)
+		out = main_default_out();
+	if (out && atomic_path_writable(out, err, sizeof err) != 0) {
+		status = main_usage_error(err);
+		goto out_free_file;
+	}
+	struct result_row *rows = calloc(nrun * local.n_count, sizeof *rows);
+	if (!rows) {
+		status = main_usage_error("out of memory for the result table");
+		goto out_free_file;
+	}
+	status = main_sweep(&local, run, local.n_list, local.n_count, o->ic_file ? &file : NULL,
+			    rows, &nrows);
+	status = main_finish(argc, argv, o, out, rows, nrows, status);
 out_free_file:
 	bodies_free(&file);
+	return status;
+}
+
+/* One suite: every line of suites.def with that name, swept in turn into
+ * one table, written to DIR/<name>.csv. Variants that cannot run here are
+ * skipped and named. */
+static int main_suite(int argc, char **argv, const struct cli_options *o, const char *name,
+		      const char *dir)
+{
+	char err[768], out[1024];
+	int status = CLI_OK;
+	size_t cap = 0, nrows = 0;
+	snprintf(out, sizeof out, "%s/%s.csv", dir, name);
+	if (atomic_path_writable(out, err, sizeof err) != 0)
+		return main_usage_error(err);
+	for (size_t e = 0; e < suite_entry_count; e++)
+		if (strcmp(suite_entries[e].name, name) == 0)
+			cap += NBODY_VARIANT_COUNT * 64;
+	struct result_row *rows = calloc(cap, sizeof *rows);
+	if (!rows)
+		return main_usage_error("out of memory for the result table");
+	for (size_t e = 0; e < suite_entry_count; e++) {
+		const struct suite_entry *se = &suite_entries[e];
+		if (strcmp(se->name, name) != 0)
+			continue;
+		struct cli_options local = *o;
+		local.variant_given = true;
+		local.steps = se->mode == SUITE_STEPS;
+		memset(local.selected, 0, sizeof local.selected);
+		if (cli_select_variants(se->variants, &local, err, sizeof err) != CLI_OK ||
+		    cli_parse_n_list(se->n_list, &local.n_list, &local.n_count, err, sizeof err) != CLI_OK) {
+			fprintf(stderr, "harness: suite %s: %s\n", name, err);
+			status = CLI_FAILED;
+			continue;
+		}
+		bool run[NBODY_VARIANT_COUNT];
+		if (main_pick_variants(&local, run, err, sizeof err) > 0 &&
+		    main_check_sizes(&local, NULL, err, sizeof err) == CLI_OK) {
+			int st = main_sweep(&local, run, local.n_list, local.n_count, NULL, rows, &nrows);
+			if (st != CLI_OK)
+				status = st;
+		} else if (!o->quiet) {
+			fprintf(stderr, "harness: suite %s skips %s: %s\n", name, se->variants, err);
+		}
+		free(local.n_list);
+	}
+	if (!o->quiet)
+		printf("== suite %s\n", name);
+	return main_finish(argc, argv, o, out, rows, nrows, status);
+}
+
+/* mkdir -p: creates dir and its missing parents; errors surface later,
+ * when the results file cannot be created there. */
+static void main_mkdir_p(const char *dir)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s", dir);
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(path, 0777);
+		*p = '/';
+	}
+	mkdir(path, 0777);
+}
+
+/* --suite NAME or all: each suite to its own CSV in --out-dir. */
+static int main_suites(int argc, char **argv, const struct cli_options *o)
+{
+	const char *dir = o->out_dir ? o->out_dir : "results/local";
+	main_mkdir_p(dir);
+	int status = CLI_OK;
+	for (size_t e = 0; e < suite_entry_count; e++) {
+		const char *name = suite_entries[e].name;
+		bool first = true;
+		for (size_t k = 0; k < e; k++)
+			first = first && strcmp(suite_entries[k].name, name) != 0;
+		if (!first || (strcmp(o->suite, "all") != 0 && strcmp(o->suite, name) != 0))
+			continue;
+		int st = main_suite(argc, argv, o, name, dir);
+		if (st == CLI_USAGE)
+			return st;
+		if (st != CLI_OK)
+			status = st;
+	}
 	return status;
 }
 
@@ -493,6 +604,8 @@ int main(int argc, char **argv)
 		status = main_list(&o);
 	} else if (o.cmd == CLI_FORCES) {
 		status = main_forces(&o);
+	} else if (o.suite) {
+		status = main_suites(argc, argv, &o);
 	} else {
 		status = main_run(argc, argv, &o);
 	}
