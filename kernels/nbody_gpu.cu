@@ -9,6 +9,8 @@
  *                 shared memory (Figure 31-8)
  *   rsqrt         rsqrt.approx with eps^2 folded into the FMA chain
  *   kbody-k*      rsqrt, k bodies per thread: one shared load serves k pairs
+ *   jsplit-k*s    the same with one of the k bodies on a software rsqrt
+ *                 (an experiment: the SFU is not the limit, see pair_fast_f32)
  *   jsplit-k*     the j-range split over blocks so that small N fills every
  *                 SM and large N has no wave tail; the last block of each
  *                 i-tile sums the slices in a fixed order (deterministic)
@@ -26,6 +28,7 @@
 #include "nbody_gpu.h"
 
 #include <climits>
+#include <cstdlib>
 #include <cuda_runtime.h>
 
 #include "../variants/registry.h"
@@ -63,11 +66,30 @@ __device__ __forceinline__ float rsqrt_approx(float x)
 	return y;
 }
 
+/* rsqrt on the FMA pipe instead of the SFU: the integer estimate of
+ * Lomont's "fast inverse square root" (relative error < 3.5e-2) refined by
+ * three Newton steps (< 1e-7, float rounding): 2 integer and 10 FP32
+ * instructions where rsqrt_approx takes one MUFU. */
+__device__ __forceinline__ float rsqrt_soft(float x)
+{
+	float y = __int_as_float(0x5f375a86 - (__float_as_int(x) >> 1));
+	float hx = 0.5f * x;
+#pragma unroll
+	for (int it = 0; it < 3; it++)
+		y = fmaf(y, fmaf(-hx * y, y, 0.5f), y); /* y (1.5 - x y^2 / 2) */
+	return y;
+}
+
 /* The pair of the newer fp32 variants: 12 FP32 instructions and one rsqrt,
- * the same 20 flops by the chapter's count. */
+ * the same 20 flops by the chapter's count. SOFT takes the rsqrt on the
+ * FMA pipe instead of the SFU. That would pay if the SFU were the limit;
+ * on the H200 it is not (Nsight Compute on jsplit-k8: issue slots 81 %
+ * busy, the FMA pipe the busiest at 74 %), so the jsplit-k*s variants are
+ * 7-13 % slower: they stay as the measurement that shows it. */
 struct pair_fast_f32 {
 	typedef float real;
 	typedef float4 real4;
+	template <bool SOFT = false>
 	static __device__ __forceinline__ void add(float3 &a, float3 xi, float4 bj, float eps2)
 	{
 		// r_ij [3 FLOPS]
@@ -75,7 +97,7 @@ struct pair_fast_f32 {
 		// distSqr = EPS^2 + dot(r_ij, r_ij), one FMA chain [6 FLOPS]
 		float d2 = fmaf(rz, rz, fmaf(ry, ry, fmaf(rx, rx, eps2)));
 		// invDist = 1/sqrt(distSqr) [2 FLOPS (1 sqrt, 1 inv): one rsqrt]
-		float inv = rsqrt_approx(d2);
+		float inv = SOFT ? rsqrt_soft(d2) : rsqrt_approx(d2);
 		// s = m_j * invDist^3 [3 FLOPS (2 mul for the cube, 1 for the mass)]
 		float s = (bj.w * inv) * (inv * inv);
 		// a_i = a_i + s * r_ij [6 FLOPS]
@@ -112,6 +134,7 @@ __device__ __forceinline__ double4_ load_cg(const double4_ *p)
 struct pair_precise_f64 {
 	typedef double real;
 	typedef double4_ real4;
+	template <bool SOFT = false>
 	static __device__ __forceinline__ void add(double3_ &a, double3_ xi, double4_ bj, double eps2)
 	{
 		// r_ij [3 FLOPS]
@@ -136,6 +159,7 @@ struct pair_precise_f64 {
 struct pair_fast_f64 {
 	typedef double real;
 	typedef double4_ real4;
+	template <bool SOFT = false>
 	static __device__ __forceinline__ void add(double3_ &a, double3_ xi, double4_ bj, double eps2)
 	{
 		// r_ij [3 FLOPS]
@@ -281,8 +305,14 @@ template <int P, int Q, int U, int K> int nbody_gpu_multi(const struct nbody_gpu
  * otherwise it writes its slice's partial sums, and the last block of the
  * i-tile to finish (counted with an atomic after a fence) adds the slices
  * in order 0..nsplit-1, so the result does not depend on block timing. */
-template <class Pair, int P, int K, int U>
-__global__ void __launch_bounds__(P) kbody_kernel(const typename Pair::real4 *__restrict__ pos,
+/* Blocks per SM the compiler must make room for (registers); 1 leaves it
+ * free. Tuning knob: make NVCCFLAGS+=-DKBODY_MIN_BLOCKS=8. */
+#ifndef KBODY_MIN_BLOCKS
+#define KBODY_MIN_BLOCKS 1
+#endif
+
+template <class Pair, int P, int K, int U, int S>
+__global__ void __launch_bounds__(P, KBODY_MIN_BLOCKS) kbody_kernel(const typename Pair::real4 *__restrict__ pos,
 						  typename Pair::real4 *__restrict__ acc,
 						  typename Pair::real4 *__restrict__ partial,
 						  unsigned *__restrict__ counters, int ntiles,
@@ -312,8 +342,11 @@ __global__ void __launch_bounds__(P) kbody_kernel(const typename Pair::real4 *__
 		for (int j = 0; j < P; j++) {
 			real4 bj = tile[j];
 #pragma unroll
-			for (int r = 0; r < K; r++)
-				Pair::add(ai[r], xi[r], bj, eps2);
+			for (int r = 0; r < K - S; r++)
+				Pair::template add<false>(ai[r], xi[r], bj, eps2);
+#pragma unroll
+			for (int r = K - S; r < K; r++)
+				Pair::template add<true>(ai[r], xi[r], bj, eps2);
 		}
 		__syncthreads();
 	}
@@ -356,49 +389,66 @@ __global__ void __launch_bounds__(P) kbody_kernel(const typename Pair::real4 *__
 		counters[blockIdx.x] = 0; /* ready for the next launch */
 }
 
-/* How many j-slices to cut. Blocks run in waves of resident_per_sm x SMs;
- * a last wave that is partly empty leaves SMs idle, and slices cost a
- * combine. So try every slice count and keep the one with the least
- * estimated time: waves x tiles per block, plus a tenth of a tile per
- * slice for writing and adding the partial sums. Small N gets many slices
- * (every SM busy), large N few chosen so that the waves come out full. */
-static int split_choose(int itiles, int ntiles, int resident, int max_split)
+/* How many j-slices to cut. Blocks run in waves of `resident` (blocks per
+ * SM x SMs), and an SM that runs out of blocks idles while the others
+ * finish theirs. Measured on the H200, a grid of one or two waves loses
+ * 5-10 % that way, and more, smaller blocks balance better, so a launch
+ * wants at least min_waves waves (8; NBODY_GPU_MIN_WAVES overrides it for
+ * tuning). Among the slice counts that give them, the one with the least
+ * estimated time (waves x tiles per block, plus a tenth of a tile per slice
+ * for the partial sums) wins. When N is too small for that many waves,
+ * every tile becomes its own slice (up to the scratch's room). */
+static int split_min_waves(void)
 {
-	int best = 1;
+	static int waves = -1;
+	if (waves < 0) {
+		const char *env = getenv("NBODY_GPU_MIN_WAVES");
+		waves = env && atoi(env) > 0 ? atoi(env) : 8;
+	}
+	return waves;
+}
+
+static int split_choose(int itiles, int ntiles, int resident, int max_split, int min_waves)
+{
+	int limit = ntiles < max_split ? ntiles : max_split;
+	int best = limit;
 	double best_cost = 1e300;
-	for (int split = 1; split <= ntiles && split <= max_split; split++) {
+	for (int split = 1; split <= limit; split++) {
 		long long blocks = (long long)itiles * split;
 		long long waves = (blocks + resident - 1) / resident;
+		if (blocks < (long long)min_waves * resident)
+			continue;
 		double cost = (double)waves * ceil_div(ntiles, split) + (split > 1 ? 0.1 * split : 0.0);
 		if (cost < best_cost) {
 			best_cost = cost;
 			best = split;
 		}
 	}
-	return best;
+	return best < 1 ? 1 : best;
 }
 
-template <class Pair, int P, int K, int U>
+template <class Pair, int P, int K, int U, int S>
 static int kbody_split(const struct nbody_gpu_launch *l, int itiles, int ntiles)
 {
 	static int resident_per_sm = -1;
 	if (resident_per_sm < 0 &&
 	    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident_per_sm,
-							  kbody_kernel<Pair, P, K, U>, P, 0) != cudaSuccess)
+							  kbody_kernel<Pair, P, K, U, S>, P, 0) != cudaSuccess)
 		resident_per_sm = 1;
 	if (resident_per_sm < 1)
 		resident_per_sm = 1;
-	return split_choose(itiles, ntiles, resident_per_sm * l->sm_count, l->max_split);
+	return split_choose(itiles, ntiles, resident_per_sm * l->sm_count, l->max_split,
+			    split_min_waves());
 }
 
-template <class Pair, int P, int K, int U>
+template <class Pair, int P, int K, int U, int S = 0>
 static int kbody_launch(const struct nbody_gpu_launch *l, bool split)
 {
 	typedef typename Pair::real4 real4;
 	int itiles = ceil_div(l->n, P * K), ntiles = ceil_div(l->n, P);
-	int nsplit = split ? kbody_split<Pair, P, K, U>(l, itiles, ntiles) : 1;
+	int nsplit = split ? kbody_split<Pair, P, K, U, S>(l, itiles, ntiles) : 1;
 	dim3 grid(itiles, nsplit);
-	kbody_kernel<Pair, P, K, U><<<grid, P, 0, STREAM(l)>>>(
+	kbody_kernel<Pair, P, K, U, S><<<grid, P, 0, STREAM(l)>>>(
 		(const real4 *)l->pos, (real4 *)l->acc, (real4 *)l->partial, l->counters, ntiles, nsplit,
 		l->n_alloc, (typename Pair::real)l->eps2);
 	return launch_status();
@@ -412,6 +462,12 @@ template <int P, int Q, int U, int K> int nbody_gpu_kbody(const struct nbody_gpu
 template <int P, int Q, int U, int K> int nbody_gpu_jsplit(const struct nbody_gpu_launch *l)
 {
 	return kbody_launch<pair_fast_f32, P, K, U>(l, true);
+}
+
+/* j-split with one of the k bodies on the software rsqrt (see pair_fast_f32). */
+template <int P, int Q, int U, int K> int nbody_gpu_jsplit_soft(const struct nbody_gpu_launch *l)
+{
+	return kbody_launch<pair_fast_f32, P, K, U, 1>(l, true);
 }
 
 template <int P, int Q, int U, int K> int nbody_gpu_fp64_tiled(const struct nbody_gpu_launch *l)
@@ -472,15 +528,16 @@ template <int P, int Q, int U, int K> int nbody_gpu_shuffle(const struct nbody_g
 
 /* ---- auto --------------------------------------------------------------- */
 
-/* The best variant measured for each N range (results/h200/, fig31-6 and
- * the full sweep). Devices other than the H200 use the same table. */
+/* The best variant measured for each N range on the H200 (the tuning
+ * sweeps behind results/h200/baseline.csv): k = 1 keeps the most threads
+ * busy up to N = 16384, k = 4 is best (by 0.5-2 % over k = 8) above.
+ * Other devices use the same table. */
 static const struct {
 	int max_n;
 	int variant;
 } auto_table[] = {
-	{ 1 << 12, NBODY_V_jsplit_k1 },
-	{ 1 << 15, NBODY_V_jsplit_k4 },
-	{ INT_MAX, NBODY_V_jsplit_k8 },
+	{ 1 << 14, NBODY_V_jsplit_k1 },
+	{ INT_MAX, NBODY_V_jsplit_k4 },
 };
 
 template <int P, int Q, int U, int K> int nbody_gpu_auto(const struct nbody_gpu_launch *l)
