@@ -528,15 +528,15 @@ template <int P, int Q, int U, int K> int nbody_gpu_shuffle(const struct nbody_g
 
 /* ---- auto --------------------------------------------------------------- */
 
-/* The best variant measured for each N range on the H200 (the tuning
- * sweeps behind results/h200/baseline.csv): k = 1 keeps the most threads
- * busy up to N = 16384, k = 4 is best (by 0.5-2 % over k = 8) above.
+/* The best variant measured for each N range on the H200 (the baseline
+ * sweep, results/h200/baseline.csv): k = 1 keeps the most threads busy up
+ * to N = 4096; from 8192 on k = 4 is best (by 0.5-5 % over k = 1 and k = 8).
  * Other devices use the same table. */
 static const struct {
 	int max_n;
 	int variant;
 } auto_table[] = {
-	{ 1 << 14, NBODY_V_jsplit_k1 },
+	{ 1 << 12, NBODY_V_jsplit_k1 },
 	{ INT_MAX, NBODY_V_jsplit_k4 },
 };
 
