@@ -74,6 +74,9 @@ PORTABLE_CFLAGS := -O2 -g
 SIMD_CFLAGS     := -O3 -g -fopenmp
 build/kernels/nbody_cpu_portable.o: CFLAGS = $(PORTABLE_CFLAGS)
 build/kernels/nbody_cpu_simd.o:     CFLAGS = $(SIMD_CFLAGS)
+# The SPH reference parallelises its particle loops with one OpenMP pragma
+# each (results are bit-identical with any thread count).
+build/reference/sph_ref.o:          CFLAGS = $(OPT) -g -fopenmp
 
 BIN := bin/harness
 TESTBIN := bin/tests
