@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../harness/cli.h"
+#include "../harness/csv_table.h"
 
 /* ---- the parser, in process ------------------------------------------ */
 
@@ -219,4 +220,37 @@ Test(cli_program, check_and_help_exit_zero)
 	cr_assert_eq(run_harness("run --help", &e), 0, "%s", e);
 	cr_assert_eq(run_harness("list", &e), 0, "%s", e);
 	cr_assert_eq(run_harness("--help", &e), 0, "%s", e);
+}
+
+Test(cli_program, forces_writes_every_body_next_to_the_reference)
+{
+	char dir[] = "/tmp/harness-forces-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char in[256], out[256], args[1024];
+	snprintf(in, sizeof in, "%s/two.csv", dir);
+	snprintf(out, sizeof out, "%s/forces.csv", dir);
+	FILE *fp = fopen(in, "w");
+	/* Two unit masses 2 apart, eps = 0: each pulls the other with 1/4. */
+	fputs("x,y,z,mass\n-1,0,0,1\n1,0,0,1\n", fp);
+	fclose(fp);
+	snprintf(args, sizeof args, "forces --variant cpu-portable --ic %s --eps 0 --out %s", in, out);
+	char *e;
+	cr_assert_eq(run_harness(args, &e), 0, "%s", e);
+	struct csv_table t;
+	char err[256];
+	cr_assert_eq(csv_table_read(out, &t, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(t.nrows, 2);
+	double ax0, ax1, ref0, nerr;
+	cr_assert_eq(csv_table_double(&t, 0, "ax", &ax0, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(csv_table_double(&t, 1, "ax", &ax1, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(csv_table_double(&t, 0, "ax_ref", &ref0, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(csv_table_double(&t, 0, "norm_err", &nerr, err, sizeof err), 0, "%s", err);
+	cr_expect_float_eq(ax0, 0.25, 1e-7);
+	cr_expect_float_eq(ax1, -0.25, 1e-7);
+	cr_expect_float_eq(ref0, 0.25, 1e-15);
+	cr_expect_lt(nerr, 1e-6);
+	csv_table_free(&t);
+	unlink(in);
+	unlink(out);
+	rmdir(dir);
 }

@@ -182,6 +182,31 @@ Test(gpu_variants, steps_follow_the_reference_leapfrog, .timeout = 120)
 	free(gpos);
 }
 
+/* N = 1,000,003 (prime: a multiple of no tile) on variants with different
+ * tiles, threads per body and bodies per thread: validated on the seeded
+ * sample plus the first and the last body. */
+Test(gpu_variants, large_prime_n, .timeout = 300)
+{
+	require_gpu();
+	const size_t ids[] = { NBODY_V_tiled_p1024, NBODY_V_tpb_q32, NBODY_V_jsplit_k8, NBODY_V_shuffle,
+			       NBODY_V_auto_best, NBODY_V_fp64_fast };
+	const size_t n = 1000003;
+	for (size_t k = 0; k < sizeof ids / sizeof *ids; k++) {
+		const struct variant *v = &nbody_variants[ids[k]];
+		float *pos4;
+		double *acc3;
+		struct instance in;
+		gpu_run(v, NULL, n, &pos4, &acc3, &in);
+		struct validation val;
+		cr_assert_eq(validate_accels(pos4, n, GPU_EPS, v->precision, acc3, 77, &val), 0);
+		cr_expect(val.pass, "%s N=%zu: max_norm %.3e (tol %.3e) at body %zu", v->name, n,
+			  val.max_norm, val.tol.max_norm, val.worst_body);
+		instance_destroy(&in);
+		free(pos4);
+		free(acc3);
+	}
+}
+
 Test(gpu_variants, eps_zero_is_refused_with_a_reason)
 {
 	require_gpu();
