@@ -80,33 +80,6 @@ __device__ __forceinline__ float rsqrt_soft(float x)
 	return y;
 }
 
-/* The pair of the newer fp32 variants: 12 FP32 instructions and one rsqrt,
- * the same 20 flops by the chapter's count. SOFT takes the rsqrt on the
- * FMA pipe instead of the SFU. That would pay if the SFU were the limit;
- * on the H200 it is not (Nsight Compute on jsplit-k8: issue slots 81 %
- * busy, the FMA pipe the busiest at 74 %), so the jsplit-k*s variants are
- * 7-13 % slower: they stay as the measurement that shows it. */
-struct pair_fast_f32 {
-	typedef float real;
-	typedef float4 real4;
-	template <bool SOFT = false>
-	static __device__ __forceinline__ void add(float3 &a, float3 xi, float4 bj, float eps2)
-	{
-		// r_ij [3 FLOPS]
-		float rx = bj.x - xi.x, ry = bj.y - xi.y, rz = bj.z - xi.z;
-		// distSqr = EPS^2 + dot(r_ij, r_ij), one FMA chain [6 FLOPS]
-		float d2 = fmaf(rz, rz, fmaf(ry, ry, fmaf(rx, rx, eps2)));
-		// invDist = 1/sqrt(distSqr) [2 FLOPS (1 sqrt, 1 inv): one rsqrt]
-		float inv = SOFT ? rsqrt_soft(d2) : rsqrt_approx(d2);
-		// s = m_j * invDist^3 [3 FLOPS (2 mul for the cube, 1 for the mass)]
-		float s = (bj.w * inv) * (inv * inv);
-		// a_i = a_i + s * r_ij [6 FLOPS]
-		a.x = fmaf(rx, s, a.x);
-		a.y = fmaf(ry, s, a.y);
-		a.z = fmaf(rz, s, a.z);
-	}
-};
-
 struct double3_ {
 	double x, y, z;
 };
@@ -130,52 +103,96 @@ __device__ __forceinline__ double4_ load_cg(const double4_ *p)
 	return r;
 }
 
-/* Double precision with the library's correctly rounded-ish rsqrt. */
+__device__ __forceinline__ float fma_(float a, float b, float c)
+{
+	return fmaf(a, b, c);
+}
+
+__device__ __forceinline__ double fma_(double a, double b, double c)
+{
+	return fma(a, b, c);
+}
+
+/* The pair of the newer variants, in float or double: 12 arithmetic
+ * instructions and one reciprocal square root (Rsqrt::of), the same 20
+ * flops by the chapter's count. */
+template <class Rsqrt, class real, class real3, class real4>
+__device__ __forceinline__ void pair_add(real3 &a, real3 xi, real4 bj, real eps2)
+{
+	// r_ij [3 FLOPS]
+	real rx = bj.x - xi.x, ry = bj.y - xi.y, rz = bj.z - xi.z;
+	// distSqr = EPS^2 + dot(r_ij, r_ij), one FMA chain [6 FLOPS]
+	real d2 = fma_(rz, rz, fma_(ry, ry, fma_(rx, rx, eps2)));
+	// invDist = 1/sqrt(distSqr) [2 FLOPS (1 sqrt, 1 inv): one rsqrt]
+	real inv = Rsqrt::of(d2);
+	// s = m_j * invDist^3 [3 FLOPS (2 mul for the cube, 1 for the mass)]
+	real s = (bj.w * inv) * (inv * inv);
+	// a_i = a_i + s * r_ij [6 FLOPS]
+	a.x = fma_(rx, s, a.x);
+	a.y = fma_(ry, s, a.y);
+	a.z = fma_(rz, s, a.z);
+}
+
+/* The reciprocal square roots the pairs use. */
+struct rsqrt_mufu {
+	static __device__ __forceinline__ float of(float x) { return rsqrt_approx(x); }
+};
+struct rsqrt_fma_pipe {
+	static __device__ __forceinline__ float of(float x) { return rsqrt_soft(x); }
+};
+struct rsqrt_library_f64 {
+	static __device__ __forceinline__ double of(double x) { return rsqrt(x); }
+};
+/* From a float seed y0 (relative error e0 < 2e-7): with e = 1 - d2 y0^2,
+ * y = y0 (1 + e/2 + 3e^2/8) leaves an error of order e0^3 < 1e-20, below
+ * double rounding, for 5 double operations instead of the library's
+ * iterations. */
+struct rsqrt_seeded_f64 {
+	static __device__ __forceinline__ double of(double d2)
+	{
+		double y0 = (double)rsqrt_approx((float)d2);
+		double e = fma(-d2 * y0, y0, 1.0);
+		return fma(y0, e * fma(e, 0.375, 0.5), y0);
+	}
+};
+
+/* fp32 pairs. SOFT takes the rsqrt on the FMA pipe instead of the SFU.
+ * That would pay if the SFU were the limit; on the H200 it is not (Nsight
+ * Compute on jsplit-k4: issue slots 84 % busy, FMA pipe 76 %, SFU 51 %),
+ * so the jsplit-k*s variants are 7-13 % slower: they stay as the
+ * measurement that shows it. */
+struct pair_fast_f32 {
+	typedef float real;
+	typedef float4 real4;
+	template <bool SOFT = false>
+	static __device__ __forceinline__ void add(float3 &a, float3 xi, float4 bj, float eps2)
+	{
+		if (SOFT)
+			pair_add<rsqrt_fma_pipe>(a, xi, bj, eps2);
+		else
+			pair_add<rsqrt_mufu>(a, xi, bj, eps2);
+	}
+};
+
+/* Double precision with the library's rsqrt (fp64-tiled). */
 struct pair_precise_f64 {
 	typedef double real;
 	typedef double4_ real4;
 	template <bool SOFT = false>
 	static __device__ __forceinline__ void add(double3_ &a, double3_ xi, double4_ bj, double eps2)
 	{
-		// r_ij [3 FLOPS]
-		double rx = bj.x - xi.x, ry = bj.y - xi.y, rz = bj.z - xi.z;
-		// distSqr [6 FLOPS]
-		double d2 = fma(rz, rz, fma(ry, ry, fma(rx, rx, eps2)));
-		// invDist [2 FLOPS]
-		double inv = rsqrt(d2);
-		// s = m_j * invDist^3 [3 FLOPS]
-		double s = (bj.w * inv) * (inv * inv);
-		// a_i += s * r_ij [6 FLOPS]
-		a.x = fma(rx, s, a.x);
-		a.y = fma(ry, s, a.y);
-		a.z = fma(rz, s, a.z);
+		pair_add<rsqrt_library_f64>(a, xi, bj, eps2);
 	}
 };
 
-/* Double precision from a float rsqrt seed y0 (relative error e0 < 2e-7):
- * with e = 1 - d2 y0^2, y = y0 (1 + e/2 + 3e^2/8) leaves an error of order
- * e0^3 < 1e-20, below double rounding, for 5 double operations instead of
- * the library's iterations. */
+/* Double precision with the seeded rsqrt (fp64-fast). */
 struct pair_fast_f64 {
 	typedef double real;
 	typedef double4_ real4;
 	template <bool SOFT = false>
 	static __device__ __forceinline__ void add(double3_ &a, double3_ xi, double4_ bj, double eps2)
 	{
-		// r_ij [3 FLOPS]
-		double rx = bj.x - xi.x, ry = bj.y - xi.y, rz = bj.z - xi.z;
-		// distSqr [6 FLOPS]
-		double d2 = fma(rz, rz, fma(ry, ry, fma(rx, rx, eps2)));
-		// invDist [2 FLOPS]: float seed, one third-order correction
-		double y0 = (double)rsqrt_approx((float)d2);
-		double e = fma(-d2 * y0, y0, 1.0);
-		double inv = fma(y0, e * fma(e, 0.375, 0.5), y0);
-		// s = m_j * invDist^3 [3 FLOPS]
-		double s = (bj.w * inv) * (inv * inv);
-		// a_i += s * r_ij [6 FLOPS]
-		a.x = fma(rx, s, a.x);
-		a.y = fma(ry, s, a.y);
-		a.z = fma(rz, s, a.z);
+		pair_add<rsqrt_seeded_f64>(a, xi, bj, eps2);
 	}
 };
 
