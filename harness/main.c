@@ -235,7 +235,7 @@ out_destroy:
 }
 
 /* Validates (and for run, times) every variant marked in run[] at every N
- * of n_list, appending one row each to rows (room for all of them).
+ * of n_list, appending one row each to rows, which has room for them.
  * Returns CLI_OK, or CLI_FAILED when a variant failed or could not run. */
 static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_COUNT],
 		      const size_t *n_list, size_t n_count, const struct bodies *file,
@@ -386,16 +386,11 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 {
 	char err[768], out[1024];
 	int status = CLI_OK;
-	size_t cap = 0, nrows = 0;
+	size_t nrows = 0;
+	struct result_row *rows = NULL;
 	snprintf(out, sizeof out, "%s/%s.csv", dir, name);
 	if (atomic_path_writable(out, err, sizeof err) != 0)
 		return main_usage_error(err);
-	for (size_t e = 0; e < suite_entry_count; e++)
-		if (strcmp(suite_entries[e].name, name) == 0)
-			cap += NBODY_VARIANT_COUNT * 64;
-	struct result_row *rows = calloc(cap, sizeof *rows);
-	if (!rows)
-		return main_usage_error("out of memory for the result table");
 	for (size_t e = 0; e < suite_entry_count; e++) {
 		const struct suite_entry *se = &suite_entries[e];
 		if (strcmp(se->name, name) != 0)
@@ -411,8 +406,19 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 			continue;
 		}
 		bool run[NBODY_VARIANT_COUNT];
-		if (main_pick_variants(&local, run, err, sizeof err) > 0 &&
-		    main_check_sizes(&local, NULL, err, sizeof err) == CLI_OK) {
+		size_t nrun = main_pick_variants(&local, run, err, sizeof err);
+		if (nrun > 0 && main_check_sizes(&local, NULL, err, sizeof err) == CLI_OK) {
+			size_t need = nrows + nrun * local.n_count;
+			struct result_row *grown = realloc(rows, need * sizeof *rows);
+			if (!grown) {
+				free(local.n_list);
+				for (size_t r = 0; r < nrows; r++)
+					timing_result_free(&rows[r].t);
+				free(rows);
+				return main_usage_error("out of memory for the result table");
+			}
+			rows = grown;
+			memset(rows + nrows, 0, (need - nrows) * sizeof *rows);
 			int st = main_sweep(&local, run, local.n_list, local.n_count, NULL, rows, &nrows);
 			if (st != CLI_OK)
 				status = st;
