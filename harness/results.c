@@ -191,35 +191,27 @@ static void results_json_host(struct json_out *j)
 	json_end_array(j);
 }
 
-static void results_json_rows(struct json_out *j, const struct result_row *rows, size_t nrows)
+static void results_json_rows(struct json_out *j, const void *rows_, size_t nrows)
 {
+	const struct result_row *rows = rows_;
 	json_key(j, "samples");
 	json_begin_array(j);
-	for (size_t r = 0; r < nrows; r++) {
-		json_begin_object(j);
-		json_kv_string(j, "variant", rows[r].v->name);
-		json_kv_int(j, "n", (long long)rows[r].n);
-		json_kv_int(j, "reps_per_sample", rows[r].timed ? rows[r].t.reps_per_sample : 0);
-		json_key(j, "seconds_per_call");
-		json_begin_array(j);
-		for (size_t s = 0; rows[r].timed && s < rows[r].t.count; s++)
-			json_double(j, rows[r].t.samples[s]);
-		json_end_array(j);
-		json_end_object(j);
-	}
+	for (size_t r = 0; r < nrows; r++)
+		results_json_samples(j, rows[r].v->name, rows[r].n, &rows[r].t, rows[r].timed);
 	json_end_array(j);
 }
 
-/* The sidecar: who measured what, where, with which build. */
-static void results_json(FILE *fp, const char *csv_path, const struct result_row *rows,
-			 size_t nrows, const struct results_meta *meta)
+/* The sidecar: who measured what, where, with which build; the problem's
+ * own part comes from table->json. */
+static void results_json(FILE *fp, const char *csv_path, const struct results_table *table,
+			 const struct results_meta *meta)
 {
 	struct json_out j;
 	char now[32];
 	sysinfo_utc_now(now, sizeof now);
 	json_init(&j, fp);
 	json_begin_object(&j);
-	json_kv_string(&j, "schema", "nbody-harness-results/1");
+	json_kv_string(&j, "schema", table->schema);
 	json_kv_string(&j, "csv", csv_path);
 	json_kv_string(&j, "created_utc", now);
 	json_key(&j, "argv");
@@ -238,27 +230,19 @@ static void results_json(FILE *fp, const char *csv_path, const struct result_row
 	json_kv_int(&j, "min_samples", (long long)meta->timing->min_samples);
 	json_kv_string(&j, "noise_measure", "relative sample standard deviation");
 	json_end_object(&j);
-	json_key(&j, "validation");
-	json_begin_object(&j);
-	json_kv_int(&j, "all_bodies_up_to_n", VALIDATE_FULL_MAX);
-	json_kv_int(&j, "sample_bodies_above", VALIDATE_SAMPLE);
-	json_kv_string(&j, "sample_rule", "random bodies drawn with the run's seed, plus the first and the last, each against all N");
-	json_kv_string(&j, "max_norm_err", "max_i |a_i - a_ref_i| / sum_j |f_ij|");
-	json_kv_string(&j, "rel_l2_err", "sqrt(sum |a - a_ref|^2 / sum |a_ref|^2)");
-	json_end_object(&j);
-	json_kv_string(&j, "flop_count", "20 flops per interaction (GPU Gems 3 ch. 31, Listing 31-1)");
-	results_json_rows(&j, rows, nrows);
+	if (table->json)
+		table->json(&j, table->ctx);
 	json_end_object(&j);
 	json_finish(&j);
 }
 
-int results_write(const char *csv_path, const struct result_row *rows, size_t nrows,
-		  const struct results_meta *meta, char *err, size_t errlen)
+int results_write_table(const char *csv_path, const struct results_table *table,
+			const struct results_meta *meta, char *err, size_t errlen)
 {
 	int rc = -1;
 	struct atomic_file csv = { 0 }, side = { 0 };
-	char (*cells)[64] = calloc(results_column_count, sizeof *cells);
-	const char **fields = calloc(results_column_count, sizeof *fields);
+	char (*cells)[64] = calloc(table->ncols, sizeof *cells);
+	const char **fields = calloc(table->ncols, sizeof *fields);
 	char *side_path = results_sidecar_path(csv_path);
 	if (!cells || !fields || !side_path) {
 		snprintf(err, errlen, "out of memory writing %s", csv_path);
@@ -269,16 +253,16 @@ int results_write(const char *csv_path, const struct result_row *rows, size_t nr
 	if (atomic_file_open(&side, side_path, err, errlen) != 0)
 		goto out_abort;
 
-	if (csv_write_row(csv.fp, results_columns, results_column_count) != 0)
+	if (csv_write_row(csv.fp, table->columns, table->ncols) != 0)
 		goto out_write_error;
-	for (size_t r = 0; r < nrows; r++) {
-		results_format(&rows[r], cells);
-		for (size_t c = 0; c < results_column_count; c++)
+	for (size_t r = 0; r < table->nrows; r++) {
+		table->format(table->ctx, r, cells);
+		for (size_t c = 0; c < table->ncols; c++)
 			fields[c] = cells[c];
-		if (csv_write_row(csv.fp, fields, results_column_count) != 0)
+		if (csv_write_row(csv.fp, fields, table->ncols) != 0)
 			goto out_write_error;
 	}
-	results_json(side.fp, csv_path, rows, nrows, meta);
+	results_json(side.fp, csv_path, table, meta);
 
 	/* Sidecar first: a CSV never appears without its metadata. */
 	if (atomic_file_commit(&side, err, errlen) != 0)
@@ -298,6 +282,56 @@ out_free:
 	free(fields);
 	free(side_path);
 	return rc;
+}
+
+/* The N-body part of the sidecar: validation rules, flop count, samples. */
+static void results_json_nbody(struct json_out *j, const void *ctx)
+{
+	const struct results_table *t = ctx;
+	json_key(j, "validation");
+	json_begin_object(j);
+	json_kv_int(j, "all_bodies_up_to_n", VALIDATE_FULL_MAX);
+	json_kv_int(j, "sample_bodies_above", VALIDATE_SAMPLE);
+	json_kv_string(j, "sample_rule", "random bodies drawn with the run's seed, plus the first and the last, each against all N");
+	json_kv_string(j, "max_norm_err", "max_i |a_i - a_ref_i| / sum_j |f_ij|");
+	json_kv_string(j, "rel_l2_err", "sqrt(sum |a - a_ref|^2 / sum |a_ref|^2)");
+	json_end_object(j);
+	json_kv_string(j, "flop_count", "20 flops per interaction (GPU Gems 3 ch. 31, Listing 31-1)");
+	results_json_rows(j, t->rows, t->nrows);
+}
+
+static void results_format_nbody(const void *ctx, size_t row, char (*cells)[64])
+{
+	const struct results_table *t = ctx;
+	results_format(&((const struct result_row *)t->rows)[row], cells);
+}
+
+int results_write(const char *csv_path, const struct result_row *rows, size_t nrows,
+		  const struct results_meta *meta, char *err, size_t errlen)
+{
+	struct results_table t = {
+		.schema = "nbody-harness-results/1", .columns = results_columns,
+		.ncols = results_column_count, .nrows = nrows, .rows = rows,
+		.format = results_format_nbody, .json = results_json_nbody,
+	};
+	t.ctx = &t;
+	return results_write_table(csv_path, &t, meta, err, errlen);
+}
+
+/* Writes a per-row array of raw samples: what every timed row measured. */
+void results_json_samples(struct json_out *j, const char *name, size_t n,
+			  const struct timing_result *t, int timed)
+{
+	json_begin_object(j);
+	json_kv_string(j, "variant", name);
+	json_kv_int(j, "n", (long long)n);
+	json_kv_int(j, "reps_per_sample", timed ? t->reps_per_sample : 0);
+	json_key(j, "seconds_per_call");
+	json_begin_array(j);
+	for (size_t s = 0; timed && s < t->count; s++)
+		json_double(j, t->samples[s]);
+	json_end_array(j);
+	json_end_object(j);
 }
 
 /* "12.3 ms" style: three significant digits with an SI prefix. */

@@ -62,9 +62,31 @@ struct results_meta {
 	const struct timing_opts *timing;
 };
 
-/* Writes rows to csv_path and its sidecar, each atomically: either both
- * files appear complete or neither changes. Returns 0, or -1 with one line
- * in err. */
+struct json_out;
+
+/* Any table of results: its columns, a formatter for row r, and the
+ * problem's own part of the sidecar. */
+struct results_table {
+	const char *schema;           /* "nbody-harness-results/1", ... */
+	const char *const *columns;
+	size_t ncols, nrows;
+	const void *rows;             /* for the callbacks */
+	void (*format)(const void *ctx, size_t row, char (*cells)[64]);
+	void (*json)(struct json_out *j, const void *ctx); /* may be NULL */
+	const void *ctx;
+};
+
+/* Writes the table to csv_path and its sidecar (host, GPUs, build, timing
+ * rules, then table->json), each atomically: either both files appear
+ * complete or neither changes. Returns 0, or -1 with one line in err. */
+int results_write_table(const char *csv_path, const struct results_table *table,
+			const struct results_meta *meta, char *err, size_t errlen);
+
+/* One {"variant", "n", "reps_per_sample", "seconds_per_call": [...]} entry. */
+void results_json_samples(struct json_out *j, const char *name, size_t n,
+			  const struct timing_result *t, int timed);
+
+/* The N-body rows through results_write_table. */
 int results_write(const char *csv_path, const struct result_row *rows, size_t nrows,
 		  const struct results_meta *meta, char *err, size_t errlen);
 
