@@ -77,6 +77,7 @@ build/kernels/nbody_cpu_simd.o:     CFLAGS = $(SIMD_CFLAGS)
 # The SPH reference parallelises its particle loops with one OpenMP pragma
 # each (results are bit-identical with any thread count).
 build/reference/sph_ref.o:          CFLAGS = $(OPT) -g -fopenmp
+build/kernels/sph_cpu.o:            CFLAGS = -O3 -g -fopenmp
 
 BIN := bin/harness
 TESTBIN := bin/tests

@@ -240,3 +240,20 @@ out_free_dir:
 	free(dir);
 	return rc;
 }
+
+int atomic_mkdir_p(const char *dir)
+{
+	char path[4096];
+	if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+		return -1;
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(path, 0777);
+		*p = '/';
+	}
+	mkdir(path, 0777);
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}

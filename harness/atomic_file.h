@@ -51,4 +51,9 @@ void atomic_file_abort(struct atomic_file *af);
  */
 int atomic_path_writable(const char *path, char *err, size_t errlen);
 
+/* mkdir -p: creates dir and its missing parents (mode 0777 less umask).
+ * Returns 0 when dir exists afterwards as a directory, else -1; callers
+ * that go on to write there get the precise error from atomic_file_open. */
+int atomic_mkdir_p(const char *dir);
+
 #endif /* ATOMIC_FILE_H */

@@ -277,7 +277,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
 		if (strcmp(argv[1], cli_command_names[ci]) == 0)
 			break;
 	if (ci == CLI_HELP || ci == sizeof cli_command_names / sizeof *cli_command_names) {
-		snprintf(err, errlen, "unknown command '%s' (allowed: list, run, check, forces, compare, plot, help)", argv[1]);
+		snprintf(err, errlen, "unknown command '%s' (allowed: list, run, check, forces, compare, plot, sph, help)", argv[1]);
 		return CLI_USAGE;
 	}
 	o->cmd = (enum cli_command)ci;
@@ -425,7 +425,8 @@ void cli_print_help(enum cli_command cmd)
 		       "  check    validate only\n"
 		       "  forces   per-body accelerations of one variant next to the reference\n"
 		       "  compare  two results CSVs row by row: faster, slower, same within noise\n"
-		       "  plot     the chapter's figures from suite CSVs (gnuplot)\n");
+		       "  plot     the chapter's figures from suite CSVs (gnuplot)\n"
+		       "  sph      the SPH variants on the paper's dam break (harness sph --help)\n");
 		break;
 	}
 }

@@ -21,6 +21,7 @@
 #include "instance.h"
 #include "nvml.h"
 #include "plot.h"
+#include "sph_run.h"
 #include "results.h"
 #include "sysinfo.h"
 #include "../variants/suites.h"
@@ -94,12 +95,8 @@ static const char *main_default_out(void)
 {
 	static char path[128];
 	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-	mkdir("results", 0777);
-	mkdir("results/local", 0777);
+	sysinfo_utc_stamp(stamp, sizeof stamp);
+	atomic_mkdir_p("results/local");
 	snprintf(path, sizeof path, "results/local/nbody-%s.csv", stamp);
 	return path;
 }
@@ -432,27 +429,11 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 	return main_finish(argc, argv, o, out, rows, nrows, status);
 }
 
-/* mkdir -p: creates dir and its missing parents; errors surface later,
- * when the results file cannot be created there. */
-static void main_mkdir_p(const char *dir)
-{
-	char path[1024];
-	snprintf(path, sizeof path, "%s", dir);
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(path, 0777);
-		*p = '/';
-	}
-	mkdir(path, 0777);
-}
-
 /* --suite NAME or all: each suite to its own CSV in --out-dir. */
 static int main_suites(int argc, char **argv, const struct cli_options *o)
 {
 	const char *dir = o->out_dir ? o->out_dir : "results/local";
-	main_mkdir_p(dir);
+	atomic_mkdir_p(dir);
 	int status = CLI_OK;
 	for (size_t e = 0; e < suite_entry_count; e++) {
 		const char *name = suite_entries[e].name;
@@ -600,6 +581,8 @@ int main(int argc, char **argv)
 		return compare_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)
 		return plot_command(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "sph") == 0)
+		return sph_command(argc, argv);
 	if (cli_parse(argc, argv, &o, err, sizeof err) != CLI_OK)
 		return main_usage_error(err);
 	int status;

@@ -102,6 +102,14 @@ void sysinfo_utc_now(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+void sysinfo_utc_stamp(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(buf, len, "%Y%m%dT%H%M%SZ", &tm);
+}
+
 size_t sysinfo_mem_available(void)
 {
 	char v[64];

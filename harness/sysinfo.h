@@ -29,6 +29,9 @@ const struct sysinfo_flags *sysinfo_kernel_cflags(size_t *count);
 /* Current UTC time as ISO 8601 ("2026-11-22T01:02:03Z"). */
 void sysinfo_utc_now(char *buf, size_t len);
 
+/* The same for file names: "20261122T010203Z". */
+void sysinfo_utc_stamp(char *buf, size_t len);
+
 /* Bytes of memory the kernel reports available (MemAvailable), or 0 when
  * unknown. */
 size_t sysinfo_mem_available(void);

@@ -1,0 +1,526 @@
+/* sph_run.c - bin/harness sph: list, validate and time the SPH variants on the dam break */
+#define _GNU_SOURCE
+#include "sph_run.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../reference/sph_scene.h"
+#include "../variants/sph_registry.h"
+#include "atomic_file.h"
+#include "cli.h"
+#include "gpu_device.h"
+#include "json_out.h"
+#include "results.h"
+#include "sph_validate.h"
+#include "sysinfo.h"
+#include "timing.h"
+
+/* Most columns one command takes. */
+#define SPH_RUN_MAX_COLUMNS 32
+
+struct sph_options {
+	enum { SPH_LIST, SPH_CHECK, SPH_RUN } cmd;
+	bool help, quiet, variant_given;
+	bool selected[SPH_VARIANT_COUNT];
+	const struct sph_column *columns[SPH_RUN_MAX_COLUMNS];
+	size_t ncolumns;
+	uint64_t seed;
+	int warm_steps;
+	struct timing_opts timing;
+	const char *out;
+};
+
+/* One (variant, column) result. */
+struct sph_row {
+	const struct sph_variant *v;
+	const struct sph_column *col;
+	size_t n;
+	const char *device_name;
+	uint64_t seed;
+	int warm_steps;
+	struct sph_validation val;
+	struct sph_counts counts;
+	bool timed;
+	struct timing_result t;
+	struct sph_phase_times ph; /* summed over ph_steps timed steps */
+	long long ph_steps;
+};
+
+static int sph_usage(const char *msg)
+{
+	fprintf(stderr, "harness: sph: %s\n", msg);
+	return CLI_USAGE;
+}
+
+static void sph_help(void)
+{
+	printf("usage: harness sph list\n"
+	       "       harness sph check|run [options]\n\n"
+	       "The SPH step of reference/sph_ref.h (Mueller 2003 water, reflective walls)\n"
+	       "on the dam-break columns of the SPH paper: each variant runs --warm-steps\n"
+	       "steps, is validated against the double reference on the positions it\n"
+	       "reached, then (run) timed step by step, phase by phase.\n\n"
+	       "  --variant, -v PAT   SPH variant name or glob, comma-separated (all available)\n"
+	       "  --column LIST       particle counts of columns, comma-separated, or\n"
+	       "                      'paper' (16128,75200,129024,255600) or 'all' (16128)\n"
+	       "  --seed S            jitter of the lattice (42)\n"
+	       "  --warm-steps W      steps before validation and timing (20)\n"
+	       "  --min-time S, --max-time S, --max-noise PCT   as for 'harness run'\n"
+	       "  --out, -o FILE.csv  results (run: results/local/sph-<UTC time>.csv)\n"
+	       "  --quiet, -q         no table\n"
+	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input.\n");
+}
+
+/* Adds the columns named in s ("16128,75200", "paper", "all"). */
+static int sph_parse_columns(const char *s, struct sph_options *o, char *err, size_t errlen)
+{
+	size_t count;
+	const struct sph_column *all = sph_scene_columns(&count);
+	char *copy = strdup(s), *save = NULL;
+	if (!copy)
+		return CLI_USAGE;
+	int rc = CLI_OK;
+	for (char *w = strtok_r(copy, ",", &save); w && rc == CLI_OK; w = strtok_r(NULL, ",", &save)) {
+		for (size_t i = 0; i < count && rc == CLI_OK; i++) {
+			bool take = strcmp(w, "all") == 0 || (strcmp(w, "paper") == 0 && all[i].paper) ||
+				    strcmp(w, all[i].name) == 0;
+			if (!take)
+				continue;
+			if (o->ncolumns == SPH_RUN_MAX_COLUMNS) {
+				snprintf(err, errlen, "--column: at most %d columns", SPH_RUN_MAX_COLUMNS);
+				rc = CLI_USAGE;
+			} else {
+				o->columns[o->ncolumns++] = &all[i];
+			}
+		}
+		if (rc == CLI_OK && strcmp(w, "all") != 0 && strcmp(w, "paper") != 0 &&
+		    !sph_scene_column_find(w)) {
+			char names[256] = "";
+			for (size_t i = 0; i < count && strlen(names) < 200; i++) {
+				strcat(names, i ? ", " : "");
+				strcat(names, all[i].name);
+			}
+			snprintf(err, errlen, "unknown column '%s' (allowed: %s, paper, all)", w, names);
+			rc = CLI_USAGE;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+static int sph_parse_variants(const char *s, struct sph_options *o, char *err, size_t errlen)
+{
+	char *copy = strdup(s), *save = NULL;
+	if (!copy)
+		return CLI_USAGE;
+	int rc = CLI_OK;
+	o->variant_given = true;
+	for (char *w = strtok_r(copy, ",", &save); w && rc == CLI_OK; w = strtok_r(NULL, ",", &save)) {
+		if (sph_variant_match(w, o->selected) == 0) {
+			snprintf(err, errlen, "unknown SPH variant '%s' (see 'harness sph list')", w);
+			rc = CLI_USAGE;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+enum { SPH_OPT_COLUMN = 300, SPH_OPT_SEED, SPH_OPT_WARM, SPH_OPT_MIN, SPH_OPT_MAX, SPH_OPT_NOISE };
+
+static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, size_t errlen)
+{
+	static const struct option longopts[] = {
+		{ "variant", required_argument, NULL, 'v' },
+		{ "column", required_argument, NULL, SPH_OPT_COLUMN },
+		{ "seed", required_argument, NULL, SPH_OPT_SEED },
+		{ "warm-steps", required_argument, NULL, SPH_OPT_WARM },
+		{ "min-time", required_argument, NULL, SPH_OPT_MIN },
+		{ "max-time", required_argument, NULL, SPH_OPT_MAX },
+		{ "max-noise", required_argument, NULL, SPH_OPT_NOISE },
+		{ "out", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	memset(o, 0, sizeof *o);
+	o->seed = 42;
+	o->warm_steps = 20;
+	timing_opts_default(&o->timing);
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		o->help = true;
+		return CLI_OK;
+	}
+	if (strcmp(argv[1], "list") == 0)
+		o->cmd = SPH_LIST;
+	else if (strcmp(argv[1], "check") == 0)
+		o->cmd = SPH_CHECK;
+	else if (strcmp(argv[1], "run") == 0)
+		o->cmd = SPH_RUN;
+	else {
+		snprintf(err, errlen, "unknown command '%s' (allowed: list, check, run)", argv[1]);
+		return CLI_USAGE;
+	}
+	char **av = argv + 1;
+	int rc = CLI_OK, c;
+	double warm = 0;
+	uint64_t seed;
+	optind = 0;
+	opterr = 0;
+	while (rc == CLI_OK && (c = getopt_long(argc - 1, av, ":v:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'v': rc = sph_parse_variants(optarg, o, err, errlen); break;
+		case SPH_OPT_COLUMN: rc = sph_parse_columns(optarg, o, err, errlen); break;
+		case SPH_OPT_SEED:
+			rc = cli_parse_u64("--seed", optarg, &seed, err, errlen);
+			o->seed = seed;
+			break;
+		case SPH_OPT_WARM:
+			rc = cli_parse_double("--warm-steps", optarg, 0, 100000, &warm, err, errlen);
+			if (rc == CLI_OK && warm != floor(warm)) {
+				snprintf(err, errlen, "--warm-steps '%s' is not a whole number", optarg);
+				rc = CLI_USAGE;
+			}
+			o->warm_steps = (int)warm;
+			break;
+		case SPH_OPT_MIN:
+			rc = cli_parse_double("--min-time", optarg, 0, 86400, &o->timing.min_time, err, errlen);
+			break;
+		case SPH_OPT_MAX:
+			rc = cli_parse_double("--max-time", optarg, 1e-3, 86400, &o->timing.max_time, err, errlen);
+			break;
+		case SPH_OPT_NOISE:
+			rc = cli_parse_double("--max-noise", optarg, 0, 100, &o->timing.max_noise, err, errlen);
+			break;
+		case 'o': o->out = optarg; break;
+		case 'q': o->quiet = true; break;
+		case 'h': o->help = true; break;
+		case ':':
+			snprintf(err, errlen, "%s needs a value", av[optind - 1]);
+			rc = CLI_USAGE;
+			break;
+		default:
+			snprintf(err, errlen, "unknown option '%s' (see 'harness sph --help')", av[optind - 1]);
+			rc = CLI_USAGE;
+			break;
+		}
+	}
+	if (rc == CLI_OK && optind < argc - 1) {
+		snprintf(err, errlen, "unexpected argument '%s'", av[optind]);
+		rc = CLI_USAGE;
+	}
+	if (rc == CLI_OK && o->ncolumns == 0)
+		rc = sph_parse_columns("16128", o, err, errlen);
+	return rc;
+}
+
+static int sph_list(void)
+{
+	printf("%-16s %-14s %-4s %-10s %s\n", "variant", "method", "dev", "available", "summary");
+	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
+		const struct sph_variant *v = &sph_variants[i];
+		const char *why;
+		bool ok = sph_variant_available(v, &why);
+		printf("%-16s %-14s %-4s %-10s %s\n", v->name, v->method, variant_device_name(v->device),
+		       ok ? "yes" : "no", v->summary);
+		if (!ok)
+			printf("%-16s   (unavailable: %s)\n", "", why);
+	}
+	return CLI_OK;
+}
+
+struct sph_timed {
+	const struct sph_ops *ops;
+	void *ctx;
+	struct sph_phase_times *ph;
+	long long *steps;
+};
+
+/* timing_fn over whole steps: the variant's own phase times add up to the
+ * seconds of a call (CUDA events on a GPU, the wall clock on the CPU). */
+static int sph_timed_steps(void *arg, int reps, double *seconds)
+{
+	struct sph_timed *t = arg;
+	struct sph_phase_times ph = { 0 };
+	if (t->ops->steps(t->ctx, reps, &ph) != 0)
+		return -1;
+	*seconds = ph.build_s + ph.density_s + ph.force_s + ph.integrate_s;
+	t->ph->build_s += ph.build_s;
+	t->ph->density_s += ph.density_s;
+	t->ph->force_s += ph.force_s;
+	t->ph->integrate_s += ph.integrate_s;
+	*t->steps += reps;
+	return 0;
+}
+
+/* Warm-up steps, validation on the positions reached, then (run) timing.
+ * Returns CLI_OK, or CLI_FAILED when the variant failed or is invalid. */
+static int sph_measure(const struct sph_options *o, const struct sph_params *p,
+		       const float *pos4, const float *vel4, struct sph_row *row)
+{
+	const struct sph_ops *ops = row->v->ops;
+	size_t n = row->n;
+	char err[256];
+	void *ctx = NULL;
+	int status = CLI_FAILED;
+	float *rp = malloc(4 * n * sizeof(float)), *rv = malloc(4 * n * sizeof(float));
+	float *rr = malloc(n * sizeof(float)), *ra = malloc(4 * n * sizeof(float));
+	struct sph_phase_times ignored = { 0 };
+	if (!rp || !rv || !rr || !ra) {
+		fprintf(stderr, "harness: sph: out of memory for %zu particles\n", n);
+		goto out_free;
+	}
+	if (ops->create(&ctx, pos4, vel4, n, p, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph: %s on %s: %s\n", row->v->name, row->col->name, err);
+		goto out_free;
+	}
+	if ((o->warm_steps > 0 && ops->steps(ctx, o->warm_steps, &ignored) != 0) ||
+	    ops->evaluate(ctx, 1) != 0 || ops->read(ctx, rp, rv, rr, ra) != 0) {
+		fprintf(stderr, "harness: sph: %s on %s failed: %s\n", row->v->name, row->col->name,
+			ops->error(ctx));
+		goto out_destroy;
+	}
+	ops->counts(ctx, &row->counts);
+	if (sph_validate(p, rp, rv, rr, ra, n, &row->counts, &row->val) != 0) {
+		fprintf(stderr, "harness: sph: the reference could not evaluate %s's state\n", row->v->name);
+		goto out_destroy;
+	}
+	if (!row->val.pass) {
+		fprintf(stderr,
+			"harness: sph: %s on %s FAILED validation: rho_err %.3e (tol %.0e) at %zu, acc_err %.3e (tol %.0e) at %zu, pairs %llu vs %llu (+-%llu near h)%s\n",
+			row->v->name, row->col->name, row->val.rho_err, SPH_VALIDATE_RHO_TOL,
+			row->val.worst_rho, row->val.acc_err, SPH_VALIDATE_ACC_TOL, row->val.worst_acc,
+			row->val.var_pairs, row->val.ref_pairs, row->val.near_h,
+			row->val.overflow ? ", a bucket overflowed" : "");
+		goto out_destroy;
+	}
+	status = CLI_OK;
+	if (o->cmd == SPH_RUN) {
+		struct sph_timed t = { ops, ctx, &row->ph, &row->ph_steps };
+		if (timing_measure(sph_timed_steps, &t, &o->timing, &row->t) != 0) {
+			fprintf(stderr, "harness: sph: timing %s failed: %s\n", row->v->name, ops->error(ctx));
+			status = CLI_FAILED;
+		}
+		row->timed = status == CLI_OK;
+	}
+out_destroy:
+	ops->destroy(ctx);
+out_free:
+	free(rp);
+	free(rv);
+	free(rr);
+	free(ra);
+	return status;
+}
+
+static const char *const sph_columns_csv[] = {
+	"variant", "method", "device", "device_name", "column", "n", "seed", "warm_steps",
+	"valid", "rho_max_rel_err", "acc_max_rel_rms_err", "tol_rho", "tol_acc",
+	"neighbour_pairs", "reference_pairs", "near_h_pairs", "candidate_pairs",
+	"candidates_per_neighbour", "aux_bytes", "aux_bytes_per_particle", "samples",
+	"time_min_step_s", "time_median_step_s", "time_max_step_s", "noise_pct", "noise_met",
+	"steps_per_s", "build_ms", "density_ms", "force_ms", "integrate_ms",
+};
+#define SPH_NCOLS (sizeof sph_columns_csv / sizeof sph_columns_csv[0])
+
+static void sph_num(char *cell, double v)
+{
+	if (isnan(v))
+		cell[0] = '\0';
+	else
+		snprintf(cell, 64, "%.6g", v);
+}
+
+static void sph_format(const void *ctx, size_t r, char (*c)[64])
+{
+	const struct sph_row *row = &((const struct sph_row *)ctx)[r];
+	size_t i = 0;
+	double per = row->ph_steps > 0 ? 1e3 / (double)row->ph_steps : NAN;
+	snprintf(c[i++], 64, "%s", row->v->name);
+	snprintf(c[i++], 64, "%s", row->v->method);
+	snprintf(c[i++], 64, "%s", variant_device_name(row->v->device));
+	snprintf(c[i++], 64, "%s", row->device_name);
+	snprintf(c[i++], 64, "%s", row->col->name);
+	snprintf(c[i++], 64, "%zu", row->n);
+	snprintf(c[i++], 64, "%llu", (unsigned long long)row->seed);
+	snprintf(c[i++], 64, "%d", row->warm_steps);
+	snprintf(c[i++], 64, "%d", row->val.pass ? 1 : 0);
+	snprintf(c[i++], 64, "%.3e", row->val.rho_err);
+	snprintf(c[i++], 64, "%.3e", row->val.acc_err);
+	snprintf(c[i++], 64, "%.0e", SPH_VALIDATE_RHO_TOL);
+	snprintf(c[i++], 64, "%.0e", SPH_VALIDATE_ACC_TOL);
+	snprintf(c[i++], 64, "%llu", row->counts.neighbours);
+	snprintf(c[i++], 64, "%llu", row->val.ref_pairs);
+	snprintf(c[i++], 64, "%llu", row->val.near_h);
+	snprintf(c[i++], 64, "%llu", row->counts.candidates);
+	sph_num(c[i++], row->counts.neighbours ? (double)row->counts.candidates /
+						      (double)row->counts.neighbours : NAN);
+	snprintf(c[i++], 64, "%zu", row->counts.aux_bytes);
+	sph_num(c[i++], (double)row->counts.aux_bytes / (double)row->n);
+	if (!row->timed) {
+		while (i < SPH_NCOLS)
+			c[i++][0] = '\0';
+		return;
+	}
+	snprintf(c[i++], 64, "%zu", row->t.count);
+	sph_num(c[i++], row->t.s.min);
+	sph_num(c[i++], row->t.s.median);
+	sph_num(c[i++], row->t.s.max);
+	sph_num(c[i++], 100.0 * row->t.s.rel_stddev);
+	snprintf(c[i++], 64, "%d", row->t.noise_met ? 1 : 0);
+	sph_num(c[i++], 1.0 / row->t.s.median);
+	sph_num(c[i++], row->ph.build_s * per);
+	sph_num(c[i++], row->ph.density_s * per);
+	sph_num(c[i++], row->ph.force_s * per);
+	sph_num(c[i++], row->ph.integrate_s * per);
+}
+
+struct sph_table_ctx {
+	const struct sph_row *rows;
+	size_t nrows;
+};
+
+static void sph_format_table(const void *ctx, size_t r, char (*cells)[64])
+{
+	sph_format(((const struct sph_table_ctx *)ctx)->rows, r, cells);
+}
+
+static void sph_json(struct json_out *j, const void *ctx)
+{
+	const struct sph_table_ctx *t = ctx;
+	json_key(j, "validation");
+	json_begin_object(j);
+	json_kv_string(j, "rho_max_rel_err", "max_i |rho_i - rho_ref_i| / rho0, every particle");
+	json_kv_string(j, "acc_max_rel_rms_err", "max_i |a_i - a_ref_i| / rms_i |a_ref_i|, every particle");
+	json_kv_string(j, "pairs", "variant pair count = reference's, +- pairs with |r^2/h^2 - 1| < 1e-4");
+	json_kv_string(j, "positions", "those the variant reached after warm_steps steps");
+	json_end_object(j);
+	json_kv_string(j, "physics", "reference/sph_ref.h: Mueller 2003, clamped pressure, reflective walls, symplectic Euler");
+	json_key(j, "samples");
+	json_begin_array(j);
+	for (size_t r = 0; r < t->nrows; r++)
+		results_json_samples(j, t->rows[r].v->name, t->rows[r].n, &t->rows[r].t,
+				     t->rows[r].timed);
+	json_end_array(j);
+}
+
+static void sph_print(const struct sph_row *rows, size_t nrows)
+{
+	printf("%-14s %8s %-5s %9s %9s %9s %9s %8s %8s %8s %8s %7s\n", "variant", "N", "valid",
+	       "rho_err", "acc_err", "ms/step", "steps/s", "build", "density", "force", "integr",
+	       "aux B/p");
+	for (size_t r = 0; r < nrows; r++) {
+		const struct sph_row *row = &rows[r];
+		double per = row->ph_steps > 0 ? 1e3 / (double)row->ph_steps : NAN;
+		printf("%-14s %8zu %-5s %9.2e %9.2e", row->v->name, row->n, row->val.pass ? "ok" : "FAIL",
+		       row->val.rho_err, row->val.acc_err);
+		if (row->timed)
+			printf(" %9.3f %9.1f %8.3f %8.3f %8.3f %8.3f", 1e3 * row->t.s.median,
+			       1.0 / row->t.s.median, row->ph.build_s * per, row->ph.density_s * per,
+			       row->ph.force_s * per, row->ph.integrate_s * per);
+		else
+			printf(" %9s %9s %8s %8s %8s %8s", "-", "-", "-", "-", "-", "-");
+		printf(" %7.1f\n", (double)row->counts.aux_bytes / (double)row->n);
+	}
+}
+
+/* Runs every selected variant on every column and writes the table. */
+static int sph_sweep(int argc, char **argv, const struct sph_options *o)
+{
+	char err[512];
+	const char *out = o->out;
+	static char def[128];
+	if (!out && o->cmd == SPH_RUN) {
+		char stamp[32];
+		sysinfo_utc_stamp(stamp, sizeof stamp);
+		snprintf(def, sizeof def, "results/local/sph-%s.csv", stamp);
+		out = def;
+		atomic_mkdir_p("results/local");
+	}
+	if (out && atomic_path_writable(out, err, sizeof err) != 0)
+		return sph_usage(err);
+	size_t nvar = 0;
+	const char *why = NULL;
+	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
+		if ((!o->variant_given || o->selected[i]) && sph_variant_available(&sph_variants[i], &why))
+			nvar++;
+	if (nvar == 0)
+		return sph_usage(why ? why : "no SPH variant selected can run here");
+
+	struct sph_row *rows = calloc(nvar * o->ncolumns, sizeof *rows);
+	if (!rows)
+		return sph_usage("out of memory");
+	struct sysinfo_host host;
+	sysinfo_host_read(&host);
+	struct gpu_device_info gpu;
+	bool have_gpu = gpu_device_query(0, &gpu) == 0;
+	size_t nrows = 0;
+	int status = CLI_OK;
+	for (size_t k = 0; k < o->ncolumns; k++) {
+		const struct sph_column *col = o->columns[k];
+		struct sph_params p;
+		size_t n = sph_scene_particles(col->nx, col->ny, col->nz);
+		float *pos4 = malloc(4 * n * sizeof(float)), *vel4 = malloc(4 * n * sizeof(float));
+		if (!pos4 || !vel4 || sph_scene_params(col->nx, col->ny, col->nz, &p) != 0 ||
+		    sph_scene_dam_break(col->nx, col->ny, col->nz, o->seed, &p, pos4, vel4) != 0) {
+			fprintf(stderr, "harness: sph: cannot build column %s\n", col->name);
+			status = CLI_FAILED;
+			free(pos4);
+			free(vel4);
+			continue;
+		}
+		for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
+			const struct sph_variant *v = &sph_variants[i];
+			if ((o->variant_given && !o->selected[i]) || !sph_variant_available(v, NULL))
+				continue;
+			struct sph_row *row = &rows[nrows++];
+			row->v = v;
+			row->col = col;
+			row->n = n;
+			row->seed = o->seed;
+			row->warm_steps = o->warm_steps;
+			row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
+			if (sph_measure(o, &p, pos4, vel4, row) != CLI_OK)
+				status = CLI_FAILED;
+		}
+		free(pos4);
+		free(vel4);
+	}
+	if (!o->quiet)
+		sph_print(rows, nrows);
+	if (out) {
+		struct sph_table_ctx tc = { rows, nrows };
+		struct results_table t = { .schema = "sph-harness-results/1", .columns = sph_columns_csv,
+					   .ncols = SPH_NCOLS, .nrows = nrows, .rows = rows,
+					   .format = sph_format_table, .json = sph_json, .ctx = &tc };
+		struct results_meta meta = { argc, argv, &o->timing };
+		if (results_write_table(out, &t, &meta, err, sizeof err) != 0) {
+			fprintf(stderr, "harness: sph: %s\n", err);
+			status = CLI_FAILED;
+		} else if (!o->quiet) {
+			printf("wrote %s\n", out);
+		}
+	}
+	for (size_t r = 0; r < nrows; r++)
+		timing_result_free(&rows[r].t);
+	free(rows);
+	return status;
+}
+
+int sph_command(int argc, char **argv)
+{
+	struct sph_options o;
+	char err[512];
+	if (sph_parse(argc - 1, argv + 1, &o, err, sizeof err) != CLI_OK)
+		return sph_usage(err);
+	if (o.help) {
+		sph_help();
+		return CLI_OK;
+	}
+	if (o.cmd == SPH_LIST)
+		return sph_list();
+	return sph_sweep(argc, argv, &o);
+}

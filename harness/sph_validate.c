@@ -1,0 +1,102 @@
+/* sph_validate.c - an SPH variant's densities and accelerations against the double reference */
+#include "sph_validate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Why these tolerances. A float density sums ~30 poly6 terms of relative
+ * rounding a few u (u = 6e-8), so |rho - rho_ref| stays near 1e-6 rho0;
+ * 1e-5 rho0 leaves a factor ten. The pressure k (rho - rho0) turns that
+ * absolute density error into ~k 1e-6 rho0, a part in 1e4 of the pressure
+ * of a column compressed by 1 %, and the force sums ~30 such terms, so the
+ * acceleration error stays near 1e-4 of the RMS acceleration; 1e-3 leaves
+ * a factor ten. A missing neighbour cell or a wrong kernel constant moves
+ * densities by 1e-2 and more. Positions of order 1 m in float carry
+ * ~6e-8 m rounding against h of ~2 cm, so r^2 / h^2 is uncertain by ~1e-5:
+ * pairs within 1e-4 of h may fall either way (and weigh ~nothing, every
+ * kernel vanishing at h).
+ */
+
+/* Ordered pairs (i, j != i) whose r^2 is within the band around h^2, found
+ * with the reference's grid. */
+static unsigned long long sph_validate_near_h(const double *x, size_t n, double h)
+{
+	struct sph_ref_grid g;
+	if (sph_ref_grid_build(&g, x, n, h) != 0)
+		return 0;
+	const double lo = h * h * (1.0 - SPH_VALIDATE_H_BAND), hi = h * h * (1.0 + SPH_VALIDATE_H_BAND);
+	unsigned long long count = 0;
+	for (size_t i = 0; i < n; i++) {
+		int c[3];
+		sph_ref_grid_cell(&g, &x[3 * i], c);
+		for (int dz = -1; dz <= 1; dz++)
+			for (int dy = -1; dy <= 1; dy++)
+				for (int dx = -1; dx <= 1; dx++) {
+					int cx = c[0] + dx, cy = c[1] + dy, cz = c[2] + dz;
+					if (cx < 0 || cy < 0 || cz < 0 || cx >= g.dim[0] ||
+					    cy >= g.dim[1] || cz >= g.dim[2])
+						continue;
+					size_t cell = sph_ref_grid_index(&g, cx, cy, cz);
+					for (size_t k = g.start[cell]; k < g.start[cell + 1]; k++) {
+						size_t j = g.order[k];
+						double r2 = 0;
+						for (int d = 0; d < 3; d++)
+							r2 += (x[3 * i + d] - x[3 * j + d]) *
+							      (x[3 * i + d] - x[3 * j + d]);
+						count += j != i && r2 >= lo && r2 <= hi;
+					}
+				}
+	}
+	sph_ref_grid_free(&g);
+	return count;
+}
+
+int sph_validate(const struct sph_params *p, const float *pos4, const float *vel4,
+		 const float *rho, const float *acc4, size_t n, const struct sph_counts *counts,
+		 struct sph_validation *out)
+{
+	memset(out, 0, sizeof *out);
+	out->n = n;
+	struct sph_ref_state s;
+	if (sph_ref_state_init(&s, pos4, vel4, n) != 0)
+		return -1;
+	if (sph_ref_evaluate(&s, p) != 0) {
+		sph_ref_state_free(&s);
+		return -1;
+	}
+	double sum_a2 = 0;
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < 3; c++)
+			sum_a2 += s.acc[3 * i + c] * s.acc[3 * i + c];
+	double rms = n ? sqrt(sum_a2 / (double)n) : 0;
+	bool finite = true;
+	for (size_t i = 0; i < n; i++) {
+		double drho = fabs(rho[i] - s.rho[i]) / p->rho0;
+		double da2 = 0;
+		for (int c = 0; c < 3; c++) {
+			double d = acc4[4 * i + c] - s.acc[3 * i + c];
+			da2 += d * d;
+		}
+		double da = rms > 0 ? sqrt(da2) / rms : sqrt(da2);
+		finite = finite && isfinite(drho) && isfinite(da);
+		if (drho > out->rho_err)
+			out->rho_err = drho, out->worst_rho = i;
+		if (da > out->acc_err)
+			out->acc_err = da, out->worst_acc = i;
+	}
+	out->ref_pairs = s.nbrs.pairs;
+	out->near_h = sph_validate_near_h(s.x, n, p->h);
+	out->var_pairs = counts->neighbours;
+	unsigned long long diff = out->var_pairs > out->ref_pairs ? out->var_pairs - out->ref_pairs
+								   : out->ref_pairs - out->var_pairs;
+	out->pairs_ok = diff <= out->near_h;
+	out->overflow = counts->overflow != 0;
+	if (!finite)
+		out->rho_err = out->acc_err = NAN;
+	out->pass = finite && out->rho_err <= SPH_VALIDATE_RHO_TOL &&
+		    out->acc_err <= SPH_VALIDATE_ACC_TOL && out->pairs_ok && !out->overflow;
+	sph_ref_state_free(&s);
+	return 0;
+}

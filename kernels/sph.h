@@ -1,0 +1,50 @@
+/* sph.h - what an SPH variant provides: one whole step, phase by phase */
+#ifndef KERNELS_SPH_H
+#define KERNELS_SPH_H
+
+#include <stddef.h>
+
+#include "../reference/sph_ref.h"
+
+/*
+ * An SPH variant runs the step of reference/sph_ref.h in float on its own
+ * copy of the particles: build its neighbour-search structure, density
+ * (poly6) and pressure (clamped at zero), forces (spiky pressure gradient,
+ * viscosity Laplacian, gravity), then symplectic Euler with reflective
+ * walls. It may reorder particles internally; everything it returns is in
+ * the caller's original order.
+ */
+
+/* Seconds spent in each phase, added up over the steps run. */
+struct sph_phase_times {
+	double build_s, density_s, force_s, integrate_s;
+};
+
+/* What the last evaluate(count = 1) saw, and what the variant holds. */
+struct sph_counts {
+	size_t aux_bytes;               /* memory beyond pos, vel, rho, acc (n each) */
+	unsigned long long candidates;  /* (i, j != i) pairs whose distance was computed in the density pass */
+	unsigned long long neighbours;  /* of those, pairs with |x_i - x_j|^2 < h^2 */
+	int overflow;                   /* a fixed-capacity structure dropped particles: the run is invalid */
+};
+
+struct sph_ops {
+	/* Copies n particles (pos4, vel4: (x, y, z, 0)) and the parameters.
+	 * 0, or -1 with one line in err. */
+	int (*create)(void **ctx, const float *pos4, const float *vel4, size_t n,
+		      const struct sph_params *p, char *err, size_t errlen);
+	/* reps whole steps; each phase's time is added to *t. 0 or -1. */
+	int (*steps)(void *ctx, int reps, struct sph_phase_times *t);
+	/* Build, density and forces on the current positions, without moving
+	 * them, counting candidate and neighbour pairs when count != 0. */
+	int (*evaluate)(void *ctx, int count);
+	/* Current state in the original particle order; any pointer may be
+	 * NULL. rho: n floats; the others 4n. */
+	int (*read)(void *ctx, float *pos4, float *vel4, float *rho, float *acc4);
+	void (*counts)(void *ctx, struct sph_counts *c);
+	/* The last error as text. */
+	const char *(*error)(void *ctx);
+	void (*destroy)(void *ctx);
+};
+
+#endif

@@ -1,0 +1,93 @@
+/* test_sph_run.c - bin/harness sph as a user runs it */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../harness/csv_table.h"
+
+static const char *sph_bin(void)
+{
+	const char *b = getenv("HARNESS_BIN");
+	return b ? b : "bin/harness";
+}
+
+/* Runs "bin/harness sph ARGS"; returns the exit status and stderr. */
+static int sph_cli(const char *args, char *errtext, size_t len)
+{
+	char errfile[] = "/tmp/harness-sph-XXXXXX";
+	int fd = mkstemp(errfile);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "%s sph %s >/dev/null 2>%s </dev/null", sph_bin(), args, errfile);
+	int st = system(cmd);
+	FILE *fp = fopen(errfile, "r");
+	size_t n = fp ? fread(errtext, 1, len - 1, fp) : 0;
+	errtext[n] = '\0';
+	if (fp)
+		fclose(fp);
+	unlink(errfile);
+	cr_assert(WIFEXITED(st), "'sph %s' did not exit normally", args);
+	return WEXITSTATUS(st);
+}
+
+static void expect_sph_usage(const char *args, const char *mention)
+{
+	char e[4096];
+	int rc = sph_cli(args, e, sizeof e);
+	cr_expect_eq(rc, 2, "'sph %s': exit %d: %s", args, rc, e);
+	cr_expect(strncmp(e, "harness: sph: ", 14) == 0, "'sph %s': %s", args, e);
+	cr_expect(strstr(e, mention) != NULL, "'sph %s' lacks '%s': %s", args, mention, e);
+	cr_expect(strchr(e, '\n') == strrchr(e, '\n'), "one line: %s", e);
+}
+
+Test(sph_run, user_errors)
+{
+	expect_sph_usage("launch", "launch");
+	expect_sph_usage("check --column 12345", "12345");
+	expect_sph_usage("check --variant sph-nosuch", "sph-nosuch");
+	expect_sph_usage("check --warm-steps 2.5", "2.5");
+	expect_sph_usage("check --warm-steps -1", "--warm-steps");
+	expect_sph_usage("run --max-noise 101", "--max-noise");
+	expect_sph_usage("check --frob", "--frob");
+	expect_sph_usage("check --out /nonexistent-dir/s.csv", "/nonexistent-dir");
+}
+
+Test(sph_run, list_and_help)
+{
+	char e[4096];
+	cr_assert_eq(sph_cli("list", e, sizeof e), 0, "%s", e);
+	cr_assert_eq(sph_cli("--help", e, sizeof e), 0, "%s", e);
+}
+
+Test(sph_run, check_writes_a_validated_row, .timeout = 120)
+{
+	char dir[] = "/tmp/harness-sph-out-XXXXXX", out[256], args[512], e[4096];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/s.csv", dir);
+	snprintf(args, sizeof args, "check --variant sph-cpu-grid --column 16128 --warm-steps 5 --out %s", out);
+	cr_assert_eq(sph_cli(args, e, sizeof e), 0, "%s", e);
+	struct csv_table t;
+	char err[256];
+	cr_assert_eq(csv_table_read(out, &t, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(t.nrows, 1);
+	long long valid, pairs, ref;
+	cr_assert_eq(csv_table_long(&t, 0, "valid", &valid, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(csv_table_long(&t, 0, "neighbour_pairs", &pairs, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(csv_table_long(&t, 0, "reference_pairs", &ref, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(valid, 1);
+	cr_expect_gt(pairs, 16128LL * 10);
+	cr_expect_eq(csv_table_cell(&t, 0, (size_t)csv_table_col(&t, "steps_per_s"))[0], '\0',
+		     "check does not time");
+	csv_table_free(&t);
+	char side[300];
+	snprintf(side, sizeof side, "%s/s.meta.json", dir);
+	cr_expect(access(side, F_OK) == 0, "the sidecar is there");
+	unlink(out);
+	unlink(side);
+	rmdir(dir);
+}

@@ -1,0 +1,50 @@
+/* sph_registry.c - the SPH variant table built from sph.def, with lookups */
+#include "sph_registry.h"
+
+#include <fnmatch.h>
+#include <string.h>
+
+#include "../harness/gpu_device.h"
+#include "../kernels/sph_cpu.h"
+
+/* CPU lines name their ops; GPU lines will name ops that exist only in
+ * builds with nvcc. */
+#define SPH_OPS_VARIANT_CPU(ops) &ops
+#ifdef HARNESS_HAVE_CUDA
+#define SPH_OPS_VARIANT_GPU(ops) &ops
+#else
+#define SPH_OPS_VARIANT_GPU(ops) NULL
+#endif
+
+const struct sph_variant sph_variants[SPH_VARIANT_COUNT] = {
+#define SPH_VARIANT(ident, name_, method_, dev, ops_, summary_)                     \
+	[SPH_V_##ident] = { .name = name_, .method = method_, .device = dev,        \
+			    .ops = SPH_OPS_##dev(ops_), .summary = summary_ },
+#include "sph.def"
+#undef SPH_VARIANT
+};
+
+size_t sph_variant_match(const char *pattern, bool selected[SPH_VARIANT_COUNT])
+{
+	size_t matched = 0;
+	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
+		if (strcmp(sph_variants[i].name, pattern) == 0 ||
+		    fnmatch(pattern, sph_variants[i].name, 0) == 0) {
+			selected[i] = true;
+			matched++;
+		}
+	}
+	return matched;
+}
+
+bool sph_variant_available(const struct sph_variant *v, const char **why)
+{
+	const char *reason = NULL;
+	if (!v->ops)
+		reason = v->device == VARIANT_GPU ? gpu_unavailable_reason() : "no implementation";
+	else if (v->device == VARIANT_GPU)
+		reason = gpu_unavailable_reason();
+	if (why)
+		*why = reason;
+	return reason == NULL;
+}

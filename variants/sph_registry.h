@@ -1,0 +1,35 @@
+/* sph_registry.h - the SPH variant table (from sph.def) and its lookups */
+#ifndef VARIANTS_SPH_REGISTRY_H
+#define VARIANTS_SPH_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../kernels/sph.h"
+#include "registry.h"
+
+struct sph_variant {
+	const char *name;
+	const char *method;
+	enum variant_device device;
+	const struct sph_ops *ops; /* NULL when this build lacks it (a GPU line without nvcc) */
+	const char *summary;
+};
+
+enum sph_variant_id {
+#define SPH_VARIANT(ident, ...) SPH_V_##ident,
+#include "sph.def"
+#undef SPH_VARIANT
+	SPH_VARIANT_COUNT
+};
+
+extern const struct sph_variant sph_variants[SPH_VARIANT_COUNT];
+
+/* Marks in selected[] the SPH variants whose name matches pattern (name
+ * or fnmatch(3) glob); returns how many matched. */
+size_t sph_variant_match(const char *pattern, bool selected[SPH_VARIANT_COUNT]);
+
+/* Whether v can run here; *why (may be NULL) gets the reason when not. */
+bool sph_variant_available(const struct sph_variant *v, const char **why);
+
+#endif
