@@ -219,15 +219,15 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 
 static int sph_list(void)
 {
-	printf("%-16s %-14s %-4s %-10s %s\n", "variant", "method", "dev", "available", "summary");
+	printf("%-22s %-13s %-4s %-10s %s\n", "variant", "method", "dev", "available", "summary");
 	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
 		const struct sph_variant *v = &sph_variants[i];
 		const char *why;
 		bool ok = sph_variant_available(v, &why);
-		printf("%-16s %-14s %-4s %-10s %s\n", v->name, v->method, variant_device_name(v->device),
+		printf("%-22s %-13s %-4s %-10s %s\n", v->name, v->method, variant_device_name(v->device),
 		       ok ? "yes" : "no", v->summary);
 		if (!ok)
-			printf("%-16s   (unavailable: %s)\n", "", why);
+			printf("%-22s   (unavailable: %s)\n", "", why);
 	}
 	return CLI_OK;
 }
@@ -409,13 +409,13 @@ static void sph_json(struct json_out *j, const void *ctx)
 
 static void sph_print(const struct sph_row *rows, size_t nrows)
 {
-	printf("%-14s %8s %-5s %9s %9s %9s %9s %8s %8s %8s %8s %7s\n", "variant", "N", "valid",
+	printf("%-20s %8s %-5s %9s %9s %9s %9s %8s %8s %8s %8s %7s\n", "variant", "N", "valid",
 	       "rho_err", "acc_err", "ms/step", "steps/s", "build", "density", "force", "integr",
 	       "aux B/p");
 	for (size_t r = 0; r < nrows; r++) {
 		const struct sph_row *row = &rows[r];
 		double per = row->ph_steps > 0 ? 1e3 / (double)row->ph_steps : NAN;
-		printf("%-14s %8zu %-5s %9.2e %9.2e", row->v->name, row->n, row->val.pass ? "ok" : "FAIL",
+		printf("%-20s %8zu %-5s %9.2e %9.2e", row->v->name, row->n, row->val.pass ? "ok" : "FAIL",
 		       row->val.rho_err, row->val.acc_err);
 		if (row->timed)
 			printf(" %9.3f %9.1f %8.3f %8.3f %8.3f %8.3f", 1e3 * row->t.s.median,
