@@ -29,6 +29,8 @@ const struct plot_suite plot_suites[] = {
 	{ "fig31-8", "threads_q", "n", "gflop_per_s", "threads per body q", "GFLOP/s", true },
 	{ "steps", "n", "variant", "steps_per_s", "N (bodies)", "steps/s", true },
 	{ "cpu-speedup", "n", "variant", "interactions_per_s", "N (bodies)", "interactions/s", true },
+	{ "sph-scale", "n", "variant", "steps_per_s", "particles", "SPH steps/s", true },
+	{ "sph-memory", "n", "variant", "aux_bytes_per_particle", "particles", "bytes per particle", true },
 };
 const size_t plot_suite_count = sizeof plot_suites / sizeof plot_suites[0];
 

@@ -32,7 +32,30 @@ struct sph_options {
 	int warm_steps;
 	struct timing_opts timing;
 	const char *out;
+	const char *suite;   /* --suite NAME or all */
+	const char *out_dir; /* --out-dir for suites */
 };
+
+/* The SPH suites: SPH_SUITE(name, variants, columns, timed) lines. */
+struct sph_suite_line {
+	const char *name, *variants, *columns;
+	bool timed;
+};
+static const struct sph_suite_line sph_suite_lines[] = {
+#define SPH_SUITE(name_, variants_, columns_, timed_) \
+	{ .name = name_, .variants = variants_, .columns = columns_, .timed = timed_ },
+#include "../variants/sph_suites.def"
+#undef SPH_SUITE
+};
+static const size_t sph_suite_count = sizeof sph_suite_lines / sizeof sph_suite_lines[0];
+
+static bool sph_suite_exists(const char *name)
+{
+	for (size_t e = 0; e < sph_suite_count; e++)
+		if (strcmp(sph_suite_lines[e].name, name) == 0)
+			return true;
+	return strcmp(name, "all") == 0;
+}
 
 /* One (variant, column) result. */
 struct sph_row {
@@ -71,6 +94,10 @@ static void sph_help(void)
 	       "  --warm-steps W      steps before validation and timing (20)\n"
 	       "  --min-time S, --max-time S, --max-noise PCT   as for 'harness run'\n"
 	       "  --out, -o FILE.csv  results (run: results/local/sph-<UTC time>.csv)\n"
+	       "  --suite NAME|all    sph-table (every variant on the paper's four columns),\n"
+	       "                      sph-scale (to 4.2 million), sph-memory (memory only):\n"
+	       "                      variants/sph_suites.def; one CSV each in --out-dir\n"
+	       "  --out-dir DIR       where suites write (results/local)\n"
 	       "  --quiet, -q         no table\n"
 	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input.\n");
 }
@@ -129,7 +156,8 @@ static int sph_parse_variants(const char *s, struct sph_options *o, char *err, s
 	return rc;
 }
 
-enum { SPH_OPT_COLUMN = 300, SPH_OPT_SEED, SPH_OPT_WARM, SPH_OPT_MIN, SPH_OPT_MAX, SPH_OPT_NOISE };
+enum { SPH_OPT_COLUMN = 300, SPH_OPT_SEED, SPH_OPT_WARM, SPH_OPT_MIN, SPH_OPT_MAX, SPH_OPT_NOISE,
+       SPH_OPT_SUITE, SPH_OPT_OUT_DIR };
 
 static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, size_t errlen)
 {
@@ -142,6 +170,8 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 		{ "max-time", required_argument, NULL, SPH_OPT_MAX },
 		{ "max-noise", required_argument, NULL, SPH_OPT_NOISE },
 		{ "out", required_argument, NULL, 'o' },
+		{ "suite", required_argument, NULL, SPH_OPT_SUITE },
+		{ "out-dir", required_argument, NULL, SPH_OPT_OUT_DIR },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -196,6 +226,14 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 			rc = cli_parse_double("--max-noise", optarg, 0, 100, &o->timing.max_noise, err, errlen);
 			break;
 		case 'o': o->out = optarg; break;
+		case SPH_OPT_SUITE:
+			o->suite = optarg;
+			if (!sph_suite_exists(optarg)) {
+				snprintf(err, errlen, "unknown suite '%s' (sph-table, sph-scale, sph-memory or all)", optarg);
+				rc = CLI_USAGE;
+			}
+			break;
+		case SPH_OPT_OUT_DIR: o->out_dir = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
 		case ':':
@@ -210,6 +248,14 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 	}
 	if (rc == CLI_OK && optind < argc - 1) {
 		snprintf(err, errlen, "unexpected argument '%s'", av[optind]);
+		rc = CLI_USAGE;
+	}
+	if (rc == CLI_OK && o->suite && (o->cmd != SPH_RUN || o->variant_given || o->ncolumns || o->out)) {
+		snprintf(err, errlen, "--suite sets variants and columns and writes to --out-dir: it takes no --variant, --column or --out (run only)");
+		rc = CLI_USAGE;
+	}
+	if (rc == CLI_OK && o->out_dir && !o->suite) {
+		snprintf(err, errlen, "--out-dir goes with --suite; use --out FILE.csv otherwise");
 		rc = CLI_USAGE;
 	}
 	if (rc == CLI_OK && o->ncolumns == 0)
@@ -427,21 +473,11 @@ static void sph_print(const struct sph_row *rows, size_t nrows)
 	}
 }
 
-/* Runs every selected variant on every column and writes the table. */
-static int sph_sweep(int argc, char **argv, const struct sph_options *o)
+/* Runs every selected variant on every column, appending to *rows (grown
+ * as needed). Returns CLI_OK, CLI_FAILED when a variant failed, or
+ * CLI_USAGE (with the line printed) when nothing selected can run here. */
+static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_t *nrows)
 {
-	char err[512];
-	const char *out = o->out;
-	static char def[128];
-	if (!out && o->cmd == SPH_RUN) {
-		char stamp[32];
-		sysinfo_utc_stamp(stamp, sizeof stamp);
-		snprintf(def, sizeof def, "results/local/sph-%s.csv", stamp);
-		out = def;
-		atomic_mkdir_p("results/local");
-	}
-	if (out && atomic_path_writable(out, err, sizeof err) != 0)
-		return sph_usage(err);
 	size_t nvar = 0;
 	const char *why = NULL;
 	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
@@ -449,15 +485,15 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 			nvar++;
 	if (nvar == 0)
 		return sph_usage(why ? why : "no SPH variant selected can run here");
-
-	struct sph_row *rows = calloc(nvar * o->ncolumns, sizeof *rows);
-	if (!rows)
+	struct sph_row *grown = realloc(*rows, (*nrows + nvar * o->ncolumns) * sizeof **rows);
+	if (!grown)
 		return sph_usage("out of memory");
-	struct sysinfo_host host;
+	*rows = grown;
+	memset(*rows + *nrows, 0, nvar * o->ncolumns * sizeof **rows);
+	static struct sysinfo_host host;
 	sysinfo_host_read(&host);
-	struct gpu_device_info gpu;
+	static struct gpu_device_info gpu;
 	bool have_gpu = gpu_device_query(0, &gpu) == 0;
-	size_t nrows = 0;
 	int status = CLI_OK;
 	for (size_t k = 0; k < o->ncolumns; k++) {
 		const struct sph_column *col = o->columns[k];
@@ -476,7 +512,7 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 			const struct sph_variant *v = &sph_variants[i];
 			if ((o->variant_given && !o->selected[i]) || !sph_variant_available(v, NULL))
 				continue;
-			struct sph_row *row = &rows[nrows++];
+			struct sph_row *row = &(*rows)[(*nrows)++];
 			row->v = v;
 			row->col = col;
 			row->n = n;
@@ -489,6 +525,15 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 		free(pos4);
 		free(vel4);
 	}
+	return status;
+}
+
+/* Prints the table and writes out (when set) with its sidecar; frees the
+ * rows. Returns status, or CLI_FAILED when writing failed. */
+static int sph_finish(int argc, char **argv, const struct sph_options *o, const char *out,
+		      struct sph_row *rows, size_t nrows, int status)
+{
+	char err[512];
 	if (!o->quiet)
 		sph_print(rows, nrows);
 	if (out) {
@@ -510,6 +555,88 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 	return status;
 }
 
+static int sph_sweep(int argc, char **argv, const struct sph_options *o)
+{
+	char err[512];
+	const char *out = o->out;
+	static char def[128];
+	if (!out && o->cmd == SPH_RUN) {
+		char stamp[32];
+		sysinfo_utc_stamp(stamp, sizeof stamp);
+		snprintf(def, sizeof def, "results/local/sph-%s.csv", stamp);
+		out = def;
+		atomic_mkdir_p("results/local");
+	}
+	if (out && atomic_path_writable(out, err, sizeof err) != 0)
+		return sph_usage(err);
+	struct sph_row *rows = NULL;
+	size_t nrows = 0;
+	int status = sph_collect(o, &rows, &nrows);
+	if (status == CLI_USAGE) {
+		free(rows);
+		return status;
+	}
+	return sph_finish(argc, argv, o, out, rows, nrows, status);
+}
+
+/* One SPH suite: every line of sph_suites.def with that name, into
+ * DIR/<name>.csv. Lines whose variants cannot run here are skipped. */
+static int sph_suite(int argc, char **argv, const struct sph_options *o, const char *name,
+		     const char *dir)
+{
+	char err[512], out[1024];
+	snprintf(out, sizeof out, "%s/%s.csv", dir, name);
+	if (atomic_path_writable(out, err, sizeof err) != 0)
+		return sph_usage(err);
+	struct sph_row *rows = NULL;
+	size_t nrows = 0;
+	int status = CLI_OK;
+	for (size_t e = 0; e < sph_suite_count; e++) {
+		const struct sph_suite_line *line = &sph_suite_lines[e];
+		if (strcmp(line->name, name) != 0)
+			continue;
+		struct sph_options local = *o;
+		local.cmd = line->timed ? SPH_RUN : SPH_CHECK;
+		memset(local.selected, 0, sizeof local.selected);
+		local.ncolumns = 0;
+		if (sph_parse_variants(line->variants, &local, err, sizeof err) != CLI_OK ||
+		    sph_parse_columns(line->columns, &local, err, sizeof err) != CLI_OK) {
+			fprintf(stderr, "harness: sph: suite %s: %s\n", name, err);
+			status = CLI_FAILED;
+			continue;
+		}
+		int st = sph_collect(&local, &rows, &nrows);
+		if (st == CLI_USAGE)
+			fprintf(stderr, "harness: sph: suite %s skips %s here\n", name, line->variants);
+		else if (st != CLI_OK)
+			status = st;
+	}
+	if (!o->quiet)
+		printf("== suite %s\n", name);
+	return sph_finish(argc, argv, o, out, rows, nrows, status);
+}
+
+static int sph_suites(int argc, char **argv, const struct sph_options *o)
+{
+	const char *dir = o->out_dir ? o->out_dir : "results/local";
+	atomic_mkdir_p(dir);
+	int status = CLI_OK;
+	for (size_t e = 0; e < sph_suite_count; e++) {
+		const char *name = sph_suite_lines[e].name;
+		bool first = true;
+		for (size_t k = 0; k < e; k++)
+			first = first && strcmp(sph_suite_lines[k].name, name) != 0;
+		if (!first || (strcmp(o->suite, "all") != 0 && strcmp(o->suite, name) != 0))
+			continue;
+		int st = sph_suite(argc, argv, o, name, dir);
+		if (st == CLI_USAGE)
+			return st;
+		if (st != CLI_OK)
+			status = st;
+	}
+	return status;
+}
+
 int sph_command(int argc, char **argv)
 {
 	struct sph_options o;
@@ -522,5 +649,7 @@ int sph_command(int argc, char **argv)
 	}
 	if (o.cmd == SPH_LIST)
 		return sph_list();
+	if (o.suite)
+		return sph_suites(argc, argv, &o);
 	return sph_sweep(argc, argv, &o);
 }

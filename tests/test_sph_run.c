@@ -91,3 +91,11 @@ Test(sph_run, check_writes_a_validated_row, .timeout = 120)
 	unlink(side);
 	rmdir(dir);
 }
+
+Test(sph_run, suite_errors)
+{
+	expect_sph_usage("run --suite sph-nosuch", "sph-nosuch");
+	expect_sph_usage("run --suite sph-table --column 16128", "--suite");
+	expect_sph_usage("check --suite sph-table", "--suite");
+	expect_sph_usage("run --out-dir /tmp/x", "--out-dir");
+}
