@@ -170,9 +170,15 @@ test: deps-test
 # Figures from the suite CSVs: make figures [FROM=results/h200] [FIGURES=plots/out]
 FROM    =
 FIGURES = plots/out
+# The collapse picture: `bin/harness sph snapshot` wrote its data (any
+# variant gives the same physics; the committed one is sph-cpu-grid's).
+COLLAPSE = results/sph/collapse-16128.csv
 figures: deps-run deps-figures
 	@$(MAKE) --no-print-directory $(BIN)
 	$(BIN) plot --suite all $(if $(FROM),--from $(FROM)) --out $(FIGURES)
+	@if [ -f $(COLLAPSE) ]; then \
+	  gnuplot -e "datafile='$(COLLAPSE)'; outbase='$(FIGURES)/sph-collapse'; steps='0 625 1250 2500'; dt=1.6e-4" plots/sph-collapse.gp && \
+	  echo "sph-collapse: $(COLLAPSE) -> $(FIGURES)/sph-collapse.png, .svg"; fi
 
 sass: $(LIB_OBJ)
 	@[ -n "$(LIB_CU)" ] || { echo "no CUDA objects (built without nvcc)"; exit 1; }

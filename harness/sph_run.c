@@ -11,6 +11,7 @@
 #include "../reference/sph_scene.h"
 #include "../variants/sph_registry.h"
 #include "atomic_file.h"
+#include "csv_table.h"
 #include "cli.h"
 #include "gpu_device.h"
 #include "json_out.h"
@@ -23,7 +24,7 @@
 #define SPH_RUN_MAX_COLUMNS 32
 
 struct sph_options {
-	enum { SPH_LIST, SPH_CHECK, SPH_RUN } cmd;
+	enum { SPH_LIST, SPH_CHECK, SPH_RUN, SPH_SNAPSHOT } cmd;
 	bool help, quiet, variant_given;
 	bool selected[SPH_VARIANT_COUNT];
 	const struct sph_column *columns[SPH_RUN_MAX_COLUMNS];
@@ -34,6 +35,8 @@ struct sph_options {
 	const char *out;
 	const char *suite;   /* --suite NAME or all */
 	const char *out_dir; /* --out-dir for suites */
+	unsigned long at[16]; /* snapshot: the steps to record, ascending */
+	size_t nat;
 };
 
 /* The SPH suites: SPH_SUITE(name, variants, columns, timed) lines. */
@@ -82,7 +85,8 @@ static int sph_usage(const char *msg)
 static void sph_help(void)
 {
 	printf("usage: harness sph list\n"
-	       "       harness sph check|run [options]\n\n"
+	       "       harness sph check|run [options]\n"
+	       "       harness sph snapshot --variant NAME --column C --at 0,300,600 --out FILE.csv\n\n"
 	       "The SPH step of reference/sph_ref.h (Mueller 2003 water, reflective walls)\n"
 	       "on the dam-break columns of the SPH paper: each variant runs --warm-steps\n"
 	       "steps, is validated against the double reference on the positions it\n"
@@ -98,6 +102,8 @@ static void sph_help(void)
 	       "                      sph-scale (to 4.2 million), sph-memory (memory only):\n"
 	       "                      variants/sph_suites.def; one CSV each in --out-dir\n"
 	       "  --out-dir DIR       where suites write (results/local)\n"
+	       "  --at LIST           snapshot: steps at which to record every particle\n"
+	       "                      (step, time, x, y, z, speed, density) for pictures\n"
 	       "  --quiet, -q         no table\n"
 	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input.\n");
 }
@@ -156,8 +162,30 @@ static int sph_parse_variants(const char *s, struct sph_options *o, char *err, s
 	return rc;
 }
 
+/* --at: ascending step numbers, comma-separated, at most 16. */
+static int sph_parse_at(const char *s, struct sph_options *o, char *err, size_t errlen)
+{
+	char *copy = strdup(s), *save = NULL;
+	if (!copy)
+		return CLI_USAGE;
+	int rc = CLI_OK;
+	o->nat = 0;
+	for (char *w = strtok_r(copy, ",", &save); w && rc == CLI_OK; w = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		rc = cli_parse_u64("--at", w, &v, err, errlen);
+		if (rc == CLI_OK && (o->nat == 16 || v > 1000000 || (o->nat && v <= o->at[o->nat - 1]))) {
+			snprintf(err, errlen, "--at '%s': at most 16 ascending steps, each <= 1000000", s);
+			rc = CLI_USAGE;
+		}
+		if (rc == CLI_OK)
+			o->at[o->nat++] = (unsigned long)v;
+	}
+	free(copy);
+	return rc;
+}
+
 enum { SPH_OPT_COLUMN = 300, SPH_OPT_SEED, SPH_OPT_WARM, SPH_OPT_MIN, SPH_OPT_MAX, SPH_OPT_NOISE,
-       SPH_OPT_SUITE, SPH_OPT_OUT_DIR };
+       SPH_OPT_SUITE, SPH_OPT_OUT_DIR, SPH_OPT_AT };
 
 static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, size_t errlen)
 {
@@ -172,6 +200,7 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 		{ "out", required_argument, NULL, 'o' },
 		{ "suite", required_argument, NULL, SPH_OPT_SUITE },
 		{ "out-dir", required_argument, NULL, SPH_OPT_OUT_DIR },
+		{ "at", required_argument, NULL, SPH_OPT_AT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -188,10 +217,12 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 		o->cmd = SPH_LIST;
 	else if (strcmp(argv[1], "check") == 0)
 		o->cmd = SPH_CHECK;
+	else if (strcmp(argv[1], "snapshot") == 0)
+		o->cmd = SPH_SNAPSHOT;
 	else if (strcmp(argv[1], "run") == 0)
 		o->cmd = SPH_RUN;
 	else {
-		snprintf(err, errlen, "unknown command '%s' (allowed: list, check, run)", argv[1]);
+		snprintf(err, errlen, "unknown command '%s' (allowed: list, check, run, snapshot)", argv[1]);
 		return CLI_USAGE;
 	}
 	char **av = argv + 1;
@@ -234,6 +265,7 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 			}
 			break;
 		case SPH_OPT_OUT_DIR: o->out_dir = optarg; break;
+		case SPH_OPT_AT: rc = sph_parse_at(optarg, o, err, errlen); break;
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
 		case ':':
@@ -260,6 +292,15 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 	}
 	if (rc == CLI_OK && o->ncolumns == 0)
 		rc = sph_parse_columns("16128", o, err, errlen);
+	if (rc == CLI_OK && o->cmd == SPH_SNAPSHOT) {
+		size_t nsel = 0;
+		for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
+			nsel += o->selected[i];
+		if (nsel != 1 || o->ncolumns != 1 || o->nat == 0 || !o->out) {
+			snprintf(err, errlen, "snapshot needs exactly one --variant, one --column, --at STEPS and --out FILE.csv");
+			rc = CLI_USAGE;
+		}
+	}
 	return rc;
 }
 
@@ -637,6 +678,90 @@ static int sph_suites(int argc, char **argv, const struct sph_options *o)
 	return status;
 }
 
+/* Runs one variant on one column and writes every particle at the steps
+ * of --at: the data of the collapse picture (plots/sph-collapse.gp). */
+static int sph_snapshot(const struct sph_options *o)
+{
+	char err[512];
+	const struct sph_variant *v = NULL;
+	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
+		if (o->selected[i])
+			v = &sph_variants[i];
+	const char *why;
+	if (!sph_variant_available(v, &why)) {
+		snprintf(err, sizeof err, "%s cannot run here: %s", v->name, why);
+		return sph_usage(err);
+	}
+	if (atomic_path_writable(o->out, err, sizeof err) != 0)
+		return sph_usage(err);
+	const struct sph_column *col = o->columns[0];
+	struct sph_params p;
+	size_t n = sph_scene_particles(col->nx, col->ny, col->nz);
+	int status = CLI_FAILED;
+	void *ctx = NULL;
+	struct atomic_file af = { 0 };
+	float *pos4 = malloc(4 * n * sizeof(float)), *vel4 = malloc(4 * n * sizeof(float));
+	float *rho = malloc(n * sizeof(float));
+	if (!pos4 || !vel4 || !rho || sph_scene_params(col->nx, col->ny, col->nz, &p) != 0 ||
+	    sph_scene_dam_break(col->nx, col->ny, col->nz, o->seed, &p, pos4, vel4) != 0) {
+		fprintf(stderr, "harness: sph: cannot build column %s\n", col->name);
+		goto out_free;
+	}
+	if (v->ops->create(&ctx, pos4, vel4, n, &p, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph: %s: %s\n", v->name, err);
+		goto out_free;
+	}
+	if (atomic_file_open(&af, o->out, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph: %s\n", err);
+		goto out_destroy;
+	}
+	static const char *const header[] = { "step", "time_s", "x_m", "y_m", "z_m",
+					      "speed_m_per_s", "rho_kg_per_m3" };
+	bool bad = csv_write_row(af.fp, header, 7) != 0;
+	unsigned long done = 0;
+	for (size_t k = 0; k < o->nat && !bad; k++) {
+		struct sph_phase_times t = { 0 };
+		if ((o->at[k] > done && v->ops->steps(ctx, (int)(o->at[k] - done), &t) != 0) ||
+		    v->ops->evaluate(ctx, 0) != 0 || v->ops->read(ctx, pos4, vel4, rho, NULL) != 0) {
+			fprintf(stderr, "harness: sph: %s failed: %s\n", v->name, v->ops->error(ctx));
+			atomic_file_abort(&af);
+			goto out_destroy;
+		}
+		done = o->at[k];
+		for (size_t i = 0; i < n && !bad; i++) {
+			char c[7][32];
+			const char *f[7] = { c[0], c[1], c[2], c[3], c[4], c[5], c[6] };
+			double sp = sqrt((double)vel4[4 * i] * vel4[4 * i] +
+					 (double)vel4[4 * i + 1] * vel4[4 * i + 1] +
+					 (double)vel4[4 * i + 2] * vel4[4 * i + 2]);
+			snprintf(c[0], 32, "%lu", done);
+			snprintf(c[1], 32, "%.6g", done * p.dt);
+			for (int d = 0; d < 3; d++)
+				snprintf(c[2 + d], 32, "%.7g", pos4[4 * i + d]);
+			snprintf(c[5], 32, "%.5g", sp);
+			snprintf(c[6], 32, "%.6g", rho[i]);
+			bad = csv_write_row(af.fp, f, 7) != 0;
+		}
+	}
+	if (bad) {
+		fprintf(stderr, "harness: sph: cannot write %s\n", o->out);
+		atomic_file_abort(&af);
+	} else if (atomic_file_commit(&af, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph: %s\n", err);
+	} else {
+		status = CLI_OK;
+		if (!o->quiet)
+			printf("wrote %s: %zu particles at %zu steps (dt = %g s)\n", o->out, n, o->nat, p.dt);
+	}
+out_destroy:
+	v->ops->destroy(ctx);
+out_free:
+	free(pos4);
+	free(vel4);
+	free(rho);
+	return status;
+}
+
 int sph_command(int argc, char **argv)
 {
 	struct sph_options o;
@@ -649,6 +774,8 @@ int sph_command(int argc, char **argv)
 	}
 	if (o.cmd == SPH_LIST)
 		return sph_list();
+	if (o.cmd == SPH_SNAPSHOT)
+		return sph_snapshot(&o);
 	if (o.suite)
 		return sph_suites(argc, argv, &o);
 	return sph_sweep(argc, argv, &o);

@@ -99,3 +99,24 @@ Test(sph_run, suite_errors)
 	expect_sph_usage("check --suite sph-table", "--suite");
 	expect_sph_usage("run --out-dir /tmp/x", "--out-dir");
 }
+
+Test(sph_run, snapshot_writes_every_particle_at_each_step, .timeout = 120)
+{
+	char dir[] = "/tmp/harness-sph-snap-XXXXXX", out[256], args[512], e[4096];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/c.csv", dir);
+	snprintf(args, sizeof args, "snapshot --variant sph-cpu-grid --column 16128 --at 0,3 --out %s", out);
+	cr_assert_eq(sph_cli(args, e, sizeof e), 0, "%s", e);
+	struct csv_table t;
+	char err[256];
+	cr_assert_eq(csv_table_read(out, &t, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(t.nrows, 2 * 16128);
+	long long step;
+	cr_assert_eq(csv_table_long(&t, t.nrows - 1, "step", &step, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(step, 3);
+	csv_table_free(&t);
+	unlink(out);
+	rmdir(dir);
+	expect_sph_usage("snapshot --variant sph-cpu-grid --column 16128 --out /tmp/x.csv", "--at");
+	expect_sph_usage("snapshot --variant sph-cpu-grid --at 5,3 --out /tmp/x.csv", "ascending");
+}
