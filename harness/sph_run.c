@@ -516,19 +516,23 @@ static void sph_print(const struct sph_row *rows, size_t nrows)
 
 /* Runs every selected variant on every column, appending to *rows (grown
  * as needed). Returns CLI_OK, CLI_FAILED when a variant failed, or
- * CLI_USAGE (with the line printed) when nothing selected can run here. */
-static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_t *nrows)
+ * CLI_USAGE with the reason in *why when nothing selected can run here. */
+static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_t *nrows,
+		       const char **why_out)
 {
 	size_t nvar = 0;
 	const char *why = NULL;
 	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
 		if ((!o->variant_given || o->selected[i]) && sph_variant_available(&sph_variants[i], &why))
 			nvar++;
+	*why_out = why ? why : "no SPH variant selected can run here";
 	if (nvar == 0)
-		return sph_usage(why ? why : "no SPH variant selected can run here");
+		return CLI_USAGE;
 	struct sph_row *grown = realloc(*rows, (*nrows + nvar * o->ncolumns) * sizeof **rows);
-	if (!grown)
-		return sph_usage("out of memory");
+	if (!grown) {
+		*why_out = "out of memory";
+		return CLI_USAGE;
+	}
 	*rows = grown;
 	memset(*rows + *nrows, 0, nvar * o->ncolumns * sizeof **rows);
 	static struct sysinfo_host host;
@@ -612,10 +616,11 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 		return sph_usage(err);
 	struct sph_row *rows = NULL;
 	size_t nrows = 0;
-	int status = sph_collect(o, &rows, &nrows);
+	const char *why;
+	int status = sph_collect(o, &rows, &nrows, &why);
 	if (status == CLI_USAGE) {
 		free(rows);
-		return status;
+		return sph_usage(why);
 	}
 	return sph_finish(argc, argv, o, out, rows, nrows, status);
 }
@@ -646,11 +651,15 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 			status = CLI_FAILED;
 			continue;
 		}
-		int st = sph_collect(&local, &rows, &nrows);
-		if (st == CLI_USAGE)
-			fprintf(stderr, "harness: sph: suite %s skips %s here\n", name, line->variants);
-		else if (st != CLI_OK)
+		const char *why;
+		int st = sph_collect(&local, &rows, &nrows, &why);
+		if (st == CLI_USAGE) {
+			if (!o->quiet)
+				fprintf(stderr, "harness: sph: suite %s skips %s: %s\n", name,
+					line->variants, why);
+		} else if (st != CLI_OK) {
 			status = st;
+		}
 	}
 	if (!o->quiet)
 		printf("== suite %s\n", name);

@@ -120,3 +120,28 @@ Test(sph_run, snapshot_writes_every_particle_at_each_step, .timeout = 120)
 	expect_sph_usage("snapshot --variant sph-cpu-grid --column 16128 --out /tmp/x.csv", "--at");
 	expect_sph_usage("snapshot --variant sph-cpu-grid --at 5,3 --out /tmp/x.csv", "ascending");
 }
+
+Test(sph_run, run_suite_sph_goes_to_the_sph_command)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s run --suite sph-nosuch 2>&1 >/dev/null | grep -q 'harness: sph: unknown suite'", sph_bin());
+	cr_expect_eq(system(cmd), 0, "harness run --suite sph-* is the sph command's");
+}
+
+Test(sph_run, quiet_suite_skips_what_cannot_run_here, .timeout = 120)
+{
+	char dir[] = "/tmp/harness-sph-suite-XXXXXX", args[512], e[4096];
+	cr_assert_not_null(mkdtemp(dir));
+	/* sph-memory on a CPU-only machine: its GPU lines are skipped, the
+	 * CPU variant still runs; either way the suite succeeds. */
+	snprintf(args, sizeof args, "run --suite sph-memory --out-dir %s --quiet --warm-steps 2", dir);
+	cr_expect_eq(sph_cli(args, e, sizeof e), 0, "%s", e);
+	char out[300];
+	snprintf(out, sizeof out, "%s/sph-memory.csv", dir);
+	cr_expect(access(out, F_OK) == 0);
+	char side[300];
+	snprintf(side, sizeof side, "%s/sph-memory.meta.json", dir);
+	unlink(out);
+	unlink(side);
+	rmdir(dir);
+}
