@@ -47,6 +47,28 @@ int cli_parse_double(const char *opt, const char *s, double lo, double hi, doubl
 	return CLI_OK;
 }
 
+int cli_parse_timing(const char *opt, const char *value, struct timing_opts *t, char *err,
+		     size_t errlen)
+{
+	if (strcmp(opt, "--min-time") == 0)
+		return cli_parse_double(opt, value, 0, 86400, &t->min_time, err, errlen);
+	if (strcmp(opt, "--max-time") == 0)
+		return cli_parse_double(opt, value, 1e-3, 86400, &t->max_time, err, errlen);
+	if (strcmp(opt, "--max-noise") == 0)
+		return cli_parse_double(opt, value, 0, 100, &t->max_noise, err, errlen);
+	snprintf(err, errlen, "%s is not a timing option", opt);
+	return CLI_USAGE;
+}
+
+int cli_check_timing(const struct timing_opts *t, char *err, size_t errlen)
+{
+	if (t->max_time < t->min_time) {
+		snprintf(err, errlen, "--max-time %g is below --min-time %g", t->max_time, t->min_time);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
+}
+
 /* One N: decimal digits, or "2^k". The text is [s, e). CLI_OK or CLI_USAGE. */
 static int cli_parse_one_n(const char *s, const char *e, size_t *out)
 {
@@ -175,11 +197,8 @@ int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t 
 /* Cross-option rules, after every option is known. */
 static int cli_check_combinations(struct cli_options *o, char *err, size_t errlen)
 {
-	if (o->timing.max_time < o->timing.min_time) {
-		snprintf(err, errlen, "--max-time %g is below --min-time %g", o->timing.max_time,
-			 o->timing.min_time);
+	if (cli_check_timing(&o->timing, err, errlen) != CLI_OK)
 		return CLI_USAGE;
-	}
 	if (!o->ic_file && o->ic == IC_TWOBODY) {
 		for (size_t i = 0; i < o->n_count; i++)
 			if (o->n_given && o->n_list[i] != 2) {
@@ -322,15 +341,9 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
 		case OPT_EPS: rc = cli_parse_double("--eps", optarg, 0, 1e3, &o->eps, err, errlen); break;
 		case OPT_STEPS: o->steps = true; break;
 		case OPT_DT: rc = cli_parse_double("--dt", optarg, 1e-12, 1e3, &o->dt, err, errlen); break;
-		case OPT_MIN_TIME:
-			rc = cli_parse_double("--min-time", optarg, 0, 86400, &o->timing.min_time, err, errlen);
-			break;
-		case OPT_MAX_TIME:
-			rc = cli_parse_double("--max-time", optarg, 1e-3, 86400, &o->timing.max_time, err, errlen);
-			break;
-		case OPT_MAX_NOISE:
-			rc = cli_parse_double("--max-noise", optarg, 0, 100, &o->timing.max_noise, err, errlen);
-			break;
+		case OPT_MIN_TIME: rc = cli_parse_timing("--min-time", optarg, &o->timing, err, errlen); break;
+		case OPT_MAX_TIME: rc = cli_parse_timing("--max-time", optarg, &o->timing, err, errlen); break;
+		case OPT_MAX_NOISE: rc = cli_parse_timing("--max-noise", optarg, &o->timing, err, errlen); break;
 		case 'o': o->out = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;

@@ -67,6 +67,15 @@ int cli_parse_u64(const char *opt, const char *s, uint64_t *out, char *err, size
  * glob of s. CLI_OK, or CLI_USAGE naming a pattern that matches nothing. */
 int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t errlen);
 
+/* The timing options every measuring command shares: opt is "--min-time",
+ * "--max-time" or "--max-noise". CLI_OK, or CLI_USAGE with err (also for
+ * an opt that is none of them). */
+int cli_parse_timing(const char *opt, const char *value, struct timing_opts *t, char *err,
+		     size_t errlen);
+
+/* Rules across the timing options (--max-time >= --min-time). */
+int cli_check_timing(const struct timing_opts *t, char *err, size_t errlen);
+
 /* Usage text of a command (CLI_HELP: the overview). */
 void cli_print_help(enum cli_command cmd);
 

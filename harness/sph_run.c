@@ -247,15 +247,9 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 			}
 			o->warm_steps = (int)warm;
 			break;
-		case SPH_OPT_MIN:
-			rc = cli_parse_double("--min-time", optarg, 0, 86400, &o->timing.min_time, err, errlen);
-			break;
-		case SPH_OPT_MAX:
-			rc = cli_parse_double("--max-time", optarg, 1e-3, 86400, &o->timing.max_time, err, errlen);
-			break;
-		case SPH_OPT_NOISE:
-			rc = cli_parse_double("--max-noise", optarg, 0, 100, &o->timing.max_noise, err, errlen);
-			break;
+		case SPH_OPT_MIN: rc = cli_parse_timing("--min-time", optarg, &o->timing, err, errlen); break;
+		case SPH_OPT_MAX: rc = cli_parse_timing("--max-time", optarg, &o->timing, err, errlen); break;
+		case SPH_OPT_NOISE: rc = cli_parse_timing("--max-noise", optarg, &o->timing, err, errlen); break;
 		case 'o': o->out = optarg; break;
 		case SPH_OPT_SUITE:
 			o->suite = optarg;
@@ -290,6 +284,8 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 		snprintf(err, errlen, "--out-dir goes with --suite; use --out FILE.csv otherwise");
 		rc = CLI_USAGE;
 	}
+	if (rc == CLI_OK)
+		rc = cli_check_timing(&o->timing, err, errlen);
 	if (rc == CLI_OK && o->ncolumns == 0)
 		rc = sph_parse_columns("16128", o, err, errlen);
 	if (rc == CLI_OK && o->cmd == SPH_SNAPSHOT) {

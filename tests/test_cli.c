@@ -10,6 +10,7 @@
 
 #include "../harness/cli.h"
 #include "../harness/csv_table.h"
+#include "cli_run.h"
 
 /* ---- the parser, in process ------------------------------------------ */
 
@@ -119,8 +120,7 @@ Test(cli, defaults_per_command)
 
 static const char *harness_bin(void)
 {
-	const char *b = getenv("HARNESS_BIN");
-	return b ? b : "bin/harness";
+	return cli_harness_bin();
 }
 
 /* Runs bin/harness with args (a shell fragment); returns its exit status
@@ -128,22 +128,10 @@ static const char *harness_bin(void)
 static int run_harness(const char *args, char **errtext)
 {
 	static char buf[8192];
-	char errfile[] = "/tmp/harness-cli-XXXXXX";
-	int fd = mkstemp(errfile);
-	cr_assert_geq(fd, 0);
-	close(fd);
 	char cmd[2048];
-	snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>%s </dev/null", harness_bin(), args, errfile);
-	int st = system(cmd);
-	FILE *fp = fopen(errfile, "r");
-	size_t len = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
-	buf[len] = '\0';
-	if (fp)
-		fclose(fp);
-	unlink(errfile);
+	snprintf(cmd, sizeof cmd, "%s %s", harness_bin(), args);
 	*errtext = buf;
-	cr_assert(WIFEXITED(st), "'%s' did not exit normally (crash?)", args);
-	return WEXITSTATUS(st);
+	return cli_run(cmd, buf, sizeof buf);
 }
 
 /* A user error: exit status 2 and exactly one line naming the value. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../harness/compare.h"
+#include "cli_run.h"
 
 #define FIX "tests/fixtures/results/compare/"
 
@@ -239,27 +240,13 @@ Test(compare, repeated_row_is_refused)
 
 static const char *harness_bin(void)
 {
-	const char *b = getenv("HARNESS_BIN");
-	return b ? b : "bin/harness";
+	return cli_harness_bin();
 }
 
 /* Runs a shell command line; returns its exit status and its stderr. */
 static int run(const char *cmdline, char *errtext, size_t errlen)
 {
-	char errfile[] = "/tmp/test_compare_err.XXXXXX", cmd[2048];
-	int fd = mkstemp(errfile);
-	cr_assert_geq(fd, 0);
-	close(fd);
-	snprintf(cmd, sizeof cmd, "%s >/dev/null 2>%s </dev/null", cmdline, errfile);
-	int st = system(cmd);
-	FILE *fp = fopen(errfile, "r");
-	size_t len = fp ? fread(errtext, 1, errlen - 1, fp) : 0;
-	errtext[len] = '\0';
-	if (fp)
-		fclose(fp);
-	unlink(errfile);
-	cr_assert(WIFEXITED(st), "'%s' did not exit normally", cmdline);
-	return WEXITSTATUS(st);
+	return cli_run(cmdline, errtext, errlen);
 }
 
 /* bin/harness must dispatch "compare" to compare_command. */

@@ -8,31 +8,19 @@
 #include <unistd.h>
 
 #include "../harness/csv_table.h"
+#include "cli_run.h"
 
 static const char *sph_bin(void)
 {
-	const char *b = getenv("HARNESS_BIN");
-	return b ? b : "bin/harness";
+	return cli_harness_bin();
 }
 
 /* Runs "bin/harness sph ARGS"; returns the exit status and stderr. */
 static int sph_cli(const char *args, char *errtext, size_t len)
 {
-	char errfile[] = "/tmp/harness-sph-XXXXXX";
-	int fd = mkstemp(errfile);
-	cr_assert_geq(fd, 0);
-	close(fd);
 	char cmd[2048];
-	snprintf(cmd, sizeof cmd, "%s sph %s >/dev/null 2>%s </dev/null", sph_bin(), args, errfile);
-	int st = system(cmd);
-	FILE *fp = fopen(errfile, "r");
-	size_t n = fp ? fread(errtext, 1, len - 1, fp) : 0;
-	errtext[n] = '\0';
-	if (fp)
-		fclose(fp);
-	unlink(errfile);
-	cr_assert(WIFEXITED(st), "'sph %s' did not exit normally", args);
-	return WEXITSTATUS(st);
+	snprintf(cmd, sizeof cmd, "%s sph %s", sph_bin(), args);
+	return cli_run(cmd, errtext, len);
 }
 
 static void expect_sph_usage(const char *args, const char *mention)
@@ -144,4 +132,10 @@ Test(sph_run, quiet_suite_skips_what_cannot_run_here, .timeout = 120)
 	unlink(out);
 	unlink(side);
 	rmdir(dir);
+}
+
+Test(sph_run, timing_options_follow_the_shared_rules)
+{
+	expect_sph_usage("run --min-time 3 --max-time 1", "--max-time");
+	expect_sph_usage("run --max-time 0", "--max-time");
 }
