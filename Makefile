@@ -48,10 +48,10 @@ endif
 
 # Sources. Every .c under the library folders is part of the harness
 # library; main.c is the program; tests/*.c are the Criterion suite.
-LIB_C   := $(wildcard variants/*.c reference/*.c kernels/*.c) \
+LIB_C   := $(wildcard variants/*.c reference/*.c kernels/*/*.c) \
            $(filter-out harness/main.c harness/gpu_stub.c,$(wildcard harness/*.c))
 ifneq ($(NVCC),)
-LIB_CU  := $(wildcard harness/*.cu kernels/*.cu)
+LIB_CU  := $(wildcard harness/*.cu kernels/*/*.cu)
 else
 LIB_C   += harness/gpu_stub.c
 LIB_CU  :=
@@ -72,12 +72,12 @@ endif
 # time, so it needs -O3 and OpenMP but no -march either.
 PORTABLE_CFLAGS := -O2 -g
 SIMD_CFLAGS     := -O3 -g -fopenmp
-build/kernels/nbody_cpu_portable.o: CFLAGS = $(PORTABLE_CFLAGS)
-build/kernels/nbody_cpu_simd.o:     CFLAGS = $(SIMD_CFLAGS)
+build/kernels/nbody/nbody_cpu_portable.o: CFLAGS = $(PORTABLE_CFLAGS)
+build/kernels/nbody/nbody_cpu_simd.o:     CFLAGS = $(SIMD_CFLAGS)
 # The SPH reference parallelises its particle loops with one OpenMP pragma
 # each (results are bit-identical with any thread count).
 build/reference/sph_ref.o:          CFLAGS = $(OPT) -g -fopenmp
-build/kernels/sph_cpu.o:            CFLAGS = -O3 -g -fopenmp
+build/kernels/sph/sph_cpu.o:            CFLAGS = -O3 -g -fopenmp
 
 BIN := bin/harness
 TESTBIN := bin/tests

@@ -1,7 +1,7 @@
 /* gpu_stub.c - the GPU API in a build without nvcc: no devices, nothing runs */
 #include <stdio.h>
 
-#include "../kernels/nbody_gpu.h"
+#include "../kernels/nbody/nbody_gpu.h"
 #include "gpu_device.h"
 #include "gpu_instance.h"
 

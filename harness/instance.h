@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "../kernels/nbody_gpu.h"
+#include "../kernels/nbody/nbody_gpu.h"
 #include "../variants/registry.h"
 #include "gpu_instance.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/nbody_cpu.h"
+#include "../kernels/nbody/nbody_cpu.h"
 #include "atomic_file.h"
 #include "csv_table.h"
 #include "gpu_device.h"

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../kernels/sph.h"
+#include "../kernels/sph/sph.h"
 
 /*
  * Tolerances for float variants (reasoning in sph_validate.c):

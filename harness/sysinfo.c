@@ -87,8 +87,8 @@ bool sysinfo_git_dirty(void)
 const struct sysinfo_flags *sysinfo_kernel_cflags(size_t *count)
 {
 	static const struct sysinfo_flags flags[] = {
-		{ "kernels/nbody_cpu_portable.c", HARNESS_PORTABLE_CFLAGS },
-		{ "kernels/nbody_cpu_simd.c", HARNESS_SIMD_CFLAGS },
+		{ "kernels/nbody/nbody_cpu_portable.c", HARNESS_PORTABLE_CFLAGS },
+		{ "kernels/nbody/nbody_cpu_simd.c", HARNESS_SIMD_CFLAGS },
 	};
 	*count = sizeof flags / sizeof flags[0];
 	return flags;

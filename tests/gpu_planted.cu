@@ -1,7 +1,7 @@
 /* gpu_planted.cu - deliberately broken GPU kernels the tests must catch */
 #include <cuda_runtime.h>
 
-#include "../kernels/nbody_gpu.h"
+#include "../kernels/nbody/nbody_gpu.h"
 
 #define PLANTED_P 256
 

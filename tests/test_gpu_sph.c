@@ -1,4 +1,4 @@
-/* test_gpu_sph.c - Criterion tests for the GPU SPH variants of kernels/sph_grid.cu (suite gpu_sph) */
+/* test_gpu_sph.c - Criterion tests for the GPU SPH variants of kernels/sph/sph_grid.cu (suite gpu_sph) */
 #include <criterion/criterion.h>
 
 #include <math.h>
@@ -8,10 +8,10 @@
 
 #include "../harness/gpu_device.h"
 #include "../harness/sph_validate.h"
-#include "../kernels/sph.h"
+#include "../kernels/sph/sph.h"
 #include "../reference/sph_scene.h"
 
-/* The variants under test (kernels/sph_gpu.h); weak, so a build without
+/* The variants under test (kernels/sph/sph_gpu.h); weak, so a build without
  * nvcc links: their addresses are then NULL and the tests skip. */
 extern const struct sph_ops sph_gpu_grid_radix_ops __attribute__((weak));
 extern const struct sph_ops sph_gpu_grid_count_ops __attribute__((weak));

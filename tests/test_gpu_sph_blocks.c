@@ -1,4 +1,4 @@
-/* test_gpu_sph_blocks.c - Criterion tests for kernels/sph_blocks.cu: zindex-blocks, grid-buckets, brute (suite gpu_sph_blocks) */
+/* test_gpu_sph_blocks.c - Criterion tests for kernels/sph/sph_blocks.cu: zindex-blocks, grid-buckets, brute (suite gpu_sph_blocks) */
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include <criterion/criterion.h>
 
@@ -9,11 +9,11 @@
 
 #include "../harness/gpu_device.h"
 #include "../harness/sph_validate.h"
-#include "../kernels/sph.h"
+#include "../kernels/sph/sph.h"
 #include "../reference/sph_scene.h"
 
-/* The variants under test (kernels/sph_gpu2.h) and grid-radix
- * (kernels/sph_gpu.h) to compare memory with; weak, so a build without
+/* The variants under test (kernels/sph/sph_gpu2.h) and grid-radix
+ * (kernels/sph/sph_gpu.h) to compare memory with; weak, so a build without
  * nvcc links: their addresses are then NULL and the tests skip. */
 extern const struct sph_ops sph_gpu_zindex_blocks_ops __attribute__((weak));
 extern const struct sph_ops sph_gpu_grid_buckets_ops __attribute__((weak));

@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sph_cpu.h"
+#include "../kernels/sph/sph_cpu.h"
 #include "sph_ref.h"
 #include "sph_scene.h"
 
 /*
  * Tolerances against the double reference on the same positions; the
- * variant differs from it by float rounding only (kernels/sph_cpu.c):
+ * variant differs from it by float rounding only (kernels/sph/sph_cpu.c):
  *
  * SPH_CPU_TEST_RHO      density, relative, per particle: a float sum of
  *                       ~30 terms (measured <= 3e-7).

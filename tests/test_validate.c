@@ -7,7 +7,7 @@
 
 #include "../harness/instance.h"
 #include "../harness/validate.h"
-#include "../kernels/nbody_cpu.h"
+#include "../kernels/nbody/nbody_cpu.h"
 #include "../reference/ic.h"
 #include "../reference/nbody_ref.h"
 

@@ -4,11 +4,11 @@
 #include <fnmatch.h>
 #include <string.h>
 
-#include "../kernels/nbody_cpu.h"
+#include "../kernels/nbody/nbody_cpu.h"
 #include "../harness/gpu_device.h"
 
 /* A line's impl is a CPU function for CPU variants; for GPU variants it
- * names a launcher template that kernels/nbody_gpu.cu instantiates with the
+ * names a launcher template that kernels/nbody/nbody_gpu.cu instantiates with the
  * line's parameters, so C sees only the CPU ones. */
 #define REGISTRY_CPU_FN_VARIANT_CPU(f) f
 #define REGISTRY_CPU_FN_VARIANT_GPU(f) NULL

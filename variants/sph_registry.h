@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../kernels/sph.h"
+#include "../kernels/sph/sph.h"
 #include "registry.h"
 
 struct sph_variant {

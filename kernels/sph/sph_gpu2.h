@@ -1,4 +1,4 @@
-/* sph_gpu2.h - GPU SPH variants of kernels/sph_blocks.cu: zindex-blocks, grid-buckets, brute force */
+/* sph_gpu2.h - GPU SPH variants of kernels/sph/sph_blocks.cu: zindex-blocks, grid-buckets, brute force */
 #ifndef KERNELS_SPH_GPU2_H
 #define KERNELS_SPH_GPU2_H
 
@@ -10,7 +10,7 @@ extern "C" {
 
 /*
  * The step of reference/sph_ref.h in float, every phase on the device, with
- * the density and force arithmetic of kernels/sph_grid.cu:
+ * the density and force arithmetic of kernels/sph/sph_grid.cu:
  *
  *   sph_gpu_zindex_blocks_ops  sph-gpu-zindex-blocks: the method of Goswami
  *                              et al. (2010) section 3: 30-bit Morton keys

@@ -31,7 +31,7 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-#include "../variants/registry.h"
+#include "../../variants/registry.h"
 
 /* ---- pair interactions -------------------------------------------------- */
 
@@ -576,7 +576,7 @@ extern "C" nbody_gpu_fn nbody_gpu_launcher(int index)
 #define NBODY_VARIANT(ident, name, family, prec, dev, p, q, u, k, impl, summary) \
 	case NBODY_V_##ident:                                                    \
 		return GPU_LAUNCHER_##dev(impl, p, q, u, k);
-#include "../variants/nbody.def"
+#include "../../variants/nbody.def"
 #undef NBODY_VARIANT
 	}
 	return NULL;

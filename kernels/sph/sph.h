@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "../reference/sph_ref.h"
+#include "../../reference/sph_ref.h"
 
 /*
  * An SPH variant runs the step of reference/sph_ref.h in float on its own

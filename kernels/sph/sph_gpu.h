@@ -1,4 +1,4 @@
-/* sph_gpu.h - GPU SPH variants of the sorted-cells family (kernels/sph_grid.cu) */
+/* sph_gpu.h - GPU SPH variants of the sorted-cells family (kernels/sph/sph_grid.cu) */
 #ifndef KERNELS_SPH_GPU_H
 #define KERNELS_SPH_GPU_H
 

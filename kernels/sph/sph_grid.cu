@@ -1,6 +1,6 @@
 /* sph_grid.cu - SPH on the GPU over sorted cells: grid-radix, grid-count, zindex-cells
  *
- * Variants (kernels/sph_gpu.h):
+ * Variants (kernels/sph/sph_gpu.h):
  *   sph-gpu-grid-radix    uniform grid of cells of side h over the box,
  *                         linear cell index cx + dx (cy + dy cz); every
  *                         step the (cell, slot) pairs are sorted by CUB's
@@ -41,7 +41,7 @@
  * to innermost) and, within a cell, in slot order, with one density
  * function and one force function shared by the three (they differ only
  * in how a cell's slots are found). The physics is that of
- * kernels/sph_cpu.c, whose comment derives it; in float, per particle i:
+ * kernels/sph/sph_cpu.c, whose comment derives it; in float, per particle i:
  *   rho_i = m 315 / (64 pi h^3) sum_j (1 - r^2 / h^2)^3   (j = i included)
  *   p_i   = k max(rho_i - rho0, 0)
  *   a_i   = m 45 / (pi h^6) / rho_i sum_j [ (p_i + p_j) / (2 rho_j)

@@ -1,6 +1,6 @@
 /* sph_blocks.cu - SPH on the GPU: zindex-blocks (Goswami et al. 2010), grid-buckets, brute force
  *
- * Variants (kernels/sph_gpu2.h):
+ * Variants (kernels/sph/sph_gpu2.h):
  *   sph-gpu-zindex-blocks  the paper's section 3 as written. A virtual grid
  *                          of 1024^3 cubic cells over the box (cell side
  *                          L / 1024, L the longest side of the box, at
@@ -54,7 +54,7 @@
  *                          refuses n > 2,000,000). Its build phase is the
  *                          check that positions are finite.
  *
- * Physics and arithmetic are those of kernels/sph_grid.cu (whose comment
+ * Physics and arithmetic are those of kernels/sph/sph_grid.cu (whose comment
  * derives them): the pair functions below repeat its float expressions
  * term by term. They are copies, not a shared header: sph_grid.cu is left
  * untouched. Within a particle's sum the order is fixed (neighbour blocks
