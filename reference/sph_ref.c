@@ -64,13 +64,14 @@ double sph_ref_lattice_sum(double spacing, double h)
  *   sec. 4.1, m = rho0 V / N) differs by 1 %: S d^3 = 1.0098 at h = 2 d,
  *   and with clamped pressure that 1 % over-pressure would push the
  *   whole column outward at the start.
- * - k = c^2 with c = 25 m/s, the weakly compressible choice (Monaghan
- *   1994, "Simulating free surface flows with SPH": a speed of sound ten
- *   times the fastest flow keeps density within ~1 %): the fastest water
- *   falling from the tallest column, H = 0.3 m, moves at
- *   sqrt(2 g H) = 2.4 m/s; c >= 10 times that keeps the density
- *   variation, ~(v / c)^2 + g H / c^2, near 1 %. Mueller's k = 3 m^2/s^2
- *   (Kelager's) would let such a column compress by g H / k ~ 100 %.
+ * - k = c^2, the weakly compressible choice (Monaghan 1994, "Simulating
+ *   free surface flows with SPH": a speed of sound ten times the fastest
+ *   flow keeps density within ~1 %): the fastest water falling from a
+ *   column H tall moves at sqrt(2 g H); c = max(25 m/s, 10 sqrt(2 g H))
+ *   keeps the density variation, ~(v / c)^2 + g H / c^2, near 1 %. For
+ *   the paper's columns (H = 0.28 m, 2.3 m/s) c = 25 m/s, k = 625 m^2/s^2;
+ *   Mueller's k = 3 m^2/s^2 (Kelager's) would let such a column compress
+ *   by g H / k ~ 100 %.
  * - mu = rho0 nu with nu = alpha c (h/2) / 10, alpha = 0.1: the shear
  *   viscosity that Monaghan's artificial viscosity of strength alpha
  *   amounts to in 3D (Monaghan 2005, "Smoothed particle hydrodynamics",
@@ -94,24 +95,27 @@ double sph_ref_lattice_sum(double spacing, double h)
  * outside the box, and kinetic + potential energy never above its start
  * by more than 2e-4 M g H.
  */
-void sph_params_water(struct sph_params *p, double spacing)
+void sph_params_water(struct sph_params *p, double spacing, double height)
 {
 	const double d = spacing;
+	const double c = fmax(SPH_WATER_C,
+			      sqrt(2.0 * SPH_WATER_G * height) / SPH_WATER_MACH);
 
 	memset(p, 0, sizeof *p);
 	p->spacing = d;
 	p->rho0 = SPH_WATER_RHO0;
 	p->h = 2.0 * d;
 	p->mass = p->rho0 / sph_ref_lattice_sum(d, p->h);
-	p->k = SPH_WATER_C * SPH_WATER_C;
-	p->mu = p->rho0 * SPH_WATER_ALPHA * SPH_WATER_C * (0.5 * p->h) / 10.0;
-	p->dt = SPH_WATER_CFL * p->h / SPH_WATER_C;
+	p->k = c * c;
+	p->mu = p->rho0 * SPH_WATER_ALPHA * c * (0.5 * p->h) / 10.0;
+	p->dt = SPH_WATER_CFL * p->h / c;
 	p->gravity[2] = -SPH_WATER_G;
 	for (int c = 0; c < 3; c++) {
 		p->box_lo[c] = -HUGE_VAL;
 		p->box_hi[c] = HUGE_VAL;
 	}
 	p->wall_restitution = 0.5;
+	p->wall_friction = SPH_WATER_FRICTION;
 }
 
 /*
@@ -125,8 +129,12 @@ void sph_params_water(struct sph_params *p, double spacing)
 #ifdef _OPENMP
 #define SPH_REF_PARALLEL_FOR_N \
 	_Pragma("omp parallel for if (n >= SPH_REF_PARALLEL_MIN)")
+#define SPH_REF_PRAGMA(text) _Pragma(#text)
+#define SPH_REF_PARALLEL_FOR_N_OF(count) \
+	SPH_REF_PRAGMA(omp parallel for if ((count) >= SPH_REF_PARALLEL_MIN))
 #else
 #define SPH_REF_PARALLEL_FOR_N
+#define SPH_REF_PARALLEL_FOR_N_OF(count)
 #endif
 
 /* |x_j - x_i|^2, the one expression that decides who is a neighbour. */
@@ -385,8 +393,189 @@ out_free_grid:
 	return rc;
 }
 
+/* Boundary neighbours of fluid particle xi among all nb, ascending, to out
+ * (when not NULL); returns how many. */
+static size_t sph_ref_cross_brute_row(const double *xi, const double *xb,
+				      size_t nb, double h2, size_t *out)
+{
+	size_t cnt = 0;
+
+	for (size_t b = 0; b < nb; b++) {
+		if (!(sph_ref_dist2(xi, &xb[3 * b]) < h2))
+			continue;
+		if (out)
+			out[cnt] = b;
+		cnt++;
+	}
+	return cnt;
+}
+
+int sph_ref_cross_brute(const double *x, size_t n, const double *xb,
+			size_t nb, double h, struct sph_nbr_list *nl)
+{
+	const double h2 = h * h;
+
+	if (sph_ref_nbr_start(nl, n) != 0)
+		return -1;
+	SPH_REF_PARALLEL_FOR_N
+	for (size_t i = 0; i < n; i++)
+		nl->off[i + 1] = sph_ref_cross_brute_row(&x[3 * i], xb, nb, h2,
+							 NULL);
+	if (sph_ref_nbr_alloc(nl) != 0)
+		return -1;
+	SPH_REF_PARALLEL_FOR_N
+	for (size_t i = 0; i < n; i++)
+		sph_ref_cross_brute_row(&x[3 * i], xb, nb, h2,
+					&nl->idx[nl->off[i]]);
+	return 0;
+}
+
+/* Boundary neighbours of fluid particle xi from the 27 cells of the
+ * boundary grid g around it, sorted ascending into out (when not NULL);
+ * returns how many. A fluid particle outside the grid is clamped into
+ * it, which never moves its cell away from a boundary particle's. */
+static size_t sph_ref_cross_grid_row(const struct sph_ref_grid *g,
+				     const double *xb, const double *xi,
+				     double h2, size_t *out)
+{
+	size_t cnt = 0;
+	int c[3];
+
+	sph_ref_grid_cell(g, xi, c);
+	for (int dz = -1; dz <= 1; dz++)
+	for (int dy = -1; dy <= 1; dy++)
+	for (int dx = -1; dx <= 1; dx++) {
+		const int cx = c[0] + dx, cy = c[1] + dy, cz = c[2] + dz;
+		size_t cell;
+
+		if (cx < 0 || cy < 0 || cz < 0 || cx >= g->dim[0] ||
+		    cy >= g->dim[1] || cz >= g->dim[2])
+			continue;
+		cell = sph_ref_grid_index(g, cx, cy, cz);
+		for (size_t k = g->start[cell]; k < g->start[cell + 1]; k++) {
+			const size_t b = g->order[k];
+
+			if (!(sph_ref_dist2(xi, &xb[3 * b]) < h2))
+				continue;
+			if (out)
+				out[cnt] = b;
+			cnt++;
+		}
+	}
+	if (out)
+		qsort(out, cnt, sizeof *out, sph_ref_cmp_size);
+	return cnt;
+}
+
+int sph_ref_cross_grid(const double *x, size_t n, const double *xb,
+		       size_t nb, double h, struct sph_nbr_list *nl)
+{
+	const double h2 = h * h;
+	struct sph_ref_grid g;
+	int rc = -1;
+
+	sph_nbr_list_free(nl);
+	if (sph_ref_grid_build(&g, xb, nb, h) != 0)
+		return -1;
+	for (size_t i = 0; i < 3 * n; i++)
+		if (!isfinite(x[i]))
+			goto out_free_grid;
+	if (sph_ref_nbr_start(nl, n) != 0)
+		goto out_free_grid;
+	SPH_REF_PARALLEL_FOR_N
+	for (size_t i = 0; i < n; i++)
+		nl->off[i + 1] = nb ? sph_ref_cross_grid_row(&g, xb, &x[3 * i],
+							     h2, NULL) : 0;
+	if (sph_ref_nbr_alloc(nl) != 0)
+		goto out_free_grid;
+	SPH_REF_PARALLEL_FOR_N
+	for (size_t i = 0; i < n; i++)
+		if (nb)
+			sph_ref_cross_grid_row(&g, xb, &x[3 * i], h2,
+					       &nl->idx[nl->off[i]]);
+	rc = 0;
+
+out_free_grid:
+	sph_ref_grid_free(&g);
+	return rc;
+}
+
+int sph_ref_boundary_psi(const struct sph_params *p, const double *xb,
+			 size_t nb, double *psi)
+{
+	struct sph_nbr_list nl = { 0 };
+
+	if (sph_ref_neighbours_grid(xb, nb, p->h, &nl) != 0)
+		return -1;
+	SPH_REF_PARALLEL_FOR_N_OF(nb)
+	for (size_t b = 0; b < nb; b++) {
+		double sum = sph_ref_poly6(0.0, p->h);	/* b itself */
+
+		for (size_t k = nl.off[b]; k < nl.off[b + 1]; k++)
+			sum += sph_ref_poly6(sph_ref_dist2(&xb[3 * b],
+						&xb[3 * nl.idx[k]]), p->h);
+		psi[b] = p->rho0 / sum;
+	}
+	sph_nbr_list_free(&nl);
+	return 0;
+}
+
+/* Lateral alignments of fluid and wall lattices averaged over, a side. */
+#define SPH_REF_GAP_OFFSETS 4
+
+/*
+ * The wall's density at a fluid particle a height z above the plane,
+ * lateral offset (ox, oy) from a boundary particle, in units of psi:
+ * sum over the plane's lattice nodes of W_poly6.
+ */
+static double sph_ref_plane_sum(double d, double h, double z, double ox,
+				double oy)
+{
+	const int reach = (int)ceil(h / d) + 2;
+	double sum = 0.0;
+
+	for (int a = -reach; a <= reach; a++)
+		for (int b = -reach; b <= reach; b++) {
+			const double dx = a * d - ox, dy = b * d - oy;
+
+			sum += sph_ref_poly6(dx * dx + dy * dy + z * z, h);
+		}
+	return sum;
+}
+
+double sph_ref_wall_gap(const struct sph_params *p, double bspacing)
+{
+	const double d = p->spacing, h = p->h, db = bspacing;
+	const int reach = (int)ceil(h / d), offs = SPH_REF_GAP_OFFSETS;
+	/* the plane's psi: rho0 over its own lattice sum (Akinci) */
+	const double psi = p->rho0 / sph_ref_plane_sum(db, h, 0.0, 0.0, 0.0);
+	double half = 0.0, lo = 0.25 * d, hi = 2.0 * d;
+
+	/* the first layer's density from the fluid half-space alone */
+	for (int a = -reach; a <= reach; a++)
+		for (int b = -reach; b <= reach; b++)
+			for (int c = 0; c <= reach; c++)
+				half += p->mass * sph_ref_poly6((double)(a * a +
+						b * b + c * c) * d * d, h);
+	/* bisect: the wall's share falls with the height z */
+	for (int it = 0; it < 60; it++) {
+		const double z = 0.5 * (lo + hi);
+		double wall = 0.0;
+
+		for (int k = 0; k < offs * offs; k++)
+			wall += psi * sph_ref_plane_sum(db, h, z, db * (k % offs) / offs,
+							db * (k / offs) / offs);
+		if (half + wall / (offs * offs) > p->rho0)
+			lo = z;
+		else
+			hi = z;
+	}
+	return 0.5 * (lo + hi);
+}
+
 void sph_ref_density(const struct sph_params *p, const double *x,
-		     const struct sph_nbr_list *nl, double *rho,
+		     const struct sph_nbr_list *nl,
+		     const struct sph_ref_wall *wall, double *rho,
 		     double *pres)
 {
 	const double m = p->mass, h = p->h;
@@ -399,6 +588,13 @@ void sph_ref_density(const struct sph_params *p, const double *x,
 		for (size_t k = nl->off[i]; k < nl->off[i + 1]; k++)
 			r += m * sph_ref_poly6(sph_ref_dist2(&x[3 * i],
 						&x[3 * nl->idx[k]]), h);
+		for (size_t k = wall ? wall->nbrs->off[i] : 0;
+		     wall && k < wall->nbrs->off[i + 1]; k++) {
+			const size_t b = wall->nbrs->idx[k];
+
+			r += wall->psi[b] * sph_ref_poly6(sph_ref_dist2(
+					&x[3 * i], &wall->x[3 * b]), h);
+		}
 		rho[i] = r;
 		pres[i] = p->k * fmax(r - p->rho0, 0.0);
 	}
@@ -427,9 +623,34 @@ static void sph_ref_pair_force(const struct sph_params *p, const double *x,
 			rho[j] * lap;
 }
 
+/*
+ * Force density on fluid particle i from boundary particle b (Akinci
+ * 2012): the mirrored pressure -psi_b p_i / rho_i grad W_spiky(x_i - x_b)
+ * plus friction mu f_w psi_b (0 - v_i) / rho_i lap W_visc, added to f.
+ */
+static void sph_ref_wall_force(const struct sph_params *p, const double *xi,
+			       const double *vi, double rho_i, double pres_i,
+			       const double *xb, double psi_b, double f[3])
+{
+	const double r = sqrt(sph_ref_dist2(xi, xb));
+	const double lap = sph_ref_visc_lap(r, p->h);
+	double pres_b = pres_i, fp = 0.0; /* fp: pressure force along (x_i - x_b) / r */
+
+	for (int c = 0; c < 3; c++)
+		pres_b += 2.0 * rho_i * p->gravity[c] * (xb[c] - xi[c]);
+	pres_b = fmax(pres_b, 0.0);
+	if (r > 0.0)
+		fp = -psi_b * (pres_i + pres_b) / (2.0 * rho_i) *
+		     sph_ref_spiky_dwdr(r, p->h) / r;
+	for (int c = 0; c < 3; c++)
+		f[c] += fp * (xi[c] - xb[c]) -
+			p->mu * p->wall_friction * psi_b * vi[c] / rho_i * lap;
+}
+
 void sph_ref_forces(const struct sph_params *p, const double *x,
 		    const double *v, const double *rho, const double *pres,
-		    const struct sph_nbr_list *nl, double *acc)
+		    const struct sph_nbr_list *nl,
+		    const struct sph_ref_wall *wall, double *acc)
 {
 	const size_t n = nl->n;
 
@@ -440,14 +661,24 @@ void sph_ref_forces(const struct sph_params *p, const double *x,
 		for (size_t k = nl->off[i]; k < nl->off[i + 1]; k++)
 			sph_ref_pair_force(p, x, v, rho, pres, i, nl->idx[k],
 					   f);
+		for (size_t k = wall ? wall->nbrs->off[i] : 0;
+		     wall && k < wall->nbrs->off[i + 1]; k++) {
+			const size_t b = wall->nbrs->idx[k];
+
+			sph_ref_wall_force(p, &x[3 * i], &v[3 * i], rho[i],
+					   pres[i], &wall->x[3 * b],
+					   wall->psi[b], f);
+		}
 		for (int c = 0; c < 3; c++)
 			acc[3 * i + c] = f[c] / rho[i] + p->gravity[c];
 	}
 }
 
-void sph_ref_integrate(const struct sph_params *p, size_t n,
-		       const double *acc, double *x, double *v)
+size_t sph_ref_integrate(const struct sph_params *p, size_t n,
+			 const double *acc, double *x, double *v)
 {
+	size_t clamps = 0;
+
 	for (size_t k = 0; k < 3 * n; k++) {
 		const int c = (int)(k % 3);
 
@@ -455,37 +686,52 @@ void sph_ref_integrate(const struct sph_params *p, size_t n,
 		x[k] += v[k] * p->dt;
 		if (x[k] < p->box_lo[c]) {
 			x[k] = p->box_lo[c];
+			clamps++;
 			if (v[k] < 0.0)
 				v[k] *= -p->wall_restitution;
 		} else if (x[k] > p->box_hi[c]) {
 			x[k] = p->box_hi[c];
+			clamps++;
 			if (v[k] > 0.0)
 				v[k] *= -p->wall_restitution;
 		}
 	}
+	return clamps;
 }
 
-int sph_ref_state_init(struct sph_ref_state *s, const float *pos4,
-		       const float *vel4, size_t n)
+int sph_ref_state_init(struct sph_ref_state *s, const struct sph_params *p,
+		       const float *pos4, const float *vel4, size_t n,
+		       const float *bnd4, size_t nb)
 {
 	memset(s, 0, sizeof *s);
 	s->n = n;
+	s->nb = nb;
 	s->x = calloc(3 * n + 1, sizeof *s->x);	/* +1: n == 0 is fine */
 	s->v = calloc(3 * n + 1, sizeof *s->v);
 	s->rho = calloc(n + 1, sizeof *s->rho);
 	s->pres = calloc(n + 1, sizeof *s->pres);
 	s->acc = calloc(3 * n + 1, sizeof *s->acc);
-	if (!s->x || !s->v || !s->rho || !s->pres || !s->acc) {
-		sph_ref_state_free(s);
-		return -1;
-	}
+	s->xb = calloc(3 * nb + 1, sizeof *s->xb);
+	s->psi = calloc(nb + 1, sizeof *s->psi);
+	if (!s->x || !s->v || !s->rho || !s->pres || !s->acc || !s->xb ||
+	    !s->psi)
+		goto out_free;
 	for (size_t i = 0; i < n; i++) {
 		for (int c = 0; c < 3; c++) {
 			s->x[3 * i + c] = pos4[4 * i + c];
 			s->v[3 * i + c] = vel4 ? vel4[4 * i + c] : 0.0;
 		}
 	}
+	for (size_t b = 0; b < nb; b++)
+		for (int c = 0; c < 3; c++)
+			s->xb[3 * b + c] = bnd4[4 * b + c];
+	if (nb && sph_ref_boundary_psi(p, s->xb, nb, s->psi) != 0)
+		goto out_free;
 	return 0;
+
+out_free:
+	sph_ref_state_free(s);
+	return -1;
 }
 
 void sph_ref_state_free(struct sph_ref_state *s)
@@ -495,16 +741,24 @@ void sph_ref_state_free(struct sph_ref_state *s)
 	free(s->rho);
 	free(s->pres);
 	free(s->acc);
+	free(s->xb);
+	free(s->psi);
 	sph_nbr_list_free(&s->nbrs);
+	sph_nbr_list_free(&s->bnbrs);
 	memset(s, 0, sizeof *s);
 }
 
 int sph_ref_evaluate(struct sph_ref_state *s, const struct sph_params *p)
 {
-	if (sph_ref_neighbours_grid(s->x, s->n, p->h, &s->nbrs) != 0)
+	const struct sph_ref_wall wall = { s->nb, s->xb, s->psi, &s->bnbrs };
+
+	if (sph_ref_neighbours_grid(s->x, s->n, p->h, &s->nbrs) != 0 ||
+	    sph_ref_cross_grid(s->x, s->n, s->xb, s->nb, p->h,
+			       &s->bnbrs) != 0)
 		return -1;
-	sph_ref_density(p, s->x, &s->nbrs, s->rho, s->pres);
-	sph_ref_forces(p, s->x, s->v, s->rho, s->pres, &s->nbrs, s->acc);
+	sph_ref_density(p, s->x, &s->nbrs, &wall, s->rho, s->pres);
+	sph_ref_forces(p, s->x, s->v, s->rho, s->pres, &s->nbrs, &wall,
+		       s->acc);
 	return 0;
 }
 
@@ -512,7 +766,7 @@ int sph_ref_step(struct sph_ref_state *s, const struct sph_params *p)
 {
 	if (sph_ref_evaluate(s, p) != 0)
 		return -1;
-	sph_ref_integrate(p, s->n, s->acc, s->x, s->v);
+	s->clamps += sph_ref_integrate(p, s->n, s->acc, s->x, s->v);
 	return 0;
 }
 
@@ -549,4 +803,16 @@ void sph_ref_momentum(const struct sph_ref_state *s,
 	for (size_t i = 0; i < s->n; i++)
 		for (int c = 0; c < 3; c++)
 			mom[c] += p->mass * s->v[3 * i + c];
+}
+
+double sph_ref_energy(const struct sph_ref_state *s,
+		      const struct sph_params *p)
+{
+	double e = 0.0;
+
+	for (size_t i = 0; i < s->n; i++)
+		for (int c = 0; c < 3; c++)
+			e += p->mass * (0.5 * s->v[3 * i + c] * s->v[3 * i + c] -
+					p->gravity[c] * s->x[3 * i + c]);
+	return e;
 }

@@ -1,4 +1,4 @@
-/* sph_scene.h - the dam-break scene: a collapsing water column in a box */
+/* sph_scene.h - the dam-break scenes: a water column in a box lined with boundary particles */
 #ifndef SPH_SCENE_H
 #define SPH_SCENE_H
 
@@ -11,63 +11,118 @@
  * Goswami et al. (2010) time "a water block collapsing due to gravity"
  * (their Figure 7, Tables 1 and 2) at 16,128, 75,200, 129,024 and 255,600
  * particles. Here that block is an nx x ny x nz lattice of spacing d in
- * the corner x, y, z = 0 of a box of 4 nx d x ny d x 2 nz d: four times
- * as long as the column in x, as deep as it in y, twice as high, so the
- * water falls and runs along x to the far wall.
+ * the corner x, y, z = 0 of a box (tank) that is `tank` times the
+ * column's width a = nx d long in x (4 for the paper's columns), exactly
+ * as deep as the column in y and 2 nz d high: the water falls and runs
+ * along x to the far wall.
  *
  * Every column is the same physical experiment at a different
  * resolution: the column is SPH_SCENE_WIDTH wide (d = width / nx), so
- * the 16,128 one has d = 1 cm and is 24 x 24 x 28 cm, and the stiffness
- * of sph_params_water (sized for columns up to SPH_WATER_HMAX tall) holds
- * for all of them. Hence nz <= SPH_SCENE_MAX_ASPECT nx.
+ * the 16,128 one has d = 1 cm and is 24 x 24 x 28 cm; the stiffness of
+ * sph_params_water is sized for the column's height nz d.
+ *
+ * Walls. The floor and the four side walls (no lid) are lined with
+ * boundary particles (Akinci 2012, reference/sph_ref.h), on a square
+ * lattice of spacing ~SPH_SCENE_BOUNDARY_SPACING d in each wall plane
+ * (stretched so that a whole number of it spans the wall exactly; psi
+ * absorbs the difference), edges and corners sampled once. Why 0.75 d:
+ * the wall's density at the water's first layer varies with the lateral
+ * alignment of the two lattices, by +-0.5 % of rho0 at spacing d (enough
+ * pressure, k 0.005 rho0, to stir still water more than its weight
+ * does), +-0.1 % at 0.75 d and +-0.02 % at 0.5 d (measured with
+ * sph_ref_wall_gap's sums); 0.75 d costs 1.8 times the particles of d. The water's first layer
+ * sits sph_ref_wall_gap() (~1.22 d) from each wall, where the walls give
+ * it rest density, so that the column starts at rest: particle (ix, iy,
+ * iz) at box_lo + g + (ix, iy, iz) d + jitter, the jitter uniform in
+ * +- c->jitter d (SPH_SCENE_JITTER for every column parsed: enough to
+ * break the lattice's symmetry; 0 for water truly at rest, since a
+ * jitter of 0.01 d alone spreads densities by +-0.8 %).
+ *
+ * Columns are named by their particle count (the paper's and larger
+ * ones of the same shape, `martin-moyce` for the experiment of Martin
+ * and Moyce 1952 with height = 2 x width), or given as NXxNYxNZ[@L]
+ * (L: the tank's length in column widths, default 4; @0: a tank that
+ * just fits the column, water at rest).
  */
 #define SPH_SCENE_WIDTH		0.24
-#define SPH_SCENE_MAX_ASPECT	1.25	/* 0.24 * 1.25 = SPH_WATER_HMAX */
 #define SPH_SCENE_MAX_SIDE	4096	/* nx, ny, nz in 1 .. this */
+#define SPH_SCENE_MAX_PARTICLES	((size_t)1 << 27)	/* fluid, at most */
+#define SPH_SCENE_MAX_ASPECT	8.0	/* nz <= this times nx */
+#define SPH_SCENE_MAX_TANK	64.0	/* tank <= this many widths */
 #define SPH_SCENE_JITTER	0.01	/* +- this times d on each coordinate */
+#define SPH_SCENE_TANK		4.0	/* the paper's columns: 4 widths */
+#ifndef SPH_SCENE_BOUNDARY_SPACING
+#define SPH_SCENE_BOUNDARY_SPACING 0.75	/* of the walls' lattice, times d */
+#endif
 
 /* One column: paper == 1 for the particle counts of Tables 1 and 2. */
 struct sph_column {
-	const char *name;	/* its particle count, in decimal */
+	char name[48];		/* its particle count, a name, or NXxNYxNZ@L */
 	int nx, ny, nz;
 	int paper;
+	double tank;		/* box length / (nx d); 0: the box fits */
+	double jitter;		/* lattice jitter, +- this times d */
 };
 
 /*
- * The columns benchmarked, smallest first: the paper's four, then larger
- * ones of the same shape (nz / nx ~ 7 / 6) up to 4.2 million. Sets *count.
+ * The named columns, smallest first: the paper's four, larger ones of
+ * the same shape (nz / nx ~ 7 / 6) up to 4.2 million, then
+ * `martin-moyce`. Sets *count.
  */
 const struct sph_column *sph_scene_columns(size_t *count);
 
-/* The column whose name is name, or NULL. */
+/* The named column name, or NULL. */
 const struct sph_column *sph_scene_column_find(const char *name);
+
+/*
+ * A column from its name or NXxNYxNZ[@L] into *c. Returns 0, or -1 with
+ * one line in err naming what is allowed (an unknown name, a side
+ * outside 1 .. SPH_SCENE_MAX_SIDE, more than SPH_SCENE_MAX_PARTICLES
+ * particles, nz > SPH_SCENE_MAX_ASPECT nx, a tank shorter than the
+ * column or longer than SPH_SCENE_MAX_TANK widths).
+ */
+int sph_scene_column_parse(const char *spec, struct sph_column *c,
+			   char *err, size_t errlen);
 
 /* nx ny nz as a size_t. */
 size_t sph_scene_particles(int nx, int ny, int nz);
 
-/* The box of an nx x ny x nz column of spacing d: lo = 0,
- * hi = (4 nx d, ny d, 2 nz d). */
-void sph_scene_box(int nx, int ny, int nz, double spacing, double lo[3],
-		   double hi[3]);
+/* A built scene: what a variant is created from. */
+struct sph_scene {
+	struct sph_params p;	/* water and the box's walls */
+	size_t n;		/* fluid particles */
+	float *pos4, *vel4;	/* 4n each: (x, y, z, 0), zero velocity */
+	size_t nb;		/* boundary particles */
+	float *bnd4;		/* 4nb: (x, y, z, psi / m) */
+	double gap;		/* wall to the first layer of water [m] */
+	double width, height;	/* the water's extent a, H at rest [m] */
+};
 
 /*
- * The water parameters (sph_params_water) at the spacing of an
- * nx x ny x nz column, with the walls of its box. Returns 0, or -1
- * (writing nothing) when a side is outside 1 .. SPH_SCENE_MAX_SIDE or
- * nz > SPH_SCENE_MAX_ASPECT nx.
+ * Build column c with lattice jitter from seed (the same seed gives the
+ * same floats): parameters, box, fluid and boundary particles with psi
+ * (computed in double by sph_ref_boundary_psi, stored relative to m).
+ * Returns 0, or -1 with one line in err (a column sph_scene_column_parse
+ * would refuse, or out of memory); *s is then empty.
  */
-int sph_scene_params(int nx, int ny, int nz, struct sph_params *p);
+int sph_scene_build(const struct sph_column *c, uint64_t seed,
+		    struct sph_scene *s, char *err, size_t errlen);
+
+/* Free the arrays of s (safe on an empty scene). */
+void sph_scene_free(struct sph_scene *s);
 
 /*
- * Fill pos4 = (x, y, z, 0) and vel4 = 0, 4 nx ny nz floats each: particle
- * ix + nx (iy + ny iz) at box_lo + ((ix, iy, iz) + 0.5 + jitter) d, the
- * jitter uniform in +-SPH_SCENE_JITTER d, drawn from seed three per
- * particle in index order (the same seed gives the same floats). d and
- * the box come from p. Returns 0, or -1 (writing nothing) when a side is
- * outside 1 .. SPH_SCENE_MAX_SIDE, p->spacing is not > 0, or the column
- * does not fit in p's box.
+ * The surge of a collapsing column (Martin and Moyce 1952): the front,
+ * the distance from the column's back wall to the leading edge of the
+ * water along x, and the residual height at the back wall, each
+ * measured from the water's edge at rest (gap - d / 2 from the wall) and
+ * divided by the water's width a and height H at rest, so both start at
+ * 1. The leading edge is that of the ny-th particle from the front (one
+ * row across the tank: a few droplets ahead do not count), plus d / 2;
+ * the height that of the ny-th highest particle within d of the back
+ * wall's first layer, plus d / 2.
  */
-int sph_scene_dam_break(int nx, int ny, int nz, uint64_t seed,
-			const struct sph_params *p, float *pos4, float *vel4);
+void sph_scene_surge(const struct sph_scene *s, const float *pos4,
+		     double *front, double *height);
 
 #endif /* SPH_SCENE_H */

@@ -7,7 +7,6 @@
 #include "../harness/gpu_device.h"
 #include "../kernels/sph/sph_cpu.h"
 #include "../kernels/sph/sph_gpu.h"
-#include "../kernels/sph/sph_gpu2.h"
 
 /* CPU lines name their ops; GPU lines will name ops that exist only in
  * builds with nvcc. */

@@ -8,12 +8,21 @@
 
 /*
  * An SPH variant runs the step of reference/sph_ref.h in float on its own
- * copy of the particles: build its neighbour-search structure, density
+ * copy of the particles, with the arithmetic of sph_physics.h: build its
+ * neighbour-search structure over fluid and boundary particles, density
  * (poly6) and pressure (clamped at zero), forces (spiky pressure gradient,
- * viscosity Laplacian, gravity), then symplectic Euler with reflective
- * walls. It may reorder particles internally; everything it returns is in
- * the caller's original order.
+ * viscosity Laplacian, the walls' boundary particles, gravity), then
+ * symplectic Euler with the clamp. It may reorder particles internally;
+ * everything it returns is in the caller's original order, fluid only.
  */
+
+/* What a variant is created from (reference/sph_scene.h builds it). */
+struct sph_input {
+	size_t n;		/* fluid particles */
+	const float *pos4, *vel4;	/* 4n each: (x, y, z, any) */
+	size_t nb;		/* boundary particles, static */
+	const float *bnd4;	/* 4nb: (x, y, z, psi_b / m) */
+};
 
 /* Seconds spent in each phase, added up over the steps run. */
 struct sph_phase_times {
@@ -26,17 +35,19 @@ struct sph_counts {
 	unsigned long long candidates;  /* (i, j != i) pairs whose distance was computed in the density pass */
 	unsigned long long neighbours;  /* of those, pairs with |x_i - x_j|^2 < h^2 */
 	int overflow;                   /* a fixed-capacity structure dropped particles: the run is invalid */
+	unsigned long long clamps;      /* coordinates the last-resort clamp put back on a wall, since create */
 };
 
 struct sph_ops {
-	/* Copies n particles (pos4, vel4: (x, y, z, 0)) and the parameters.
-	 * 0, or -1 with one line in err. */
-	int (*create)(void **ctx, const float *pos4, const float *vel4, size_t n,
-		      const struct sph_params *p, char *err, size_t errlen);
+	/* Copies the particles and the parameters. 0, or -1 with one line
+	 * in err (and *ctx NULL). */
+	int (*create)(void **ctx, const struct sph_input *in, const struct sph_params *p,
+		      char *err, size_t errlen);
 	/* reps whole steps; each phase's time is added to *t. 0 or -1. */
 	int (*steps)(void *ctx, int reps, struct sph_phase_times *t);
 	/* Build, density and forces on the current positions, without moving
-	 * them, counting candidate and neighbour pairs when count != 0. */
+	 * them, counting candidate and neighbour pairs (fluid-fluid and
+	 * fluid-boundary, i != j) when count != 0. */
 	int (*evaluate)(void *ctx, int count);
 	/* Current state in the original particle order; any pointer may be
 	 * NULL. rho: n floats; the others 4n. */

@@ -1,4 +1,4 @@
-/* sph_gpu.h - GPU SPH variants of the sorted-cells family (kernels/sph/sph_grid.cu) */
+/* sph_gpu.h - the GPU SPH variants: one ops table each (kernels/sph/sph_*.cu) */
 #ifndef KERNELS_SPH_GPU_H
 #define KERNELS_SPH_GPU_H
 
@@ -9,44 +9,41 @@ extern "C" {
 #endif
 
 /*
- * The step of reference/sph_ref.h in float, every phase on the device
- * (nothing goes back to the host inside a step). Each variant rebuilds a
- * neighbour-search structure of cells of side h (1 + 1e-6) every step,
- * reorders the particles by cell, and walks the 27 cells around each
- * particle with one thread per particle, once for densities and once for
- * forces:
+ * Every GPU variant runs the step of kernels/sph/sph_physics.h in float,
+ * every phase on the device (nothing goes back to the host inside a
+ * step), on the host plumbing of kernels/sph/sph_gpu_common.cuh; the
+ * files differ only in how pairs are found:
  *
- *   sph_gpu_grid_radix_ops    sph-gpu-grid-radix: uniform grid over the
- *                             box, linear cell index, CUB radix sort of
- *                             (cell, slot), cell start/end found by
- *                             comparing neighbouring sorted keys (the CUDA
- *                             "particles" sample's method);
- *   sph_gpu_grid_count_ops    sph-gpu-grid-count: the same grid built by a
- *                             counting sort (atomic count per cell, CUB
- *                             exclusive scan, scatter; Hoetzlein 2014),
- *                             each cell's slice then put in slot order so
- *                             that results are deterministic;
- *   sph_gpu_zindex_cells_ops  sph-gpu-zindex-cells: particles sorted by the
- *                             30-bit Morton key of their cell, occupied
- *                             cells held as a compact sorted list of keys
- *                             searched by binary search.
+ *   sph_grid.cu     sph-gpu-grid-radix, sph-gpu-grid-count,
+ *                   sph-gpu-zindex-cells: sorted cells of side h;
+ *   sph_blocks.cu   sph-gpu-zindex-blocks (the paper's Z-index blocks),
+ *                   sph-gpu-grid-buckets (fixed-capacity cells),
+ *                   sph-gpu-brute (all pairs);
+ *   sph_nlist.cu    sph-gpu-nlist, sph-gpu-verlet: neighbour lists from a
+ *                   counting-sort grid, several threads per particle, the
+ *                   whole step one CUDA graph.
  *
- * create() refuses (-1, one line in err) n == 0, n > INT_MAX, a parameter
- * that is not finite or not positive where it must be (h, mass, dt), a
- * non-finite position or velocity, a box with lo > hi, a grid of more than
- * 2^27 cells (grid variants) or more than 1024 cells a side (zindex-cells),
+ * create() refuses (-1, one line in err, *ctx NULL) n == 0 or too many
+ * particles for the method, parameters sph_consts_init refuses, a
+ * non-finite position or velocity, a structure too large for the method,
  * and CUDA failures (allocation included; nothing is left allocated).
- * steps() and evaluate() return -1 with error() set on a CUDA error or when
- * a position stops being finite; after that every call returns -1.
- * counts(): aux_bytes is every device byte beyond the particle state
- * (float4 position, float4 velocity, float density, float4 acceleration:
- * 52 bytes a particle), CUB's temporary storage included; overflow is
- * always 0. Results are deterministic: the same input gives the same bits
- * run after run.
+ * steps() and evaluate() return -1 with error() set on a CUDA error, when
+ * a position stops being finite, or when a fixed-capacity structure
+ * overflows (counts().overflow is then 1); after that every call returns
+ * -1. counts(): aux_bytes is every device byte beyond the fluid state
+ * (float4 position, velocity, acceleration, float density: 52 bytes a
+ * particle), boundary particles, CUB's temporary storage and every index
+ * included. Results are deterministic: the same input gives the same
+ * bits run after run.
  */
 extern const struct sph_ops sph_gpu_grid_radix_ops;
 extern const struct sph_ops sph_gpu_grid_count_ops;
 extern const struct sph_ops sph_gpu_zindex_cells_ops;
+extern const struct sph_ops sph_gpu_zindex_blocks_ops;
+extern const struct sph_ops sph_gpu_grid_buckets_ops;
+extern const struct sph_ops sph_gpu_brute_ops;
+extern const struct sph_ops sph_gpu_nlist_ops;
+extern const struct sph_ops sph_gpu_verlet_ops;
 
 #ifdef __cplusplus
 }
