@@ -319,8 +319,7 @@ __device__ __forceinline__ sph_gpu_force_acc sph_gpu_force_start(float4 x, float
 	f.x = x;
 	f.v = v;
 	f.rho = rho;
-	f.p = cs.k * fmaxf(rho - cs.rho0, 0.0f);
-	f.hinv = 0.5f / rho;
+	sph_pressure(rho, cs.k, cs.rho0, &f.p, &f.hinv);
 	f.P = make_float3(0.0f, 0.0f, 0.0f);
 	f.V = make_float3(0.0f, 0.0f, 0.0f);
 	return f;

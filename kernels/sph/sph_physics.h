@@ -12,10 +12,10 @@
  * The step of reference/sph_ref.h in float, per fluid particle i (the
  * constants folded in double first, sph_consts_init):
  *
- *   rho_i = c_rho sum_j w_j q_ij^3,  q = 1 - r^2 / h^2, r < h
+ *   rho_i = c_rho sum_j w_j q_ij^3,  q = 1 - r^2 / h^2, r < h (sph_poly6_q3)
  *           (j over fluid, i itself included, w_j = 1, and boundary
  *           particles, w_b = psi_b / m)
- *   p_i   = k max(rho_i - rho0, 0),  hinv_i = 1 / (2 rho_i)
+ *   p_i   = k max(rho_i - rho0, 0),  hinv_i = 1 / (2 rho_i) (sph_pressure)
  *   a_i   = c_force / rho_i (P_i + mu2 V_i) + g, where
  *   P_i   = sum_fluid (p_i + p_j) hinv_j (h - r)^2 / r (x_i - x_j)
  *         + sum_wall  w_b (p_i + p_b|i) hinv_i (h - r)^2 / r (x_i - x_b),
@@ -38,6 +38,14 @@
 #define SPH_FN static __host__ __device__ __forceinline__
 #else
 #define SPH_FN static inline
+#endif
+
+/* 1 / sqrt(x): the GPU's rsqrt (one MUFU instruction, ~2 ulp, instead of
+ * an IEEE square root and division), the CPU's 1 / sqrtf. */
+#ifdef __CUDA_ARCH__
+#define SPH_RSQRT(x) rsqrtf(x)
+#else
+#define SPH_RSQRT(x) (1.0f / sqrtf(x))
 #endif
 
 #ifdef __cplusplus
@@ -84,15 +92,13 @@ SPH_FN float sph_poly6_q3(float r2, float inv_h2)
 	return q * q * q;
 }
 
-/* Density rho = c_rho sum, pressure p = k max(rho - rho0, 0) and
- * hinv = 1 / (2 rho) of a particle from its poly6 sum. */
-SPH_FN void sph_eos(float sum, float c_rho, float k, float rho0, float *rho, float *pres,
-		    float *hinv)
+/* Pressure p = k max(rho - rho0, 0) and hinv = 1 / (2 rho) of a particle
+ * of density rho = c_rho (its poly6 sum). */
+SPH_FN void sph_pressure(float rho, float k, float rho0, float *pres, float *hinv)
 {
 	// [4 FLOPS]
-	*rho = c_rho * sum;
-	*pres = k * fmaxf(*rho - rho0, 0.0f);
-	*hinv = 0.5f / *rho;
+	*pres = k * fmaxf(rho - rho0, 0.0f);
+	*hinv = 0.5f / rho;
 }
 
 /*
@@ -104,13 +110,13 @@ SPH_FN void sph_eos(float sum, float c_rho, float k, float rho0, float *rho, flo
 SPH_FN void sph_fluid_weights(float r2, float h, float pi, float pj, float hinv_j, float *wp,
 			      float *wv)
 {
-	// r, kept above zero [2 FLOPS]
-	const float r = sqrtf(r2 + FLT_MIN);
+	// 1 / r and r, r kept above zero [3 FLOPS]
+	const float rr = r2 + FLT_MIN, inv_r = SPH_RSQRT(rr), r = rr * inv_r;
 	// h - r [1 FLOP]
 	const float hr = h - r;
 
 	// (p_i + p_j) hinv_j (h - r)^2 / r [5 FLOPS]
-	*wp = r2 > 0.0f ? (pi + pj) * hinv_j * (hr * hr) / r : 0.0f;
+	*wp = r2 > 0.0f ? (pi + pj) * hinv_j * (hr * hr) * inv_r : 0.0f;
 	// (h - r) hinv_j [1 FLOP]
 	*wv = hr * hinv_j;
 }
@@ -126,15 +132,15 @@ SPH_FN void sph_wall_weights(float dx, float dy, float dz, float r2, float h, fl
 			     float pi, float rho_i, float hinv_i, float g2x, float g2y, float g2z,
 			     float fw, float *wp, float *wv)
 {
-	// r, kept above zero [2 FLOPS]
-	const float r = sqrtf(r2 + FLT_MIN);
+	// 1 / r and r, r kept above zero [3 FLOPS]
+	const float rr = r2 + FLT_MIN, inv_r = SPH_RSQRT(rr), r = rr * inv_r;
 	// h - r [1 FLOP]
 	const float hr = h - r;
 	// p_b|i = max(p_i + rho_i 2 g . d, 0) [7 FLOPS]
 	const float pb = fmaxf(pi + rho_i * (g2x * dx + g2y * dy + g2z * dz), 0.0f);
 
 	// w_b (p_i + p_b) hinv_i (h - r)^2 / r [6 FLOPS]
-	*wp = r2 > 0.0f ? wb * (pi + pb) * hinv_i * (hr * hr) / r : 0.0f;
+	*wp = r2 > 0.0f ? wb * (pi + pb) * hinv_i * (hr * hr) * inv_r : 0.0f;
 	// w_b f_w (h - r) hinv_i [3 FLOPS]
 	*wv = wb * fw * hr * hinv_i;
 }
