@@ -347,6 +347,16 @@ static void results_fmt_time(char *buf, size_t len, double s)
 		snprintf(buf, len, "%.3g us", s * 1e6);
 }
 
+/* A figure printed with fmt, or a dash where there is none (NaN: a column
+ * that check does not measure, or a row that was not timed). */
+static void results_fmt_figure(char *buf, size_t len, const char *fmt, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, fmt, v);
+}
+
 void results_print_table(FILE *fp, const struct result_row *rows, size_t nrows)
 {
 	bool steps = false;
@@ -363,11 +373,14 @@ void results_print_table(FILE *fp, const struct result_row *rows, size_t nrows)
 				 row->t.noise_met ? "" : "*");
 		else
 			snprintf(noise, sizeof noise, "-");
-		fprintf(fp, "%-16s %9zu %-5s %9.2e %10s %8s %13.3e %9.1f", row->v->name, row->n,
-			row->val.pass ? "ok" : "FAIL", row->val.max_norm, med, noise,
-			results_interactions_per_s(row), results_gflops(row));
+		char ips[32], gflops[32], sps[32];
+		results_fmt_figure(ips, sizeof ips, "%.3e", results_interactions_per_s(row));
+		results_fmt_figure(gflops, sizeof gflops, "%.1f", results_gflops(row));
+		results_fmt_figure(sps, sizeof sps, "%.1f", results_steps_per_s(row));
+		fprintf(fp, "%-16s %9zu %-5s %9.2e %10s %8s %13s %9s", row->v->name, row->n,
+			row->val.pass ? "ok" : "FAIL", row->val.max_norm, med, noise, ips, gflops);
 		if (steps)
-			fprintf(fp, " %10.1f", results_steps_per_s(row));
+			fprintf(fp, " %10s", sps);
 		fputc('\n', fp);
 	}
 	bool missed = false;

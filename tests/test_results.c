@@ -122,3 +122,32 @@ Test(results, failed_write_leaves_no_files)
 	cr_assert(strstr(err, "/nonexistent-dir"), "%s", err);
 	cr_assert(access("/nonexistent-dir/r.meta.json", F_OK) != 0);
 }
+
+/* check does not time: its table shows dashes, never "nan", in the timing
+ * columns, and the figures of timed rows as before. */
+Test(results, untimed_rows_print_dashes)
+{
+	struct result_row rows[2] = { timed_row(), timed_row() };
+	rows[0].timed = false;
+	rows[1].steps_mode = true;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	cr_assert_not_null(fp);
+	results_print_table(fp, rows, 2);
+	fclose(fp);
+	cr_expect_null(strstr(text, "nan"), "%s", text);
+	const char *untimed = strchr(text, '\n') + 1;
+	cr_expect_eq(strncmp(untimed, "cpu-simd", 8), 0, "%s", text);
+	char name[32], valid[8], med[8], noise[8], ips[16], gflops[16], sps[16];
+	double err;
+	size_t n;
+	cr_assert_eq(sscanf(untimed, "%31s %zu %7s %lf %7s %7s %15s %15s %15s", name, &n, valid,
+			    &err, med, noise, ips, gflops, sps), 9, "%s", text);
+	cr_expect_str_eq(med, "-");
+	cr_expect_str_eq(ips, "-");
+	cr_expect_str_eq(gflops, "-");
+	cr_expect_str_eq(sps, "-");
+	cr_expect(strstr(text, "5.000e+08") && strstr(text, "500.0"), "timed figures: %s", text);
+	free(text);
+}
