@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results.h"
+
 /* Columns a results CSV must have for a comparison. */
 static const char *const compare_required[] = {
 	"variant", "precision", "device_name", "n", "tile_p", "threads_q", "unroll",
@@ -350,11 +352,21 @@ int compare_files(const char *base_path, const char *new_path, const struct comp
 		  struct compare_report *out, char *err, size_t errlen)
 {
 	struct csv_table b = { 0 }, v = { 0 };
+	char notes[2][COMPARE_NOTE_LEN];
 	int rc = -1;
 	memset(out, 0, sizeof *out);
+	const char *paths[2] = { base_path, new_path };
+	for (int k = 0; k < 2; k++) {
+		if (results_pair_check(paths[k], notes[k], sizeof notes[k]) == RESULTS_PAIR_MISMATCH) {
+			snprintf(err, errlen, "%s", notes[k]);
+			return -1;
+		}
+	}
 	if (csv_table_read(base_path, &b, err, errlen) == 0 &&
 	    csv_table_read(new_path, &v, err, errlen) == 0)
 		rc = compare_rows(&b, &v, o, out, err, errlen);
+	if (rc == 0)
+		memcpy(out->notes, notes, sizeof notes);
 	csv_table_free(&b);
 	csv_table_free(&v);
 	return rc;
@@ -456,7 +468,9 @@ static void compare_print_entry(FILE *fp, const struct compare_report *r,
 void compare_print(FILE *fp, const struct compare_report *r, const char *base_path,
 		   const char *new_path)
 {
-	fprintf(fp, "BASE %s\nNEW  %s\n", base_path, new_path);
+	fprintf(fp, "BASE %s%s%s%s\nNEW  %s%s%s%s\n", base_path, r->notes[0][0] ? " (" : "",
+		r->notes[0], r->notes[0][0] ? ")" : "", new_path, r->notes[1][0] ? " (" : "",
+		r->notes[1], r->notes[1][0] ? ")" : "");
 	fprintf(fp, "figures: interactions/s (forces rows), steps/s (steps rows)%s\n\n",
 		r->opts.across_devices ? "; %ceil: share of the row's own device's ceiling" : "");
 	compare_print_header(fp, r);

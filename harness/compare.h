@@ -92,8 +92,11 @@ struct compare_entry {
 	bool counts_ceiling;              /* the exit status follows ceiling, not raw */
 };
 
+#define COMPARE_NOTE_LEN 512
+
 struct compare_report {
-	struct compare_entry *entries; /* base order, then rows only in NEW */
+	char notes[2][COMPARE_NOTE_LEN]; /* BASE's and NEW's pair against its sidecar (compare_files) */
+	struct compare_entry *entries;   /* base order, then rows only in NEW */
 	size_t count;
 	struct compare_opts opts;
 	size_t faster, same, slower, regressions, only_base, only_new, uncompared;
