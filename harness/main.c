@@ -306,7 +306,9 @@ next_n:
 	return status;
 }
 
-/* Prints the table and writes the CSV and sidecar (when out is set), then
+/* Prints the table and writes the CSV and sidecar (when out is set and
+ * every row validated and ran: a results file never holds a failed
+ * variant, so nothing downstream can take it for a measurement), then
  * frees the rows. Returns status, or CLI_FAILED when writing failed. */
 static int main_finish(int argc, char **argv, const struct cli_options *o, const char *out,
 		       struct result_row *rows, size_t nrows, int status)
@@ -314,7 +316,10 @@ static int main_finish(int argc, char **argv, const struct cli_options *o, const
 	char err[512];
 	if (!o->quiet)
 		results_print_table(stdout, rows, nrows);
-	if (out) {
+	if (out && status != CLI_OK) {
+		fprintf(stderr, "harness: %s not written: a variant failed validation or could not run\n",
+			out);
+	} else if (out) {
 		struct results_meta meta = { argc, argv, &o->timing };
 		if (results_write(out, rows, nrows, &meta, err, sizeof err) != 0) {
 			fprintf(stderr, "harness: %s\n", err);
