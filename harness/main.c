@@ -21,6 +21,7 @@
 #include "instance.h"
 #include "nvml.h"
 #include "plot.h"
+#include "report.h"
 #include "sph_run.h"
 #include "results.h"
 #include "sysinfo.h"
@@ -620,6 +621,8 @@ int main(int argc, char **argv)
 		return compare_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)
 		return plot_command(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "report") == 0)
+		return report_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "sph") == 0)
 		return sph_command(argc, argv);
 	if (main_is_sph_suite(argc, argv))
