@@ -12,6 +12,7 @@
 const struct compare_kind compare_kinds[] = {
 	{
 		.name = "N-body",
+		.slug = "nbody",
 		.signature = "interactions_per_s",
 		.keys = { "variant", "n", "tile_p", "threads_q", "unroll", "bodies_k", "precision",
 			  "mode" },
@@ -22,9 +23,15 @@ const struct compare_kind compare_kinds[] = {
 		.unit = "interactions/s (forces rows), steps/s (steps rows)",
 		.shown = { "n", "mode" },
 		.shown_heading = { "N", "mode" },
+		.time_col = "time_median_s",
+		.samples_col = "samples",
+		.reps_col = "reps_per_sample",
+		.counters = { "interactions_per_s", "gflop_per_s", "steps_per_s", "pct_of_ceiling",
+			      "noise_pct", "max_norm_err", "rel_l2_err", "sm_clock_end_mhz" },
 	},
 	{
 		.name = "SPH",
+		.slug = "sph",
 		.signature = "build_ms",
 		.keys = { "variant", "column" },
 		.numeric = { "column" },
@@ -34,6 +41,11 @@ const struct compare_kind compare_kinds[] = {
 		.shown_heading = { "particles" },
 		.details = { "build_ms", "density_ms", "force_ms", "integrate_ms" },
 		.detail_heading = { "build", "density", "force", "integr" },
+		.time_col = "time_median_step_s",
+		.samples_col = "samples",
+		.counters = { "steps_per_s", "build_ms", "density_ms", "force_ms", "integrate_ms",
+			      "noise_pct", "aux_bytes_per_particle", "candidates_per_neighbour",
+			      "rho_max_rel_err", "acc_max_rel_rms_err" },
 	},
 };
 const size_t compare_kind_count = sizeof compare_kinds / sizeof compare_kinds[0];

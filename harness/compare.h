@@ -71,6 +71,7 @@ struct compare_opts {
 
 #define COMPARE_MAX_KEYS 10
 #define COMPARE_MAX_DETAILS 6
+#define COMPARE_MAX_COUNTERS 12
 
 /*
  * A kind of results CSV. Adding one (rendering rows, multi-GPU rows with
@@ -78,6 +79,7 @@ struct compare_opts {
  */
 struct compare_kind {
 	const char *name;      /* in messages: "N-body", "SPH" */
+	const char *slug;      /* in exported names: "nbody", "sph" */
 	const char *signature; /* a column that only this kind's files have */
 	/* Join columns, NULL-terminated; the first names the row (variant).
 	 * Those in numeric[] must hold integers. */
@@ -94,6 +96,11 @@ struct compare_kind {
 	/* Further figures shown as new/base beside the verdict (times, lower
 	 * is better), NULL-terminated; they do not count. */
 	const char *details[COMPARE_MAX_DETAILS + 1], *detail_heading[COMPARE_MAX_DETAILS + 1];
+	/* For `harness export`: the median seconds per timed call, how many
+	 * samples and calls per sample (NULL: 1), and the figures exported as
+	 * counters (NULL-terminated). */
+	const char *time_col, *samples_col, *reps_col;
+	const char *counters[COMPARE_MAX_COUNTERS + 1];
 };
 
 extern const struct compare_kind compare_kinds[];

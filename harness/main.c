@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "csv_table.h"
+#include "export.h"
 #include "gpu_device.h"
 #include "instance.h"
 #include "nvml.h"
@@ -621,6 +622,8 @@ int main(int argc, char **argv)
 		return compare_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)
 		return plot_command(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "export") == 0)
+		return export_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
 		return report_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "sph") == 0)
