@@ -160,12 +160,19 @@ run: deps-run
 # Criterion runs each test in its own process. The GPU tests run first and
 # one at a time (they skip, saying why, where no GPU is); the CPU tests
 # follow in parallel. HARNESS_BIN lets the command-line tests find the
-# program.
+# program. Both write TAP reports, from which the last lines say how many
+# tests were skipped and why (no GPU, no gnuplot, ...), so a run that
+# skipped things cannot look complete; the status is that of the tests.
 TEST_ARGS ?=
 test: deps-test
 	@$(MAKE) --no-print-directory $(BIN) $(TESTBIN) $(GPUTESTBIN)
-	HARNESS_BIN=$(BIN) $(GPUTESTBIN) --jobs 1 $(TEST_ARGS)
-	HARNESS_BIN=$(BIN) $(TESTBIN) $(TEST_ARGS)
+	@rm -f build/tests-gpu.tap build/tests.tap
+	@echo "HARNESS_BIN=$(BIN) $(GPUTESTBIN) --jobs 1 $(TEST_ARGS)"; \
+	HARNESS_BIN=$(BIN) $(GPUTESTBIN) --jobs 1 --tap=build/tests-gpu.tap $(TEST_ARGS); gpu=$$?; \
+	echo "HARNESS_BIN=$(BIN) $(TESTBIN) $(TEST_ARGS)"; \
+	HARNESS_BIN=$(BIN) $(TESTBIN) --tap=build/tests.tap $(TEST_ARGS); cpu=$$?; \
+	awk -f tests/tap-summary.awk build/tests-gpu.tap build/tests.tap; \
+	[ $$gpu -eq 0 ] && [ $$cpu -eq 0 ]
 
 # Figures from the suite CSVs: make figures [FROM=results/h200] [FIGURES=plots/out]
 FROM    =

@@ -9,31 +9,39 @@
 #include "csv_table.h"
 
 /*
- * `harness compare BASE.csv NEW.csv [--threshold PCT] [--across-devices]`
+ * `harness compare BASE.csv NEW.csv [--threshold PCT] [--min-change PCT] [--across-devices]`
  *
- * Rows are joined on (variant, n, tile_p, threads_q, unroll, bodies_k,
- * precision, mode). The figure compared is interactions_per_s, or
- * steps_per_s in steps mode. The rule, for base b and new v with relative
- * noise nb and nv (the rows' noise_pct: relative standard deviation of
- * their samples; an empty cell counts as 0):
+ * Every kind of results CSV the harness writes is compared the same way;
+ * a kind (compare_kinds[]) says which columns its rows are joined on and
+ * which figure is compared: N-body rows on (variant, n, tile_p,
+ * threads_q, unroll, bodies_k, precision, mode), by interactions_per_s or
+ * steps_per_s in steps mode; SPH rows on (variant, column), by steps_per_s,
+ * with the per-phase times shown beside. Columns a kind does not name are
+ * ignored, so files may gain columns. The rule, for base b and new v with
+ * relative noise nb and nv (the rows' noise_pct: relative standard
+ * deviation of their samples; an empty cell counts as 0):
  *
  *   change = 100 (v / b - 1) %        noise = sqrt(nb^2 + nv^2) %
- *   same    when |change| <= noise
- *   faster  when change > noise
- *   slower  when change < -noise; a *regression* when -change > noise + PCT
+ *   band   = max(noise, MIN)          (MIN: --min-change, default 1 %)
+ *   same    when |change| <= band
+ *   faster  when change > band
+ *   slower  when change < -band; a *regression* when also -change > noise + PCT
  *
  * Noises add in quadrature because the two measurements are independent.
  * The sample standard deviation, not the standard error of the median, is
  * used: runs on different days differ by more than one run's samples
- * suggest, so the wider band avoids false alarms.
+ * suggest, so the wider band avoids false alarms. MIN is the practical
+ * floor: two builds of the same code differ by a few tenths of a percent
+ * from run to run even when each run's samples agree far better, and such
+ * a difference is no change worth reading.
  *
- * Both files must come from the same device (device_name of every joined
- * pair equal) unless across_devices is set; then each pair is also judged
- * on pct_of_ceiling (the share of its own device's ceiling, which has the
- * same relative noise), and that judgement, being the one that says
- * whether code got better or worse on a different chip, is the one that
- * counts for the exit status. Pairs without a ceiling (CPU rows) count by
- * their raw figures.
+ * Both files must be of one kind and come from the same device
+ * (device_name of every joined pair equal) unless across_devices is set;
+ * then each pair is also judged on pct_of_ceiling (the share of its own
+ * device's ceiling, which has the same relative noise), and that
+ * judgement, being the one that says whether code got better or worse on
+ * a different chip, is the one that counts for the exit status. Pairs
+ * without a ceiling (CPU rows, SPH rows) count by their raw figures.
  */
 
 /* Exit statuses of `harness compare`. */
@@ -44,9 +52,10 @@ enum compare_status {
 };
 
 #define COMPARE_DEFAULT_THRESHOLD_PCT 5.0
+#define COMPARE_DEFAULT_MIN_CHANGE_PCT 1.0
 
 enum compare_verdict {
-	COMPARE_SAME,      /* the change is within the two rows' combined noise */
+	COMPARE_SAME,      /* the change is within the two rows' combined noise, or under --min-change */
 	COMPARE_FASTER,
 	COMPARE_SLOWER,
 	COMPARE_UNCOMPARED, /* a side failed validation or was not timed */
@@ -55,14 +64,56 @@ enum compare_verdict {
 };
 
 struct compare_opts {
-	double threshold_pct; /* PCT above; >= 0 */
+	double threshold_pct;  /* PCT above; >= 0 */
 	bool across_devices;
+	double min_change_pct; /* MIN above; >= 0 (0: the noise alone decides) */
 };
 
-/* What rows are joined on. Strings are owned by the report. */
+#define COMPARE_MAX_KEYS 10
+#define COMPARE_MAX_DETAILS 6
+#define COMPARE_MAX_COUNTERS 12
+
+/*
+ * A kind of results CSV. Adding one (rendering rows, multi-GPU rows with
+ * a `ranks` key) is one entry of compare_kinds[] in compare.c.
+ */
+struct compare_kind {
+	const char *name;      /* in messages: "N-body", "SPH" */
+	const char *slug;      /* in exported names: "nbody", "sph" */
+	const char *signature; /* a column that only this kind's files have */
+	/* Join columns, NULL-terminated; the first names the row (variant).
+	 * Those in numeric[] must hold integers. */
+	const char *keys[COMPARE_MAX_KEYS + 1];
+	const char *numeric[COMPARE_MAX_KEYS + 1];
+	/* The figure compared (higher is better): metric[0], or metric[1]
+	 * where the column mode_col holds mode_when[1] (it must hold
+	 * mode_when[0] or mode_when[1]); mode_col NULL: always metric[0]. */
+	const char *metric[2];
+	const char *mode_col, *mode_when[2];
+	const char *unit;      /* what the figures are, for the printout */
+	/* Key columns printed after the variant, with their headings. */
+	const char *shown[3], *shown_heading[3];
+	/* Further figures shown as new/base beside the verdict (times, lower
+	 * is better), NULL-terminated; they do not count. */
+	const char *details[COMPARE_MAX_DETAILS + 1], *detail_heading[COMPARE_MAX_DETAILS + 1];
+	/* For `harness export`: the median seconds per timed call, how many
+	 * samples and calls per sample (NULL: 1), and the figures exported as
+	 * counters (NULL-terminated). */
+	const char *time_col, *samples_col, *reps_col;
+	const char *counters[COMPARE_MAX_COUNTERS + 1];
+};
+
+extern const struct compare_kind compare_kinds[];
+extern const size_t compare_kind_count;
+
+/* The kind whose signature column t has, or NULL. */
+const struct compare_kind *compare_kind_of(const struct csv_table *t);
+
+/* What rows are joined on: the kind's key cells, in its order. Owned by
+ * the report. */
 struct compare_key {
-	char *variant, *precision, *mode;
-	long long n, tile_p, threads_q, unroll, bodies_k;
+	char *cells[COMPARE_MAX_KEYS];
+	size_t count;
 };
 
 /* One side of a joined row, as its CSV states it. */
@@ -73,6 +124,7 @@ struct compare_side {
 	double value;          /* interactions_per_s, or steps_per_s in steps mode; NAN: not timed */
 	double noise_pct;      /* 0 when the cell is empty */
 	double pct_of_ceiling; /* NAN when the cell is empty */
+	double details[COMPARE_MAX_DETAILS]; /* the kind's details; NAN when empty */
 };
 
 /* The rule above applied to one pair of figures. */
@@ -92,23 +144,35 @@ struct compare_entry {
 	bool counts_ceiling;              /* the exit status follows ceiling, not raw */
 };
 
+#define COMPARE_NOTE_LEN 512
+
 struct compare_report {
-	struct compare_entry *entries; /* base order, then rows only in NEW */
+	char notes[2][COMPARE_NOTE_LEN]; /* BASE's and NEW's pair against its sidecar (compare_files) */
+	const struct compare_kind *kind;
+	struct compare_entry *entries;   /* base order, then rows only in NEW */
 	size_t count;
 	struct compare_opts opts;
 	size_t faster, same, slower, regressions, only_base, only_new, uncompared;
 };
 
-/* Judges new against base (both > 0) with their noises (percent, >= 0). */
+/* Judges new against base (both > 0) with their noises (percent, >= 0),
+ * the regression threshold and the practical floor (percent). */
 struct compare_judgement compare_judge(double base, double base_noise_pct, double new,
-				       double new_noise_pct, double threshold_pct);
+				       double new_noise_pct, double threshold_pct,
+				       double min_change_pct);
+
+/* The cell of key column col of entry e, or NULL when the kind of r has
+ * no such key column. */
+const char *compare_key_value(const struct compare_report *r, const struct compare_entry *e,
+			      const char *col);
 
 /*
  * Joins the rows of two results tables and judges every pair. Returns 0
  * with *out filled (free with compare_report_free), or -1 with one line in
  * err ("path:LINE: column 'x': ..." or "path:LINE: no column 'x' ...") for
- * a missing column, a malformed cell, a key repeated within one file, or
- * (without across_devices) a pair measured on different devices.
+ * a file of no known kind, files of two kinds, a missing column, a
+ * malformed cell, a key repeated within one file, or (without
+ * across_devices) a pair measured on different devices.
  */
 int compare_rows(const struct csv_table *base, const struct csv_table *new,
 		 const struct compare_opts *o, struct compare_report *out, char *err,

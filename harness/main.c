@@ -17,10 +17,12 @@
 #include "cli.h"
 #include "compare.h"
 #include "csv_table.h"
+#include "export.h"
 #include "gpu_device.h"
 #include "instance.h"
 #include "nvml.h"
 #include "plot.h"
+#include "report.h"
 #include "sph_run.h"
 #include "results.h"
 #include "sysinfo.h"
@@ -306,8 +308,11 @@ next_n:
 	return status;
 }
 
-/* Prints the table and writes the CSV and sidecar (when out is set), then
- * frees the rows. Returns status, or CLI_FAILED when writing failed. */
+/* Prints the table and writes the CSV and sidecar (when out is set: a
+ * row that failed validation is there with valid = 0 and no timing, so a
+ * suite keeps the rows that did run, and nothing downstream can take the
+ * failed one for a measurement), then frees the rows. Returns status, or
+ * CLI_FAILED when writing failed. */
 static int main_finish(int argc, char **argv, const struct cli_options *o, const char *out,
 		       struct result_row *rows, size_t nrows, int status)
 {
@@ -615,6 +620,10 @@ int main(int argc, char **argv)
 		return compare_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)
 		return plot_command(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "export") == 0)
+		return export_command(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "report") == 0)
+		return report_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "sph") == 0)
 		return sph_command(argc, argv);
 	if (main_is_sph_suite(argc, argv))

@@ -15,6 +15,8 @@
 #include "atomic_file.h"
 #include "ceiling.h"
 #include "gpu_device.h"
+#include "json_in.h"
+#include "results.h"
 #include "sysinfo.h"
 
 /*
@@ -420,26 +422,6 @@ int plot_write_published(FILE *fp, const char *dir, char *err, size_t errlen)
 
 /* ---- which results directory ------------------------------------------------ */
 
-/* Decodes the JSON string starting at the quote s points to into out. */
-static void plot_json_string(const char *s, char *out, size_t outlen)
-{
-	size_t n = 0;
-	for (s++; *s && *s != '"' && n + 1 < outlen; s++) {
-		if (*s == '\\' && s[1]) {
-			s++;
-			if (*s == 'u' && strlen(s) >= 5) {
-				out[n++] = (char)strtol((char[]){ s[3], s[4], 0 }, NULL, 16);
-				s += 4;
-				continue;
-			}
-			out[n++] = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
-			continue;
-		}
-		out[n++] = *s;
-	}
-	out[n] = '\0';
-}
-
 /* Whether the string value of the JSON key at key_at (pointing at its
  * opening quote) equals want. */
 static bool plot_json_value_is(const char *key_at, size_t keylen, const char *want)
@@ -453,7 +435,7 @@ static bool plot_json_value_is(const char *key_at, size_t keylen, const char *wa
 	if (*v != '"')
 		return false;
 	char buf[512];
-	plot_json_string(v, buf, sizeof buf);
+	json_in_string(v, buf, sizeof buf);
 	return strcmp(buf, want) == 0;
 }
 
@@ -493,39 +475,12 @@ static bool plot_json_names_device(const char *json, const char *device)
 	return cpu && plot_json_value_is(cpu, 11, device);
 }
 
-static char *plot_read_text(const char *path)
-{
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		n += fread(buf + n, 1, cap - n - 1, fp);
-		if (n + 1 < cap)
-			break;
-		char *b = realloc(buf, cap *= 2);
-		if (!b)
-			free(buf);
-		buf = b;
-	}
-	fclose(fp);
-	if (buf)
-		buf[n] = '\0';
-	return buf;
-}
-
 bool plot_sidecar_matches(const char *csv_path, const char *device)
 {
-	/* x.csv -> x.meta.json, as results_sidecar_path writes it */
-	size_t len = strlen(csv_path);
-	char *side = malloc(len + sizeof ".meta.json");
+	char *side = results_sidecar_path(csv_path);
 	if (!side)
 		return false;
-	memcpy(side, csv_path, len);
-	strcpy(side + (len > 4 && strcmp(csv_path + len - 4, ".csv") == 0 ? len - 4 : len),
-	       ".meta.json");
-	char *json = plot_read_text(side);
+	char *json = json_in_read_file(side);
 	bool match = json && plot_json_names_device(json, device);
 	free(json);
 	free(side);
@@ -936,11 +891,21 @@ static int plot_figure(const struct plot_opts *o, const struct plot_suite *suite
 	return rc;
 }
 
-/* Reads path and adds its curves to c. PLOT_OK or PLOT_BAD_INPUT (err). */
+/* Checks path against its sidecar (a mismatched pair is refused; an
+ * unchecked one is named on stdout), reads it and adds its curves to c.
+ * PLOT_OK or PLOT_BAD_INPUT (err). */
 static int plot_load(const struct plot_suite *suite, const char *path, const char *tag,
 		     struct plot_curves *c, char *err, size_t errlen)
 {
 	struct csv_table t;
+	char note[1024];
+	int pair = results_pair_check(path, note, sizeof note);
+	if (pair == RESULTS_PAIR_MISMATCH) {
+		snprintf(err, errlen, "%s", note);
+		return PLOT_BAD_INPUT;
+	}
+	if (pair != RESULTS_PAIR_OK)
+		printf("%s: %s\n", path, note);
 	if (csv_table_read(path, &t, err, errlen) != 0)
 		return PLOT_BAD_INPUT;
 	int rc = plot_collect(suite, &t, tag, c, err, errlen) == 0 ? PLOT_OK : PLOT_BAD_INPUT;

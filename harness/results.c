@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "results.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "atomic_file.h"
 #include "csv_table.h"
 #include "gpu_device.h"
+#include "json_in.h"
 #include "json_out.h"
 #include "sysinfo.h"
 
@@ -201,10 +203,27 @@ static void results_json_rows(struct json_out *j, const void *rows_, size_t nrow
 	json_end_array(j);
 }
 
+uint64_t results_fnv1a64(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* What a sidecar records of its CSV. */
+struct results_stamp {
+	uint64_t fnv1a64;
+	size_t rows, bytes;
+};
+
 /* The sidecar: who measured what, where, with which build; the problem's
  * own part comes from table->json. */
 static void results_json(FILE *fp, const char *csv_path, const struct results_table *table,
-			 const struct results_meta *meta)
+			 const struct results_meta *meta, const struct results_stamp *stamp)
 {
 	struct json_out j;
 	char now[32];
@@ -213,6 +232,11 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 	json_begin_object(&j);
 	json_kv_string(&j, "schema", table->schema);
 	json_kv_string(&j, "csv", csv_path);
+	char hex[20];
+	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)stamp->fnv1a64);
+	json_kv_string(&j, "csv_fnv1a64", hex);
+	json_kv_int(&j, "csv_rows", (long long)stamp->rows);
+	json_kv_int(&j, "csv_bytes", (long long)stamp->bytes);
 	json_kv_string(&j, "created_utc", now);
 	json_key(&j, "argv");
 	json_begin_array(&j);
@@ -236,50 +260,162 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 	json_finish(&j);
 }
 
+int (*results_fault_between_commits)(const char *csv_path);
+
+/* The table as CSV text in memory (caller frees *text), so that its
+ * checksum can go into the sidecar. 0, or -1 when memory ran out. */
+static int results_csv_text(const struct results_table *table, char **text, size_t *len)
+{
+	int rc = -1;
+	char (*cells)[64] = calloc(table->ncols, sizeof *cells);
+	const char **fields = calloc(table->ncols, sizeof *fields);
+	FILE *mem = open_memstream(text, len);
+	if (!cells || !fields || !mem)
+		goto out_free;
+	if (csv_write_row(mem, table->columns, table->ncols) != 0)
+		goto out_free;
+	for (size_t r = 0; r < table->nrows; r++) {
+		table->format(table->ctx, r, cells);
+		for (size_t c = 0; c < table->ncols; c++)
+			fields[c] = cells[c];
+		if (csv_write_row(mem, fields, table->ncols) != 0)
+			goto out_free;
+	}
+	rc = 0;
+out_free:
+	if (mem && fclose(mem) != 0)
+		rc = -1;
+	if (rc != 0 && mem) {
+		free(*text);
+		*text = NULL;
+	}
+	free(cells);
+	free(fields);
+	return rc;
+}
+
 int results_write_table(const char *csv_path, const struct results_table *table,
 			const struct results_meta *meta, char *err, size_t errlen)
 {
 	int rc = -1;
 	struct atomic_file csv = { 0 }, side = { 0 };
-	char (*cells)[64] = calloc(table->ncols, sizeof *cells);
-	const char **fields = calloc(table->ncols, sizeof *fields);
-	char *side_path = results_sidecar_path(csv_path);
-	if (!cells || !fields || !side_path) {
+	char *text = NULL, *side_path = results_sidecar_path(csv_path);
+	size_t len = 0;
+	if (!side_path || results_csv_text(table, &text, &len) != 0) {
 		snprintf(err, errlen, "out of memory writing %s", csv_path);
 		goto out_free;
 	}
+	struct results_stamp stamp = { results_fnv1a64(text, len), table->nrows, len };
 	if (atomic_file_open(&csv, csv_path, err, errlen) != 0)
 		goto out_free;
 	if (atomic_file_open(&side, side_path, err, errlen) != 0)
 		goto out_abort;
+	/* A short write sets the stream's error flag, which commit checks. */
+	fwrite(text, 1, len, csv.fp);
+	results_json(side.fp, csv_path, table, meta, &stamp);
 
-	if (csv_write_row(csv.fp, table->columns, table->ncols) != 0)
-		goto out_write_error;
-	for (size_t r = 0; r < table->nrows; r++) {
-		table->format(table->ctx, r, cells);
-		for (size_t c = 0; c < table->ncols; c++)
-			fields[c] = cells[c];
-		if (csv_write_row(csv.fp, fields, table->ncols) != 0)
-			goto out_write_error;
-	}
-	results_json(side.fp, csv_path, table, meta);
-
-	/* Sidecar first: a CSV never appears without its metadata. */
+	/* Sidecar first (see results.h): a CSV never appears without its stamp. */
 	if (atomic_file_commit(&side, err, errlen) != 0)
 		goto out_abort;
+	if (results_fault_between_commits && results_fault_between_commits(csv_path) != 0) {
+		snprintf(err, errlen, "cannot write %s: failed after its sidecar %s (a test fault)",
+			 csv_path, side_path);
+		goto out_abort;
+	}
 	if (atomic_file_commit(&csv, err, errlen) != 0)
 		goto out_abort;
 	rc = 0;
 	goto out_free;
 
-out_write_error:
-	snprintf(err, errlen, "cannot write %s", csv_path);
 out_abort:
 	atomic_file_abort(&side);
 	atomic_file_abort(&csv);
 out_free:
-	free(cells);
-	free(fields);
+	free(text);
+	free(side_path);
+	return rc;
+}
+
+/* Checksum, size and data rows (records past the header: line ends
+ * outside quotes) of the file at path. 0, or -1 when it cannot be read. */
+static int results_stamp_file(const char *path, struct results_stamp *st)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return -1;
+	unsigned char buf[65536];
+	size_t got, records = 0;
+	bool quoted = false;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	st->bytes = 0;
+	while ((got = fread(buf, 1, sizeof buf, fp)) > 0) {
+		for (size_t i = 0; i < got; i++) {
+			h = (h ^ buf[i]) * 0x100000001b3ULL;
+			quoted ^= buf[i] == '"';
+			records += !quoted && buf[i] == '\n';
+		}
+		st->bytes += got;
+	}
+	int bad = ferror(fp);
+	fclose(fp);
+	st->fnv1a64 = h;
+	st->rows = records > 0 ? records - 1 : 0;
+	return bad ? -1 : 0;
+}
+
+/* The stamp a sidecar's JSON records: 1 when it has one, 0 when it
+ * predates checksums, -1 when its stamp is malformed. */
+static int results_stamp_recorded(const char *json, struct results_stamp *st)
+{
+	const char *h = json_in_value(json, "csv_fnv1a64");
+	const char *r = json_in_value(json, "csv_rows");
+	if (!h)
+		return 0;
+	char hex[32], *end;
+	if (*h != '"' || !r)
+		return -1;
+	json_in_string(h, hex, sizeof hex);
+	st->fnv1a64 = strtoull(hex, &end, 16);
+	if (strlen(hex) != 16 || *end != '\0')
+		return -1;
+	st->rows = strtoull(r, &end, 10);
+	return end == r ? -1 : 1;
+}
+
+int results_pair_check(const char *csv_path, char *msg, size_t msglen)
+{
+	char *side_path = results_sidecar_path(csv_path);
+	char *json = side_path ? json_in_read_file(side_path) : NULL;
+	struct results_stamp want, have;
+	int rc;
+	if (!side_path) {
+		snprintf(msg, msglen, "out of memory checking %s", csv_path);
+		rc = RESULTS_PAIR_MISMATCH;
+	} else if (!json) {
+		snprintf(msg, msglen, "no sidecar %s: not checked", side_path);
+		rc = RESULTS_PAIR_NO_SIDECAR;
+	} else if ((rc = results_stamp_recorded(json, &want)) <= 0) {
+		if (rc == 0)
+			snprintf(msg, msglen, "sidecar predates checksums: not checked");
+		else
+			snprintf(msg, msglen, "%s: malformed csv_fnv1a64 or csv_rows", side_path);
+		rc = rc == 0 ? RESULTS_PAIR_UNSTAMPED : RESULTS_PAIR_MISMATCH;
+	} else if (results_stamp_file(csv_path, &have) != 0) {
+		snprintf(msg, msglen, "%s: %s", csv_path, strerror(errno));
+		rc = RESULTS_PAIR_MISMATCH;
+	} else if (have.fnv1a64 != want.fnv1a64 || have.rows != want.rows) {
+		snprintf(msg, msglen,
+			 "%s does not match its sidecar %s (%zu rows, FNV-1a %016llx recorded; %zu rows, "
+			 "%016llx found): a write was interrupted or the files were mixed up; re-run, or "
+			 "restore both files together",
+			 csv_path, side_path, want.rows, (unsigned long long)want.fnv1a64, have.rows,
+			 (unsigned long long)have.fnv1a64);
+		rc = RESULTS_PAIR_MISMATCH;
+	} else {
+		snprintf(msg, msglen, "%zu rows, checksum matches its sidecar", have.rows);
+		rc = RESULTS_PAIR_OK;
+	}
+	free(json);
 	free(side_path);
 	return rc;
 }
@@ -347,6 +483,16 @@ static void results_fmt_time(char *buf, size_t len, double s)
 		snprintf(buf, len, "%.3g us", s * 1e6);
 }
 
+/* A figure printed with fmt, or a dash where there is none (NaN: a column
+ * that check does not measure, or a row that was not timed). */
+static void results_fmt_figure(char *buf, size_t len, const char *fmt, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, fmt, v);
+}
+
 void results_print_table(FILE *fp, const struct result_row *rows, size_t nrows)
 {
 	bool steps = false;
@@ -363,11 +509,14 @@ void results_print_table(FILE *fp, const struct result_row *rows, size_t nrows)
 				 row->t.noise_met ? "" : "*");
 		else
 			snprintf(noise, sizeof noise, "-");
-		fprintf(fp, "%-16s %9zu %-5s %9.2e %10s %8s %13.3e %9.1f", row->v->name, row->n,
-			row->val.pass ? "ok" : "FAIL", row->val.max_norm, med, noise,
-			results_interactions_per_s(row), results_gflops(row));
+		char ips[32], gflops[32], sps[32];
+		results_fmt_figure(ips, sizeof ips, "%.3e", results_interactions_per_s(row));
+		results_fmt_figure(gflops, sizeof gflops, "%.1f", results_gflops(row));
+		results_fmt_figure(sps, sizeof sps, "%.1f", results_steps_per_s(row));
+		fprintf(fp, "%-16s %9zu %-5s %9.2e %10s %8s %13s %9s", row->v->name, row->n,
+			row->val.pass ? "ok" : "FAIL", row->val.max_norm, med, noise, ips, gflops);
 		if (steps)
-			fprintf(fp, " %10.1f", results_steps_per_s(row));
+			fprintf(fp, " %10s", sps);
 		fputc('\n', fp);
 	}
 	bool missed = false;

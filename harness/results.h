@@ -82,6 +82,35 @@ struct results_table {
 int results_write_table(const char *csv_path, const struct results_table *table,
 			const struct results_meta *meta, char *err, size_t errlen);
 
+/*
+ * A CSV and its sidecar are a pair: the sidecar records the CSV's FNV-1a
+ * 64-bit checksum (offset basis 0xcbf29ce484222325, prime 0x100000001b3,
+ * over every byte of the file) as "csv_fnv1a64" (16 hex digits), its data
+ * rows as "csv_rows" and its size as "csv_bytes". results_write_table
+ * commits the sidecar first, then the CSV, so a failure between the two
+ * leaves the new sidecar beside the old CSV (or beside none), which
+ * results_pair_check gives away; never a CSV without a stamp of its own.
+ */
+uint64_t results_fnv1a64(const void *data, size_t len);
+
+enum results_pair_status {
+	RESULTS_PAIR_MISMATCH = -1,  /* the sidecar stamps another CSV (or one is unreadable) */
+	RESULTS_PAIR_OK = 0,         /* checksum and row count match */
+	RESULTS_PAIR_UNSTAMPED = 1,  /* the sidecar predates checksums: taken as is */
+	RESULTS_PAIR_NO_SIDECAR = 2, /* a CSV alone (hand-made, a test fixture): taken as is */
+};
+
+/* Checks the CSV at csv_path against its sidecar. Returns a
+ * results_pair_status with one line in msg: for MISMATCH what differs and
+ * what to do, for the others a note for the reader ("12 rows, checksum
+ * matches its sidecar", "sidecar predates checksums: not checked"). */
+int results_pair_check(const char *csv_path, char *msg, size_t msglen);
+
+/* For tests only: when set, called after the sidecar's commit and before
+ * the CSV's; a non-zero return abandons the CSV as a failed write would,
+ * so the failure between the two writes can be tested. */
+extern int (*results_fault_between_commits)(const char *csv_path);
+
 /* One {"variant", "n", "reps_per_sample", "seconds_per_call": [...]} entry. */
 void results_json_samples(struct json_out *j, const char *name, size_t n,
 			  const struct timing_result *t, int timed);

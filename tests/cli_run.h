@@ -15,25 +15,41 @@ static inline const char *cli_harness_bin(void)
 	return b ? b : "bin/harness";
 }
 
-/* Runs a shell command line with stdout discarded and no stdin; returns its
- * exit status and puts what it wrote to stderr into errtext. A crash (no
- * normal exit) fails the calling test. */
-static inline int cli_run(const char *cmdline, char *errtext, size_t errlen)
+/* Runs a shell command line with no stdin and the redirection redirect,
+ * whose one %s names a temporary file; returns the exit status and puts
+ * what went to that file into text. A crash (no normal exit) fails the
+ * calling test. */
+static inline int cli_run_capture(const char *cmdline, const char *redirect, char *text,
+				  size_t len)
 {
-	char errfile[] = "/tmp/harness-test-err-XXXXXX", cmd[4096];
-	int fd = mkstemp(errfile);
+	char file[] = "/tmp/harness-test-XXXXXX", cmd[4096], redir[256];
+	int fd = mkstemp(file);
 	cr_assert_geq(fd, 0);
 	close(fd);
-	snprintf(cmd, sizeof cmd, "%s >/dev/null 2>%s </dev/null", cmdline, errfile);
+	snprintf(redir, sizeof redir, redirect, file);
+	snprintf(cmd, sizeof cmd, "%s %s </dev/null", cmdline, redir);
 	int st = system(cmd);
-	FILE *fp = fopen(errfile, "r");
-	size_t len = fp ? fread(errtext, 1, errlen - 1, fp) : 0;
-	errtext[len] = '\0';
+	FILE *fp = fopen(file, "r");
+	size_t got = fp ? fread(text, 1, len - 1, fp) : 0;
+	text[got] = '\0';
 	if (fp)
 		fclose(fp);
-	unlink(errfile);
+	unlink(file);
 	cr_assert(WIFEXITED(st), "'%s' did not exit normally (crash?)", cmdline);
 	return WEXITSTATUS(st);
+}
+
+/* Runs a shell command line with stdout discarded and no stdin; returns its
+ * exit status and puts what it wrote to stderr into errtext. */
+static inline int cli_run(const char *cmdline, char *errtext, size_t errlen)
+{
+	return cli_run_capture(cmdline, ">/dev/null 2>%s", errtext, errlen);
+}
+
+/* The same with stdout captured into out (stderr left alone). */
+static inline int cli_run_stdout(const char *cmdline, char *out, size_t outlen)
+{
+	return cli_run_capture(cmdline, ">%s", out, outlen);
 }
 
 #endif

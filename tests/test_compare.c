@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +11,15 @@
 #include <unistd.h>
 
 #include "../harness/compare.h"
+#include "../harness/csv_table.h"
 #include "cli_run.h"
 
 #define FIX "tests/fixtures/results/compare/"
 
-static const struct compare_opts same_device = { COMPARE_DEFAULT_THRESHOLD_PCT, false };
-static const struct compare_opts across = { COMPARE_DEFAULT_THRESHOLD_PCT, true };
+static const struct compare_opts same_device = { COMPARE_DEFAULT_THRESHOLD_PCT, false,
+						 COMPARE_DEFAULT_MIN_CHANGE_PCT };
+static const struct compare_opts across = { COMPARE_DEFAULT_THRESHOLD_PCT, true,
+					    COMPARE_DEFAULT_MIN_CHANGE_PCT };
 
 /* Compares two fixtures; fails the test on bad input. */
 static void compare_fixtures(const char *base, const char *new, const struct compare_opts *o,
@@ -29,10 +33,13 @@ static void compare_fixtures(const char *base, const char *new, const struct com
 static const struct compare_entry *entry(const struct compare_report *r, const char *variant,
 					 long long n, const char *mode)
 {
+	char nbuf[32];
+	snprintf(nbuf, sizeof nbuf, "%lld", n);
 	for (size_t i = 0; i < r->count; i++) {
 		const struct compare_entry *e = &r->entries[i];
-		if (strcmp(e->key.variant, variant) == 0 && e->key.n == n &&
-		    strcmp(e->key.mode, mode) == 0)
+		if (strcmp(compare_key_value(r, e, "variant"), variant) == 0 &&
+		    strcmp(compare_key_value(r, e, "n"), nbuf) == 0 &&
+		    strcmp(compare_key_value(r, e, "mode"), mode) == 0)
 			return e;
 	}
 	cr_assert_fail("no entry %s n %lld %s", variant, n, mode);
@@ -44,24 +51,24 @@ static const struct compare_entry *entry(const struct compare_report *r, const c
 Test(compare, judge_rule)
 {
 	/* 3 % slower, noise sqrt(2^2 + 2^2) = 2.83 %: slower, not a regression */
-	struct compare_judgement j = compare_judge(100, 2, 97, 2, 5);
+	struct compare_judgement j = compare_judge(100, 2, 97, 2, 5, 0);
 	cr_expect_eq(j.verdict, COMPARE_SLOWER);
 	cr_expect_not(j.regression);
 	cr_expect_float_eq(j.noise_pct, sqrt(8.0), 1e-12);
 	cr_expect_float_eq(j.ratio, 0.97, 1e-12);
 	/* within the noise either way */
-	cr_expect_eq(compare_judge(100, 3, 97, 1, 5).verdict, COMPARE_SAME);
-	cr_expect_eq(compare_judge(100, 3, 103, 1, 5).verdict, COMPARE_SAME);
-	cr_expect_eq(compare_judge(100, 0, 100, 0, 5).verdict, COMPARE_SAME);
-	cr_expect_eq(compare_judge(100, 1, 110, 1, 5).verdict, COMPARE_FASTER);
+	cr_expect_eq(compare_judge(100, 3, 97, 1, 5, 0).verdict, COMPARE_SAME);
+	cr_expect_eq(compare_judge(100, 3, 103, 1, 5, 0).verdict, COMPARE_SAME);
+	cr_expect_eq(compare_judge(100, 0, 100, 0, 5, 0).verdict, COMPARE_SAME);
+	cr_expect_eq(compare_judge(100, 1, 110, 1, 5, 0).verdict, COMPARE_FASTER);
 	/* a regression needs threshold + noise: 8 % slower with 2.83 % noise and 5 % threshold */
-	cr_expect(compare_judge(100, 2, 92, 2, 5).regression);
-	cr_expect_not(compare_judge(100, 2, 93, 2, 5).regression, "7 % < 5 % + 2.83 %");
-	cr_expect_not(compare_judge(100, 0, 80, 0, 25).regression, "--threshold 25");
-	cr_expect_not(compare_judge(100, 0, 200, 0, 5).regression, "faster is never one");
+	cr_expect(compare_judge(100, 2, 92, 2, 5, 0).regression);
+	cr_expect_not(compare_judge(100, 2, 93, 2, 5, 0).regression, "7 % < 5 % + 2.83 %");
+	cr_expect_not(compare_judge(100, 0, 80, 0, 25, 0).regression, "--threshold 25");
+	cr_expect_not(compare_judge(100, 0, 200, 0, 5, 0).regression, "faster is never one");
 	/* nothing to compare */
-	cr_expect_eq(compare_judge(NAN, 1, 100, 1, 5).verdict, COMPARE_UNCOMPARED);
-	cr_expect_eq(compare_judge(100, 1, 0, 1, 5).verdict, COMPARE_UNCOMPARED);
+	cr_expect_eq(compare_judge(NAN, 1, 100, 1, 5, 0).verdict, COMPARE_UNCOMPARED);
+	cr_expect_eq(compare_judge(100, 1, 0, 1, 5, 0).verdict, COMPARE_UNCOMPARED);
 }
 
 /* ---- the join, on fixtures ------------------------------------------------ */
@@ -103,7 +110,7 @@ Test(compare, slowed_row_is_a_regression)
 	compare_report_free(&r);
 
 	/* a threshold above the slowdown lets it pass, still reported slower */
-	struct compare_opts loose = { 30, false };
+	struct compare_opts loose = { 30, false, COMPARE_DEFAULT_MIN_CHANGE_PCT };
 	compare_fixtures(FIX "base.csv", FIX "slowed.csv", &loose, &r);
 	cr_expect_eq(r.slower, 1);
 	cr_expect_eq(compare_exit_status(&r), COMPARE_OK);
@@ -301,4 +308,200 @@ Test(compare, cli_bad_input)
 	expect_cli_bad_input(FIX "base.csv", "BASE.csv and NEW.csv");
 	expect_cli_bad_input(FIX "base.csv " FIX "slowed.csv --threshold lots", "'lots'");
 	expect_cli_bad_input(FIX "base.csv " FIX "slowed.csv --bogus", "--bogus");
+}
+
+/* ---- every kind of results CSV ---------------------------------------------- */
+
+/* A CSV edited cell by cell: a copy of a results file with changes. */
+struct edited {
+	char dir[32], path[64];
+	struct csv_table t;
+};
+
+static void edited_open(struct edited *e, const char *src)
+{
+	char err[1024];
+	strcpy(e->dir, "/tmp/test_compare.XXXXXX");
+	cr_assert_not_null(mkdtemp(e->dir));
+	snprintf(e->path, sizeof e->path, "%s/new.csv", e->dir);
+	cr_assert_eq(csv_table_read(src, &e->t, err, sizeof err), 0, "%s", err);
+}
+
+/* Sets column col of row (every row when row is SIZE_MAX) to value, or to
+ * its number times factor when value is NULL. */
+static void edited_set(struct edited *e, size_t row, const char *col, const char *value,
+		       double factor)
+{
+	int c = csv_table_col(&e->t, col);
+	cr_assert_geq(c, 0, "no column %s", col);
+	for (size_t r = 0; r < e->t.nrows; r++) {
+		if (row != SIZE_MAX && r != row)
+			continue;
+		char **cell = &e->t.cells[r * e->t.ncols + (size_t)c], buf[64];
+		if (!value && (*cell)[0] == '\0')
+			continue;
+		snprintf(buf, sizeof buf, "%.9g", value ? 0 : strtod(*cell, NULL) * factor);
+		free(*cell);
+		*cell = strdup(value ? value : buf);
+	}
+}
+
+/* The row whose variant and key column key_col are as given. */
+static size_t edited_row(const struct edited *e, const char *variant, const char *key_col,
+			 const char *key)
+{
+	int v = csv_table_col(&e->t, "variant"), k = csv_table_col(&e->t, key_col);
+	for (size_t r = 0; r < e->t.nrows; r++)
+		if (strcmp(csv_table_cell(&e->t, r, (size_t)v), variant) == 0 &&
+		    strcmp(csv_table_cell(&e->t, r, (size_t)k), key) == 0)
+			return r;
+	cr_assert_fail("no row %s %s", variant, key);
+	return 0;
+}
+
+/* Writes the edited table to e->path, with an extra column at the end
+ * when extra (later versions of a kind gain columns). */
+static void edited_write(struct edited *e, bool extra)
+{
+	FILE *fp = fopen(e->path, "w");
+	cr_assert_not_null(fp);
+	const char *fields[64];
+	cr_assert_lt(e->t.ncols, 63);
+	for (size_t c = 0; c < e->t.ncols; c++)
+		fields[c] = e->t.header[c];
+	fields[e->t.ncols] = "boundary_particles";
+	cr_assert_eq(csv_write_row(fp, fields, e->t.ncols + extra), 0);
+	for (size_t r = 0; r < e->t.nrows; r++) {
+		for (size_t c = 0; c < e->t.ncols; c++)
+			fields[c] = csv_table_cell(&e->t, r, c);
+		fields[e->t.ncols] = "1234";
+		cr_assert_eq(csv_write_row(fp, fields, e->t.ncols + extra), 0);
+	}
+	cr_assert_eq(fclose(fp), 0);
+}
+
+static void edited_close(struct edited *e)
+{
+	csv_table_free(&e->t);
+	unlink(e->path);
+	rmdir(e->dir);
+}
+
+static const struct compare_entry *sph_entry(const struct compare_report *r, const char *variant,
+					     const char *column)
+{
+	for (size_t i = 0; i < r->count; i++)
+		if (strcmp(compare_key_value(r, &r->entries[i], "variant"), variant) == 0 &&
+		    strcmp(compare_key_value(r, &r->entries[i], "column"), column) == 0)
+			return &r->entries[i];
+	cr_assert_fail("no entry %s %s", variant, column);
+	return NULL;
+}
+
+#define SPH_TABLE "results/h200/sph-table.csv"
+
+/* SPH rows (as sph run writes them, with a column more than today) join
+ * on (variant, column) and are judged by steps/s. */
+Test(compare, sph_rows)
+{
+	struct edited e;
+	edited_open(&e, SPH_TABLE);
+	size_t row = edited_row(&e, "sph-gpu-grid-count", "column", "255600");
+	edited_set(&e, row, "steps_per_s", NULL, 0.8);
+	edited_set(&e, row, "force_ms", NULL, 1.25);
+	edited_write(&e, true);
+	struct compare_report r;
+	compare_fixtures(SPH_TABLE, e.path, &same_device, &r);
+	cr_expect_str_eq(r.kind->name, "SPH");
+	const struct compare_entry *slow = sph_entry(&r, "sph-gpu-grid-count", "255600");
+	cr_expect_eq(slow->raw.verdict, COMPARE_SLOWER);
+	cr_expect(slow->raw.regression);
+	cr_expect_float_eq(slow->raw.ratio, 0.8, 1e-6);
+	cr_expect_float_eq(slow->new.details[2] / slow->base.details[2], 1.25, 1e-6, "force_ms");
+	cr_expect_float_eq(slow->new.details[0] / slow->base.details[0], 1.0, 1e-9, "build_ms");
+	cr_expect_eq(sph_entry(&r, "sph-gpu-grid-count", "16128")->raw.verdict, COMPARE_SAME);
+	cr_expect_eq(r.regressions, 1);
+	cr_expect_eq(r.only_base + r.only_new, 0);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_REGRESSED);
+	compare_report_free(&r);
+	edited_close(&e);
+}
+
+/* SPH rows from another GPU: refused without --across-devices; with it,
+ * judged on their raw figures (SPH rows have no ceiling). */
+Test(compare, sph_across_devices)
+{
+	struct edited e;
+	edited_open(&e, SPH_TABLE);
+	edited_set(&e, SIZE_MAX, "device_name", "NVIDIA H100 80GB HBM3", 0);
+	edited_set(&e, SIZE_MAX, "steps_per_s", NULL, 0.8);
+	edited_write(&e, false);
+	struct compare_report r;
+	char err[1024] = "";
+	cr_expect_eq(compare_files(SPH_TABLE, e.path, &same_device, &r, err, sizeof err), -1);
+	cr_expect(strstr(err, "--across-devices") && strstr(err, "H100"), "%s", err);
+	compare_fixtures(SPH_TABLE, e.path, &across, &r);
+	const struct compare_entry *x = sph_entry(&r, "sph-gpu-grid-count", "255600");
+	cr_expect_not(x->counts_ceiling);
+	cr_expect_eq(x->raw.verdict, COMPARE_SLOWER, "20 %% slower with 8.3 %% noise");
+	cr_expect(x->raw.regression, "the raw verdict counts");
+	cr_expect_eq(compare_exit_status(&r), COMPARE_REGRESSED);
+	compare_report_free(&r);
+	edited_close(&e);
+}
+
+Test(compare, kinds_are_not_mixed)
+{
+	struct compare_report r;
+	char err[1024] = "";
+	cr_expect_eq(compare_files("results/h200/steps.csv", SPH_TABLE, &same_device, &r, err,
+				   sizeof err), -1);
+	cr_expect(strstr(err, "N-body") && strstr(err, "SPH"), "%s", err);
+	cr_expect_eq(compare_files(FIX "../../../../results/published/gpugems3_ch31.csv", SPH_TABLE,
+				   &same_device, &r, err, sizeof err), -1);
+	cr_expect(strstr(err, "not a results CSV") && strstr(err, "build_ms"), "%s", err);
+}
+
+/* Two runs of one build differ by a few tenths of a percent even when
+ * each run's samples agree to a hundredth of one: that reads "same". */
+Test(compare, differences_under_the_floor_are_same)
+{
+	cr_expect_eq(compare_judge(100, 0.01, 100.1, 0.01, 5, 1).verdict, COMPARE_SAME);
+	cr_expect_eq(compare_judge(100, 0.01, 99.9, 0.01, 5, 1).verdict, COMPARE_SAME);
+	cr_expect_eq(compare_judge(100, 0.01, 100.1, 0.01, 5, 0).verdict, COMPARE_FASTER);
+	cr_expect_eq(compare_judge(100, 0.01, 98.5, 0.01, 5, 1).verdict, COMPARE_SLOWER);
+	cr_expect_not(compare_judge(100, 0, 99.5, 0, 0, 1).regression,
+		      "under the floor is never a regression, even with --threshold 0");
+
+	struct edited e;
+	edited_open(&e, "results/h200/baseline.csv");
+	edited_set(&e, SIZE_MAX, "interactions_per_s", NULL, 0.999);
+	edited_set(&e, SIZE_MAX, "noise_pct", "0.01", 0);
+	edited_write(&e, false);
+	struct compare_report r;
+	compare_fixtures("results/h200/baseline.csv", e.path, &same_device, &r);
+	cr_expect_eq(r.slower + r.faster, 0, "%zu slower, %zu faster", r.slower, r.faster);
+	cr_expect_gt(r.same, 300, "the 364 rows, less those invalid or not timed");
+	compare_report_free(&r);
+	struct compare_opts no_floor = same_device;
+	no_floor.min_change_pct = 0;
+	compare_fixtures("results/h200/baseline.csv", e.path, &no_floor, &r);
+	cr_expect_gt(r.slower, 0, "without the floor 0.1 %% reads slower");
+	cr_expect_eq(compare_exit_status(&r), COMPARE_OK, "and is no regression");
+	compare_report_free(&r);
+	char cmd[512], err[4096];
+	snprintf(cmd, sizeof cmd, "%s compare results/h200/baseline.csv %s --min-change 0.5",
+		 harness_bin(), e.path);
+	cr_expect_eq(run(cmd, err, sizeof err), 0, "%s", err);
+	edited_close(&e);
+}
+
+Test(compare, cli_min_change_option)
+{
+	need_compare_command();
+	expect_cli_bad_input(FIX "base.csv " FIX "slowed.csv --min-change", "--min-change");
+	expect_cli_bad_input(FIX "base.csv " FIX "slowed.csv --min-change=-1", "'-1'");
+	char e[4096];
+	cr_expect_eq(harness_compare(FIX "base.csv " FIX "slowed.csv --min-change=25", e, sizeof e),
+		     0, "20 %% slower is under a 25 %% floor: %s", e);
 }

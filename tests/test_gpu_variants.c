@@ -17,6 +17,8 @@
  * (its GPU tests skip before they could call them). */
 int planted_missing_barrier(const struct nbody_gpu_launch *l) __attribute__((weak));
 int planted_off_by_one_tile(const struct nbody_gpu_launch *l) __attribute__((weak));
+int planted_no_trailing_barrier(const struct nbody_gpu_launch *l) __attribute__((weak));
+int planted_off_by_one_in_tile(const struct nbody_gpu_launch *l) __attribute__((weak));
 
 #define GPU_EPS 0.01
 
@@ -110,7 +112,8 @@ ParameterizedTest(struct gpu_case *c, gpu_variants, validate_and_repeat, .timeou
 }
 
 /* A planted bug must fail validation or change between runs, at sizes
- * with several tiles and one that is not a multiple of the tile. */
+ * with several tiles and one that is not a multiple of the tile. The log
+ * names the plant and what caught it at each size. */
 static void expect_planted_caught(const char *what, nbody_gpu_fn fn)
 {
 	struct variant v = nbody_variants[NBODY_V_tiled_p256];
@@ -123,7 +126,13 @@ static void expect_planted_caught(const char *what, nbody_gpu_fn fn)
 		gpu_run(&v, fn, sizes[k], &pos4, &acc3, &in);
 		struct validation val;
 		cr_assert_eq(validate_accels(pos4, sizes[k], GPU_EPS, v.precision, acc3, 77, &val), 0);
-		bool caught = !val.pass || !gpu_repeats(&in, acc3, sizes[k]);
+		bool repeats = gpu_repeats(&in, acc3, sizes[k]);
+		bool caught = !val.pass || !repeats;
+		/* stderr, not cr_log_info: the log shows it without --verbose */
+		fprintf(stderr, "planted %s N=%zu: %s: validation %s (max_norm %.3e, tol %.3e), "
+				"repeat %s\n", what, sizes[k], caught ? "caught" : "MISSED",
+			val.pass ? "passed" : "FAILED", val.max_norm, val.tol.max_norm,
+			repeats ? "bit-identical" : "DIFFERS");
 		cr_expect(caught, "planted %s passed at N=%zu (max_norm %.3e)", what, sizes[k],
 			  val.max_norm);
 		instance_destroy(&in);
@@ -142,6 +151,18 @@ Test(gpu_variants, planted_off_by_one_tile_is_caught, .timeout = 120)
 {
 	require_gpu();
 	expect_planted_caught("off-by-one-tile", planted_off_by_one_tile);
+}
+
+Test(gpu_variants, planted_no_trailing_barrier_is_caught, .timeout = 120)
+{
+	require_gpu();
+	expect_planted_caught("no-trailing-barrier", planted_no_trailing_barrier);
+}
+
+Test(gpu_variants, planted_off_by_one_in_tile_is_caught, .timeout = 120)
+{
+	require_gpu();
+	expect_planted_caught("off-by-one-in-tile", planted_off_by_one_in_tile);
 }
 
 /* GPU leapfrog steps follow the double reference's kick-drift-kick. */

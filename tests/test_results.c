@@ -9,6 +9,7 @@
 
 #include "../harness/csv_table.h"
 #include "../harness/results.h"
+#include "cli_run.h"
 
 static struct result_row timed_row(void)
 {
@@ -121,4 +122,127 @@ Test(results, failed_write_leaves_no_files)
 	cr_assert_eq(results_write("/nonexistent-dir/r.csv", &r, 1, &meta, err, sizeof err), -1);
 	cr_assert(strstr(err, "/nonexistent-dir"), "%s", err);
 	cr_assert(access("/nonexistent-dir/r.meta.json", F_OK) != 0);
+}
+
+/* check does not time: its table shows dashes, never "nan", in the timing
+ * columns, and the figures of timed rows as before. */
+Test(results, untimed_rows_print_dashes)
+{
+	struct result_row rows[2] = { timed_row(), timed_row() };
+	rows[0].timed = false;
+	rows[1].steps_mode = true;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	cr_assert_not_null(fp);
+	results_print_table(fp, rows, 2);
+	fclose(fp);
+	cr_expect_null(strstr(text, "nan"), "%s", text);
+	const char *untimed = strchr(text, '\n') + 1;
+	cr_expect_eq(strncmp(untimed, "cpu-simd", 8), 0, "%s", text);
+	char name[32], valid[8], med[8], noise[8], ips[16], gflops[16], sps[16];
+	double err;
+	size_t n;
+	cr_assert_eq(sscanf(untimed, "%31s %zu %7s %lf %7s %7s %15s %15s %15s", name, &n, valid,
+			    &err, med, noise, ips, gflops, sps), 9, "%s", text);
+	cr_expect_str_eq(med, "-");
+	cr_expect_str_eq(ips, "-");
+	cr_expect_str_eq(gflops, "-");
+	cr_expect_str_eq(sps, "-");
+	cr_expect(strstr(text, "5.000e+08") && strstr(text, "500.0"), "timed figures: %s", text);
+	free(text);
+}
+
+/* ---- a CSV and its sidecar are a pair ------------------------------------ */
+
+Test(results, fnv1a64_reference_values)
+{
+	/* The published test vectors of FNV-1a 64. */
+	cr_expect_eq(results_fnv1a64("", 0), 0xcbf29ce484222325ULL);
+	cr_expect_eq(results_fnv1a64("a", 1), 0xaf63dc4c8601ec8cULL);
+	cr_expect_eq(results_fnv1a64("foobar", 6), 0x85944171f73967e8ULL);
+}
+
+static int results_fail_now(const char *csv_path)
+{
+	(void)csv_path;
+	return -1;
+}
+
+/* Writes rows[0..nrows) to path; returns results_write's status. */
+static int write_rows(const char *path, size_t nrows, char *err, size_t errlen)
+{
+	struct result_row rows[2] = { timed_row(), timed_row() };
+	rows[1].n = 2000;
+	char *argv[] = { "harness", "run" };
+	struct timing_opts topts;
+	timing_opts_default(&topts);
+	struct results_meta meta = { 2, argv, &topts };
+	return results_write(path, rows, nrows, &meta, err, errlen);
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/*
+ * The second of the two writes fails: the new sidecar (one row) stands
+ * beside the old CSV (two rows). The pair check, compare and plot must
+ * refuse it with one line, and compare and plot exit 2.
+ */
+Test(results, failure_between_the_two_writes_is_refused)
+{
+	char dir[] = "/tmp/harness-pair-XXXXXX", path[128], cmd[1024], err[1024] = "", msg[1024];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/fig31-5.csv", dir);
+	cr_assert_eq(write_rows(path, 2, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(results_pair_check(path, msg, sizeof msg), RESULTS_PAIR_OK, "%s", msg);
+	cr_expect(strstr(msg, "2 rows"), "%s", msg);
+
+	results_fault_between_commits = results_fail_now;
+	cr_assert_eq(write_rows(path, 1, err, sizeof err), -1, "the second write must fail");
+	results_fault_between_commits = NULL;
+	cr_expect(strstr(err, path), "%s", err);
+	struct csv_table t;
+	cr_assert_eq(csv_table_read(path, &t, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(t.nrows, 2, "the old CSV stays");
+	csv_table_free(&t);
+
+	cr_expect_eq(results_pair_check(path, msg, sizeof msg), RESULTS_PAIR_MISMATCH, "%s", msg);
+	cr_expect(strstr(msg, "does not match its sidecar") && strstr(msg, "1 rows"), "%s", msg);
+	cr_expect_eq(count_lines(msg), 0, "one line: %s", msg);
+
+	snprintf(cmd, sizeof cmd, "%s compare %s %s", cli_harness_bin(), path, path);
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "compare took a mismatched pair: %s", err);
+	cr_expect(strstr(err, "does not match its sidecar"), "%s", err);
+	cr_expect_eq(count_lines(err), 1, "one line: %s", err);
+
+	snprintf(cmd, sizeof cmd, "%s plot --suite fig31-5 --from %s --out %s/fig", cli_harness_bin(),
+		 dir, dir);
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "plot took a mismatched pair: %s", err);
+	if (strstr(err, "gnuplot not found"))
+		cr_log_warn("no gnuplot: plot refused before it read the pair");
+	else
+		cr_expect(strstr(err, "does not match its sidecar"), "%s", err);
+
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+/* The committed results predate checksums: taken as they are, and said so. */
+Test(results, unstamped_pairs_are_taken_with_a_note)
+{
+	char msg[1024], err[1024], cmd[512];
+	cr_assert_eq(results_pair_check("results/h200/baseline.csv", msg, sizeof msg),
+		     RESULTS_PAIR_UNSTAMPED, "%s", msg);
+	cr_expect(strstr(msg, "predates checksums"), "%s", msg);
+	cr_expect_eq(results_pair_check("tests/fixtures/results/compare/malformed.csv", msg, sizeof msg),
+		     RESULTS_PAIR_NO_SIDECAR, "%s", msg);
+	snprintf(cmd, sizeof cmd, "%s compare results/h200/steps.csv results/h200/steps.csv",
+		 cli_harness_bin());
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
 }

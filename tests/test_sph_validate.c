@@ -123,3 +123,130 @@ Test(sph_validate, overflow_and_nan_fail)
 	cr_expect(isnan(v.rho_err));
 	sv_free(&c);
 }
+
+/* ---- the verdict at the edges of its bounds ----------------------------- */
+
+/*
+ * Errors planted at 1.8 and 0.5 times each documented bound (README,
+ * sph_validate.h): the first must fail, the second pass, so loosening a
+ * tolerance twofold or dropping a condition fails a test. The bounds are
+ * restated here rather than read from the SPH_VALIDATE_* macros under test.
+ */
+#define SV_RHO_BOUND 1e-5  /* of rho0 */
+#define SV_ACC_BOUND 1e-3  /* of the RMS acceleration */
+#define SV_H_BAND 1e-4     /* |r^2 / h^2 - 1| below this may fall either way */
+#define SV_FAIL 1.8
+#define SV_PASS 0.5
+
+/* Particle i's density set to its reference value plus factor bounds. */
+static void sv_plant_rho(struct sv_case *c, const float *rho_ref, size_t i, double factor)
+{
+	c->rho[i] = (float)(rho_ref[i] + factor * SV_RHO_BOUND * c->p.rho0);
+}
+
+/* The RMS of the accelerations of c (the reference's, rounded to float). */
+static double sv_rms_acc(const struct sv_case *c)
+{
+	double s = 0;
+	for (size_t i = 0; i < c->n; i++)
+		for (int d = 0; d < 3; d++)
+			s += (double)c->acc4[4 * i + d] * c->acc4[4 * i + d];
+	return sqrt(s / (double)c->n);
+}
+
+/* Ordered pairs (i, j != i) with |r^2 / h^2 - 1| < SV_H_BAND, by brute force. */
+static unsigned long long sv_pairs_near_h(const struct sv_case *c)
+{
+	unsigned long long count = 0;
+	double h2 = c->p.h * c->p.h;
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t j = 0; j < c->n; j++) {
+			double r2 = 0;
+			for (int d = 0; d < 3; d++) {
+				double dx = (double)c->pos4[4 * i + d] - c->pos4[4 * j + d];
+				r2 += dx * dx;
+			}
+			count += j != i && fabs(r2 / h2 - 1.0) < SV_H_BAND;
+		}
+	return count;
+}
+
+Test(sph_validate, density_error_at_the_bound)
+{
+	struct sv_case c;
+	sv_make(&c);
+	float *rho_ref = malloc(c.n * sizeof(float));
+	cr_assert_not_null(rho_ref);
+	memcpy(rho_ref, c.rho, c.n * sizeof(float));
+	size_t i = c.n / 3;
+	sv_plant_rho(&c, rho_ref, i, SV_FAIL);
+	struct sph_validation v = sv_run(&c);
+	cr_expect(!v.pass, "density error %.3e (%.1fx the bound) passed", v.rho_err, SV_FAIL);
+	cr_expect_eq(v.worst_rho, i);
+	cr_expect_float_eq(v.rho_err, SV_FAIL * SV_RHO_BOUND, 0.1 * SV_RHO_BOUND);
+	cr_expect_lt(v.acc_err, SV_PASS * SV_ACC_BOUND, "the plant leaves accelerations alone");
+	sv_plant_rho(&c, rho_ref, i, SV_PASS);
+	v = sv_run(&c);
+	cr_expect(v.pass, "density error %.3e (%.1fx the bound) failed", v.rho_err, SV_PASS);
+	free(rho_ref);
+	sv_free(&c);
+}
+
+Test(sph_validate, acceleration_error_at_the_bound)
+{
+	struct sv_case c;
+	sv_make(&c);
+	size_t i = c.n / 2;
+	float ay = c.acc4[4 * i + 1];
+	double rms = sv_rms_acc(&c);
+	c.acc4[4 * i + 1] = (float)(ay + SV_FAIL * SV_ACC_BOUND * rms);
+	struct sph_validation v = sv_run(&c);
+	cr_expect(!v.pass, "acceleration error %.3e (%.1fx the bound) passed", v.acc_err, SV_FAIL);
+	cr_expect_eq(v.worst_acc, i);
+	cr_expect_float_eq(v.acc_err, SV_FAIL * SV_ACC_BOUND, 0.05 * SV_ACC_BOUND);
+	cr_expect_lt(v.rho_err, SV_PASS * SV_RHO_BOUND, "the plant leaves densities alone");
+	c.acc4[4 * i + 1] = (float)(ay + SV_PASS * SV_ACC_BOUND * rms);
+	v = sv_run(&c);
+	cr_expect(v.pass, "acceleration error %.3e (%.1fx the bound) failed", v.acc_err, SV_PASS);
+	sv_free(&c);
+}
+
+/* The pair count may differ from the reference's by the pairs in the band
+ * around h, and by no more. */
+Test(sph_validate, pair_count_at_the_band)
+{
+	struct sv_case c;
+	sv_make(&c);
+	unsigned long long ref = c.counts.neighbours, near = sv_pairs_near_h(&c);
+	cr_assert_geq(near, 4, "the case needs pairs near h to test the band");
+	struct sph_validation v = sv_run(&c);
+	cr_expect_eq(v.near_h, near, "pairs within %g of h: %llu, the brute count says %llu",
+		     SV_H_BAND, v.near_h, near);
+	const long long diffs[] = { -(long long)near / 2, (long long)near / 2, -(long long)near,
+				    (long long)near };
+	for (size_t k = 0; k < sizeof diffs / sizeof *diffs; k++) {
+		c.counts.neighbours = ref + diffs[k];
+		cr_expect(sv_run(&c).pass, "%+lld pairs with %llu near h failed", diffs[k], near);
+	}
+	const long long bad[] = { -(long long)near - 1, (long long)near + 1,
+				  -(long long)(SV_FAIL * near), (long long)(SV_FAIL * near) };
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+		c.counts.neighbours = ref + bad[k];
+		v = sv_run(&c);
+		cr_expect(!v.pass && !v.pairs_ok, "%+lld pairs with %llu near h passed", bad[k], near);
+	}
+	sv_free(&c);
+}
+
+Test(sph_validate, nan_or_inf_acceleration_fails)
+{
+	struct sv_case c;
+	sv_make(&c);
+	c.acc4[4 * 5 + 2] = NAN;
+	struct sph_validation v = sv_run(&c);
+	cr_expect(!v.pass);
+	cr_expect(isnan(v.acc_err));
+	c.acc4[4 * 5 + 2] = INFINITY;
+	cr_expect(!sv_run(&c).pass);
+	sv_free(&c);
+}

@@ -176,6 +176,18 @@ Test(validate, lone_body_must_be_exactly_zero)
 	cr_assert(!val.pass, "a force on a lone body is a bug however small");
 }
 
+/* A lone body's reference is zero, so a NaN there makes no error figure
+ * that a comparison could reject: only the finiteness check catches it. */
+Test(validate, nan_on_a_lone_body_fails)
+{
+	double acc[3] = { NAN, 0, 0 }, ref[3] = { 0, 0, 0 }, fsum[1] = { 0 };
+	size_t idx[1] = { 0 };
+	struct validation val;
+	validate_compare(acc, idx, 1, ref, fsum, validate_tolerance_for(VARIANT_FP32, 1), 1, &val);
+	cr_assert(!val.pass, "NaN never passes");
+	cr_assert(isnan(val.max_norm) && isnan(val.rel_l2));
+}
+
 Test(validate, tolerance_grows_with_sqrt_n_and_precision)
 {
 	struct validate_tolerance a = validate_tolerance_for(VARIANT_FP32, 1024);
@@ -205,4 +217,187 @@ Test(validate, sample_for_large_n)
 	free(a);
 	free(b);
 	cr_assert_eq(validate_checked_count(VALIDATE_FULL_MAX), VALIDATE_FULL_MAX);
+}
+
+/* ---- the verdict at the edges of its bounds ----------------------------- */
+
+/*
+ * Errors planted at 1.8 and 0.5 times a bound: the first must fail, the
+ * second pass. Each plant raises one error figure while the other stays
+ * under its bound, so dropping either condition of the verdict, or
+ * loosening either tolerance twofold, fails one of these tests. The bound
+ * is restated from the README (u (64 + 8 sqrt(N)) for unit roundoff u),
+ * not taken from validate_tolerance_for, which is what is under test.
+ */
+#define EDGE_SEED 1234
+#define EDGE_FAIL 1.8
+#define EDGE_PASS 0.5
+
+static double documented_bound(enum variant_precision p, size_t n)
+{
+	double u = p == VARIANT_FP64 ? ldexp(1.0, -53) : ldexp(1.0, -24);
+	return u * (64.0 + 8.0 * sqrt((double)n));
+}
+
+/* Plummer bodies, the bodies validation checks at this N, their
+ * reference, and a variant's output equal to that reference. */
+struct edge_case {
+	size_t n, m;
+	float *pos4;
+	size_t *idx;        /* the checked bodies (validate_pick_bodies) */
+	double *ref3, *fsum; /* per checked body */
+	double *acc3;       /* per body: the "variant's" output */
+};
+
+static void edge_make(struct edge_case *c, size_t n)
+{
+	c->n = n;
+	c->pos4 = malloc(4 * n * sizeof(float));
+	float *vel4 = malloc(4 * n * sizeof(float));
+	c->idx = malloc(validate_checked_count(n) * sizeof *c->idx);
+	c->acc3 = calloc(3 * n, sizeof(double));
+	cr_assert(c->pos4 && vel4 && c->idx && c->acc3);
+	cr_assert_eq(ic_generate(IC_PLUMMER, n, EDGE_SEED, c->pos4, vel4), 0);
+	free(vel4);
+	c->m = validate_pick_bodies(n, EDGE_SEED, c->idx);
+	c->ref3 = malloc(3 * c->m * sizeof(double));
+	c->fsum = malloc(c->m * sizeof(double));
+	cr_assert(c->ref3 && c->fsum);
+	ref_accel_bodies(c->pos4, n, TEST_EPS, c->idx, c->m, c->ref3, c->fsum);
+	for (size_t k = 0; k < c->m; k++)
+		memcpy(&c->acc3[3 * c->idx[k]], &c->ref3[3 * k], 3 * sizeof(double));
+}
+
+static void edge_free(struct edge_case *c)
+{
+	free(c->pos4);
+	free(c->idx);
+	free(c->ref3);
+	free(c->fsum);
+	free(c->acc3);
+}
+
+/* The verdict on the planted output, through the path run and check take. */
+static struct validation edge_validate(const struct edge_case *c, enum variant_precision p)
+{
+	struct validation val;
+	cr_assert_eq(validate_accels(c->pos4, c->n, TEST_EPS, p, c->acc3, EDGE_SEED, &val), 0);
+	return val;
+}
+
+/* Puts an error of factor x bound, normalised by sum_j |f_ij|, on checked
+ * body k (and restores the others). */
+static void plant_max_norm(struct edge_case *c, size_t k, double factor, double bound)
+{
+	for (size_t q = 0; q < c->m; q++)
+		memcpy(&c->acc3[3 * c->idx[q]], &c->ref3[3 * q], 3 * sizeof(double));
+	c->acc3[3 * c->idx[k] + 1] += factor * bound * c->fsum[k];
+}
+
+/* Errors e_k = s fsum_k on every checked body, s chosen so that the
+ * relative L2 error is factor x bound; returns the max normalised error
+ * that leaves (s itself). */
+static double plant_rel_l2(struct edge_case *c, double factor, double bound)
+{
+	double f2 = 0, a2 = 0;
+	for (size_t k = 0; k < c->m; k++) {
+		f2 += c->fsum[k] * c->fsum[k];
+		for (int d = 0; d < 3; d++)
+			a2 += c->ref3[3 * k + d] * c->ref3[3 * k + d];
+	}
+	double s = factor * bound / sqrt(f2 / a2);
+	for (size_t k = 0; k < c->m; k++) {
+		memcpy(&c->acc3[3 * c->idx[k]], &c->ref3[3 * k], 3 * sizeof(double));
+		c->acc3[3 * c->idx[k]] += s * c->fsum[k];
+	}
+	return s;
+}
+
+/* The checked body with the smallest sum_j |f_ij|: an error there moves
+ * the max normalised error most and the relative L2 error least. */
+static size_t edge_quiet_body(const struct edge_case *c)
+{
+	size_t best = 0;
+	for (size_t k = 1; k < c->m; k++)
+		if (c->fsum[k] < c->fsum[best])
+			best = k;
+	return best;
+}
+
+static void expect_max_norm_edges(size_t n, enum variant_precision p)
+{
+	struct edge_case c;
+	edge_make(&c, n);
+	double bound = documented_bound(p, n);
+	size_t k = edge_quiet_body(&c);
+	plant_max_norm(&c, k, EDGE_FAIL, bound);
+	struct validation v = edge_validate(&c, p);
+	cr_expect(!v.pass, "N=%zu %s: max_norm %.3e at %.1fx the bound %.3e passed", n,
+		  variant_precision_name(p), v.max_norm, EDGE_FAIL, bound);
+	cr_expect_float_eq(v.max_norm, EDGE_FAIL * bound, 0.01 * bound, "N=%zu: %.4e", n, v.max_norm);
+	cr_expect_lt(v.rel_l2, EDGE_PASS * bound, "N=%zu: the plant must not raise rel_l2 (%.3e)", n,
+		     v.rel_l2);
+	cr_expect_eq(v.worst_body, c.idx[k]);
+	plant_max_norm(&c, k, EDGE_PASS, bound);
+	v = edge_validate(&c, p);
+	cr_expect(v.pass, "N=%zu %s: max_norm %.3e at %.1fx the bound %.3e failed", n,
+		  variant_precision_name(p), v.max_norm, EDGE_PASS, bound);
+	edge_free(&c);
+}
+
+static void expect_rel_l2_edges(size_t n, enum variant_precision p)
+{
+	struct edge_case c;
+	edge_make(&c, n);
+	double bound = documented_bound(p, n);
+	double max_norm = plant_rel_l2(&c, EDGE_FAIL, bound);
+	cr_assert_lt(max_norm, 0.9 * bound, "N=%zu: the bodies' forces cancel too little to plant "
+		     "a rel_l2 error alone", n);
+	struct validation v = edge_validate(&c, p);
+	cr_expect(!v.pass, "N=%zu %s: rel_l2 %.3e at %.1fx the bound %.3e passed (max_norm %.3e)", n,
+		  variant_precision_name(p), v.rel_l2, EDGE_FAIL, bound, v.max_norm);
+	cr_expect_float_eq(v.rel_l2, EDGE_FAIL * bound, 0.01 * bound, "N=%zu: %.4e", n, v.rel_l2);
+	cr_expect_lt(v.max_norm, bound, "N=%zu: the plant must not raise max_norm past its bound", n);
+	plant_rel_l2(&c, EDGE_PASS, bound);
+	v = edge_validate(&c, p);
+	cr_expect(v.pass, "N=%zu %s: rel_l2 %.3e at %.1fx the bound %.3e failed", n,
+		  variant_precision_name(p), v.rel_l2, EDGE_PASS, bound);
+	edge_free(&c);
+}
+
+/* N = 3 pins the constant term, 20000 (sampled) the sqrt(N) term. */
+Test(validate, max_norm_error_at_the_bound)
+{
+	expect_max_norm_edges(3, VARIANT_FP32);
+	expect_max_norm_edges(1000, VARIANT_FP32);
+	expect_max_norm_edges(20000, VARIANT_FP32);
+	expect_max_norm_edges(1000, VARIANT_FP64);
+}
+
+Test(validate, rel_l2_error_at_the_bound)
+{
+	expect_rel_l2_edges(1000, VARIANT_FP32);
+	expect_rel_l2_edges(20000, VARIANT_FP32);
+	expect_rel_l2_edges(1000, VARIANT_FP64);
+}
+
+/* Above VALIDATE_FULL_MAX the first and the last body are always checked:
+ * an error on either alone fails. */
+Test(validate, sampled_check_always_holds_the_first_and_last_body)
+{
+	struct edge_case c;
+	edge_make(&c, 20000);
+	double bound = documented_bound(VARIANT_FP32, c.n);
+	cr_assert_eq(c.idx[0], 0);
+	cr_assert_eq(c.idx[c.m - 1], c.n - 1);
+	plant_max_norm(&c, c.m - 1, EDGE_FAIL, bound);
+	cr_expect(!edge_validate(&c, VARIANT_FP32).pass, "an error on the last body passed");
+	plant_max_norm(&c, 0, EDGE_FAIL, bound);
+	cr_expect(!edge_validate(&c, VARIANT_FP32).pass, "an error on the first body passed");
+	plant_max_norm(&c, 0, 0, bound);
+	c.acc3[3 * (c.n - 1) + 2] = INFINITY;
+	struct validation v = edge_validate(&c, VARIANT_FP32);
+	cr_expect(!v.pass, "an infinite acceleration passed");
+	cr_expect(isnan(v.max_norm) && isnan(v.rel_l2), "non-finite output reads as NaN errors");
+	edge_free(&c);
 }

@@ -2,6 +2,7 @@
 #include "registry.h"
 
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../kernels/nbody/nbody_cpu.h"
@@ -77,4 +78,10 @@ bool variant_available(const struct variant *v, const char **why)
 	if (why)
 		*why = reason;
 	return reason == NULL;
+}
+
+bool variant_planted_skip_body(const struct variant *v)
+{
+	const char *pat = getenv(VARIANT_PLANT_ENV);
+	return pat && pat[0] && (strcmp(pat, v->name) == 0 || fnmatch(pat, v->name, 0) == 0);
 }

@@ -48,4 +48,12 @@ size_t variant_match(const char *pattern, bool selected[NBODY_VARIANT_COUNT]);
  * NULL) points to a static reason such as "built without CUDA". */
 bool variant_available(const struct variant *v, const char **why);
 
+/* A test hook, read from the environment on every call: whether
+ * $HARNESS_PLANT_SKIP_BODY names v (a name or glob). Such a variant is run
+ * on bodies whose middle body has lost its mass, so its forces skip that
+ * body, a subtle bug that validation must catch (instance_create plants
+ * it). Unset in normal use. */
+#define VARIANT_PLANT_ENV "HARNESS_PLANT_SKIP_BODY"
+bool variant_planted_skip_body(const struct variant *v);
+
 #endif

@@ -1,0 +1,58 @@
+/* test_report.c - harness report: the README's results tables, printed from the data */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_run.h"
+
+static char *report_readme(void)
+{
+	FILE *fp = fopen("README.md", "r");
+	cr_assert_not_null(fp, "run from the repository root");
+	static char text[1 << 20];
+	text[fread(text, 1, sizeof text - 1, fp)] = '\0';
+	fclose(fp);
+	return text;
+}
+
+/* Every table line the report prints from results/h200 stands in the
+ * README as printed: the README's numbers are the data's. */
+Test(report, readme_tables_come_from_the_data)
+{
+	static char out[65536];
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s report --from results/h200", cli_harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	const char *readme = report_readme();
+	size_t lines = 0;
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		if (line[0] != '|')
+			continue;
+		lines++;
+		cr_expect(strstr(readme, line), "README.md lacks the report's line:\n%s", line);
+	}
+	cr_expect_eq(lines, 8, "header, rule and six rows");
+}
+
+/* The two figures the README once overstated, read from the data. */
+Test(report, figures_from_the_h200_results)
+{
+	static char out[65536];
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s report", cli_harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "| 4,096 | >= 6.0e11 | 1.18e12 `auto` | 1.18e12 | 42 |"), "%s", out);
+	cr_expect(strstr(out, "N = 32,768: 71,"), "auto reaches 71 %%, not 76 %%, at 32,768: %s", out);
+	cr_expect(strstr(out, "`auto` 6777"), "%s", out);
+}
+
+Test(report, missing_results_are_one_line_and_exit_2)
+{
+	char cmd[512], err[4096];
+	snprintf(cmd, sizeof cmd, "%s report --from /nonexistent-results", cli_harness_bin());
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "%s", err);
+	cr_expect(strstr(err, "/nonexistent-results/baseline.csv"), "%s", err);
+	cr_expect_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+}
