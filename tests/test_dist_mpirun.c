@@ -9,33 +9,8 @@
 #include <unistd.h>
 
 #include "../harness/csv_table.h"
-#include "../harness/dist.h"
 #include "../kernels/nbody/nbody_cpu.h"
-#include "cli_run.h"
-
-/* Skips the calling test, saying why, where the ranks cannot be started. */
-static void need_mpirun(void)
-{
-	const char *why = dist_unavailable_reason();
-	if (why)
-		cr_skip_test("distributed variants unavailable: %s", why);
-	if (system("command -v mpirun >/dev/null 2>&1") != 0)
-		cr_skip_test("mpirun is not installed (apt-get install openmpi-bin, or make test)");
-	/* OpenMPI refuses root unless told; oversubscribe lets 3 ranks share
-	 * 2 cores. */
-	setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-	setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-}
-
-/* Runs `mpirun -np ranks [env] harness args`; returns the exit status,
- * stderr in errtext. */
-static int mpi_harness(int ranks, const char *env, const char *args, char *errtext, size_t errlen)
-{
-	char cmd[4096];
-	snprintf(cmd, sizeof cmd, "mpirun -q --oversubscribe -np %d %s%s %s %s", ranks,
-		 env ? "-x " : "", env ? env : "", cli_harness_bin(), args);
-	return cli_run(cmd, errtext, errlen);
-}
+#include "mpi_run.h"
 
 static void make_dir(char *templ)
 {
@@ -67,14 +42,6 @@ static int count_entries(const char *dir)
 		n += e->d_name[0] != '.';
 	if (d)
 		closedir(d);
-	return n;
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-	for (; *s; s++)
-		n += *s == '\n';
 	return n;
 }
 
