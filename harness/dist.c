@@ -22,22 +22,6 @@ static struct {
 	int stderr_fd;  /* where dist_fatal writes (the rank's own stderr) */
 } dist_world = { 0, 1, 0, 1, 0, STDERR_FILENO };
 
-/* Only rank 0 speaks: the others' stdout and stderr go to /dev/null, so
- * that every message and table appears once. dist_fatal keeps the rank's
- * own stderr, since a failing rank may be the only one that knows why. */
-static void dist_quiet_others(void)
-{
-	int null = open("/dev/null", O_WRONLY);
-	if (dist_world.rank == 0 || null < 0)
-		return;
-	fflush(stdout);
-	fflush(stderr);
-	dist_world.stderr_fd = dup(STDERR_FILENO);
-	dup2(null, STDOUT_FILENO);
-	dup2(null, STDERR_FILENO);
-	close(null);
-}
-
 /* Prints "harness: msg" where this rank's stderr really goes. */
 static void dist_say(const char *msg)
 {
@@ -46,18 +30,6 @@ static void dist_say(const char *msg)
 	fflush(stderr);
 	if (len > 0 && write(dist_world.stderr_fd, line, (size_t)len) < 0)
 		return;
-}
-
-/* Whether an MPI launcher started this process: the variables that
- * OpenMPI, PMIx, MPICH (Hydra) and MVAPICH set in every rank. */
-static bool dist_launched(void)
-{
-	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
-					     "PMI_SIZE", "MV2_COMM_WORLD_SIZE" };
-	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
-		if (getenv(vars[i]))
-			return true;
-	return false;
 }
 
 const char *dist_unavailable_reason(void)
@@ -90,6 +62,34 @@ int dist_local_size(void)
 }
 
 #ifdef HARNESS_HAVE_MPI
+
+/* Whether an MPI launcher started this process: the variables that
+ * OpenMPI, PMIx, MPICH (Hydra) and MVAPICH set in every rank. */
+static bool dist_launched(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
+					     "PMI_SIZE", "MV2_COMM_WORLD_SIZE" };
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+		if (getenv(vars[i]))
+			return true;
+	return false;
+}
+
+/* Only rank 0 speaks: the others' stdout and stderr go to /dev/null, so
+ * that every message and table appears once. dist_fatal keeps the rank's
+ * own stderr, since a failing rank may be the only one that knows why. */
+static void dist_quiet_others(void)
+{
+	int null = open("/dev/null", O_WRONLY);
+	if (dist_world.rank == 0 || null < 0)
+		return;
+	fflush(stdout);
+	fflush(stderr);
+	dist_world.stderr_fd = dup(STDERR_FILENO);
+	dup2(null, STDOUT_FILENO);
+	dup2(null, STDERR_FILENO);
+	close(null);
+}
 
 int dist_init(int *argc, char ***argv, char *err, size_t errlen)
 {
