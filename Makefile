@@ -114,6 +114,8 @@ build/kernels/nbody/nbody_cpu_simd.o:     CFLAGS = $(SIMD_CFLAGS)
 # The SPH reference parallelises its particle loops with one OpenMP pragma
 # each (results are bit-identical with any thread count).
 build/reference/sph_ref.o:          CFLAGS = $(OPT) -g -fopenmp
+# The N-body reference shares the checked bodies among threads the same way.
+build/reference/nbody_ref.o:        CFLAGS = $(OPT) -g -fopenmp
 build/kernels/sph/sph_cpu.o:            CFLAGS = -O3 -g -fopenmp
 
 BIN := bin/harness
