@@ -11,6 +11,11 @@
 # NVCC= builds CPU-only). CUDA_ARCH defaults to the GPU that is present,
 # else a fat build for sm_80, sm_89 and sm_90 plus compute_90 PTX;
 # `make CUDA_ARCH=sm_90` overrides.
+#
+# MPI (the distributed variants): the flags `mpicc --showme` prints, else
+# those of pkg-config ompi; `make MPI=0` builds without. NCCL (their GPU
+# form) is probed by compiling and linking against it, in the CUDA toolkit
+# or in the system's paths (/usr/include, /usr/lib/x86_64-linux-gnu).
 
 CC      ?= cc
 ifeq ($(origin CC),default)
@@ -46,15 +51,47 @@ LDLIBS += -L$(CUDA_LIBDIR) -lcudart_static -lrt -lpthread -lstdc++
 ALL_CFLAGS += -DHARNESS_HAVE_CUDA=1
 endif
 
+MPI ?= 1
+ifeq ($(MPI),1)
+MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
+ifeq ($(strip $(MPI_LIBS)),)
+MPI_CFLAGS := $(shell pkg-config --cflags ompi 2>/dev/null)
+MPI_LIBS   := $(shell pkg-config --libs ompi 2>/dev/null)
+endif
+endif
+ifneq ($(strip $(MPI_LIBS)),)
+HAVE_MPI := 1
+ALL_CFLAGS += -DHARNESS_HAVE_MPI=1
+LDLIBS += $(MPI_LIBS)
+# Only the file that speaks MPI sees its headers.
+build/harness/dist.o: ALL_CFLAGS += $(MPI_CFLAGS)
+ifneq ($(NVCC),)
+probe_nccl_src := '\#include <nccl.h>\nint main(void){int v; return ncclGetVersion(&v);}\n'
+HAVE_NCCL := $(shell printf $(probe_nccl_src) | $(CC) -x c - -I$(CUDA_HOME)/include \
+               -L$(CUDA_LIBDIR) -lnccl -o /dev/null >/dev/null 2>&1 && echo 1)
+endif
+endif
+ifeq ($(HAVE_NCCL),1)
+ALL_CFLAGS += -DHARNESS_HAVE_NCCL=1
+LDLIBS += -lnccl -Wl,-rpath,$(CUDA_LIBDIR)
+endif
+
 # Sources. Every .c under the library folders is part of the harness
 # library; main.c is the program; tests/*.c are the Criterion suite.
 LIB_C   := $(wildcard variants/*.c reference/*.c kernels/*/*.c) \
            $(filter-out harness/main.c harness/gpu_stub.c,$(wildcard harness/*.c))
+LIB_C   := $(filter-out harness/dist_gpu_stub.c,$(LIB_C))
 ifneq ($(NVCC),)
 LIB_CU  := $(wildcard harness/*.cu kernels/*/*.cu)
 else
 LIB_C   += harness/gpu_stub.c
 LIB_CU  :=
+endif
+# The GPU ranks of the distributed variants need NCCL (and MPI).
+ifneq ($(HAVE_NCCL),1)
+LIB_CU  := $(filter-out harness/dist_gpu.cu,$(LIB_CU))
+LIB_C   += harness/dist_gpu_stub.c
 endif
 LIB_OBJ  := $(LIB_C:%.c=build/%.o) $(LIB_CU:%.cu=build/%.cu.o)
 MAIN_OBJ := build/harness/main.o
@@ -77,13 +114,15 @@ build/kernels/nbody/nbody_cpu_simd.o:     CFLAGS = $(SIMD_CFLAGS)
 # The SPH reference parallelises its particle loops with one OpenMP pragma
 # each (results are bit-identical with any thread count).
 build/reference/sph_ref.o:          CFLAGS = $(OPT) -g -fopenmp
+# The N-body reference shares the checked bodies among threads the same way.
+build/reference/nbody_ref.o:        CFLAGS = $(OPT) -g -fopenmp
 build/kernels/sph/sph_cpu.o:            CFLAGS = -O3 -g -fopenmp
 
 BIN := bin/harness
 TESTBIN := bin/tests
 GPUTESTBIN := bin/tests-gpu
 
-.PHONY: all run test figures deps deps-run deps-test deps-figures sass ptx clean FORCE
+.PHONY: all run test figures deps deps-mpi deps-run deps-test deps-figures sass ptx clean FORCE
 all: $(BIN)
 
 $(BIN): $(MAIN_OBJ) $(LIB_OBJ) | bin
@@ -139,7 +178,15 @@ define apt_install
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $(1)
 endef
 
-deps-run:
+# MPI is optional: where it cannot be installed the distributed variants
+# are listed as unavailable and their tests skip, saying why.
+probe_mpi = printf '\#include <mpi.h>\nint main(int c, char **v){MPI_Init(&c, &v); return MPI_Finalize();}\n' | \
+            { mpicc -x c - -o /dev/null || $(CC) -x c - -o /dev/null $$(pkg-config --cflags --libs ompi); } \
+            >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1
+deps-mpi:
+	@[ "$(MPI)" != 1 ] || $(probe_mpi) || { $(call apt_install,libopenmpi-dev openmpi-bin); } || \
+	  echo "OpenMPI could not be installed: the distributed variants will be unavailable"
+deps-run: deps-mpi
 	@$(probe_csv) || { $(call apt_install,libcsv-dev); }
 probe_gnuplot = command -v gnuplot >/dev/null 2>&1
 deps-figures:

@@ -161,6 +161,32 @@ out_bad:
 	return CLI_USAGE;
 }
 
+int cli_parse_suite_n(const char *s, size_t ranks, size_t **out, size_t *count, char *err,
+		      size_t errlen)
+{
+	static const char per_rank[] = " per rank";
+	size_t len = strlen(s), plen = sizeof per_rank - 1;
+	if (len <= plen || strcmp(s + len - plen, per_rank) != 0)
+		return cli_parse_n_list(s, out, count, err, errlen);
+	char *head = strndup(s, len - plen);
+	if (!head) {
+		snprintf(err, errlen, "out of memory");
+		return CLI_USAGE;
+	}
+	int rc = cli_parse_n_list(head, out, count, err, errlen);
+	free(head);
+	for (size_t i = 0; rc == CLI_OK && i < *count; i++) {
+		if ((*out)[i] > CLI_N_MAX / ranks) {
+			snprintf(err, errlen, "'%s' on %zu ranks exceeds N = %zu", s, ranks, CLI_N_MAX);
+			free(*out);
+			*out = NULL;
+			return CLI_USAGE;
+		}
+		(*out)[i] *= ranks;
+	}
+	return rc;
+}
+
 int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t errlen)
 {
 	char *copy = strdup(s);
@@ -415,7 +441,9 @@ void cli_print_help(enum cli_command cmd)
 		       "  --quiet, -q         no table and no progress\n"
 		       "  --suite NAME|all    a predefined sweep (variants/suites.def): fig31-5,\n"
 		       "                      fig31-6, fig31-7, fig31-8, steps, cpu-speedup,\n"
-		       "                      baseline; one CSV per suite in --out-dir\n"
+		       "                      baseline, scaling, weak-scaling; one CSV per suite\n"
+		       "                      in --out-dir (scaling suites: NAME-pP.csv for P ranks;\n"
+		       "                      mpirun -np P bin/harness run --suite scaling)\n"
 		       "  --out-dir DIR       where suites write (results/local)\n", common, timing);
 		break;
 	case CLI_CHECK:

@@ -57,6 +57,12 @@ void cli_options_free(struct cli_options *o);
  * [1, CLI_N_MAX]. Returns CLI_OK with a new array in *out, or CLI_USAGE. */
 int cli_parse_n_list(const char *s, size_t **out, size_t *count, char *err, size_t errlen);
 
+/* A suite's N list (suites.def): the --n syntax, optionally followed by
+ * " per rank", in which case every N is multiplied by ranks (weak
+ * scaling). CLI_OK with a new array, or CLI_USAGE. */
+int cli_parse_suite_n(const char *s, size_t ranks, size_t **out, size_t *count, char *err,
+		      size_t errlen);
+
 /* Strict number parsers: the whole text must be the number. CLI_OK or
  * CLI_USAGE with a message naming the option. */
 int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out,

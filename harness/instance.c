@@ -40,6 +40,13 @@ int instance_create(struct instance *in, const struct variant *v, const float *p
 		pos4 = planted;
 	}
 	int rc = 0;
+	if (v->dist) {
+		in->v = v;
+		in->n = n;
+		in->eps2 = (float)(eps * eps);
+		rc = dist_instance_create(&in->dist, v, pos4, vel4, n, eps, err, errlen);
+		goto out_free_planted;
+	}
 	if (v->device == VARIANT_GPU) {
 		rc = instance_create_gpu(in, v, nbody_gpu_launcher((int)(v - nbody_variants)), pos4,
 					 vel4, n, eps, err, errlen);
@@ -89,6 +96,8 @@ int instance_create_gpu(struct instance *in, const struct variant *v, nbody_gpu_
 int instance_forces(void *ctx, int reps, double *seconds)
 {
 	struct instance *in = ctx;
+	if (in->dist)
+		return dist_instance_forces(in->dist, reps, seconds);
 	if (in->gpu)
 		return gpu_instance_forces(in->gpu, reps, seconds);
 	double t0 = timing_now();
@@ -99,28 +108,28 @@ int instance_forces(void *ctx, int reps, double *seconds)
 	return 0;
 }
 
-/* v += a dt/2 for every body. */
-static void instance_kick(struct instance *in, float half_dt)
+void instance_kick4(float *vel4, const float *acc4, size_t n, float half_dt)
 {
-	for (size_t i = 0; i < 4 * in->n; i += 4) {
-		in->vel4[i + 0] += in->acc4[i + 0] * half_dt;
-		in->vel4[i + 1] += in->acc4[i + 1] * half_dt;
-		in->vel4[i + 2] += in->acc4[i + 2] * half_dt;
+	for (size_t i = 0; i < 4 * n; i += 4) {
+		vel4[i + 0] += acc4[i + 0] * half_dt;
+		vel4[i + 1] += acc4[i + 1] * half_dt;
+		vel4[i + 2] += acc4[i + 2] * half_dt;
 	}
 }
 
-/* x += v dt for every body; the mass in pos4[i + 3] stays. */
-static void instance_drift(struct instance *in, float dt)
+void instance_drift4(float *pos4, const float *vel4, size_t n, float dt)
 {
-	for (size_t i = 0; i < 4 * in->n; i += 4) {
-		in->pos4[i + 0] += in->vel4[i + 0] * dt;
-		in->pos4[i + 1] += in->vel4[i + 1] * dt;
-		in->pos4[i + 2] += in->vel4[i + 2] * dt;
+	for (size_t i = 0; i < 4 * n; i += 4) {
+		pos4[i + 0] += vel4[i + 0] * dt;
+		pos4[i + 1] += vel4[i + 1] * dt;
+		pos4[i + 2] += vel4[i + 2] * dt;
 	}
 }
 
 int instance_steps(struct instance *in, int reps, double dt, double *seconds)
 {
+	if (in->dist)
+		return dist_instance_steps(in->dist, reps, dt, seconds);
 	if (in->gpu)
 		return gpu_instance_steps(in->gpu, reps, dt, seconds);
 	double ignored;
@@ -129,10 +138,10 @@ int instance_steps(struct instance *in, int reps, double dt, double *seconds)
 	float fdt = (float)dt, half = (float)(0.5 * dt);
 	double t0 = timing_now();
 	for (int r = 0; r < reps; r++) {
-		instance_kick(in, half);
-		instance_drift(in, fdt);
+		instance_kick4(in->vel4, in->acc4, in->n, half);
+		instance_drift4(in->pos4, in->vel4, in->n, fdt);
 		in->v->cpu_forces(in->pos4, in->acc4, in->n, in->eps2);
-		instance_kick(in, half);
+		instance_kick4(in->vel4, in->acc4, in->n, half);
 	}
 	*seconds = timing_now() - t0;
 	return 0;
@@ -140,6 +149,8 @@ int instance_steps(struct instance *in, int reps, double dt, double *seconds)
 
 int instance_accels(struct instance *in, double *acc3)
 {
+	if (in->dist)
+		return dist_instance_accels(in->dist, acc3);
 	if (in->gpu)
 		return gpu_instance_accels(in->gpu, acc3);
 	double ignored;
@@ -153,6 +164,7 @@ int instance_accels(struct instance *in, double *acc3)
 
 void instance_destroy(struct instance *in)
 {
+	dist_instance_destroy(in->dist);
 	gpu_instance_destroy(in->gpu);
 	free(in->pos4);
 	free(in->vel4);

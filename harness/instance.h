@@ -6,13 +6,18 @@
 
 #include "../kernels/nbody/nbody_gpu.h"
 #include "../variants/registry.h"
+#include "dist_instance.h"
 #include "gpu_instance.h"
 
 /* The state of a variant running on n bodies. CPU variants work on the
- * host arrays here; GPU variants keep theirs on the device (gpu). */
+ * host arrays here; GPU variants keep theirs on the device (gpu);
+ * distributed variants spread them over the ranks (dist), and every rank
+ * makes the same calls (see dist_instance.h): bodies and results live on
+ * rank 0. */
 struct instance {
 	const struct variant *v;
 	struct gpu_instance *gpu; /* GPU variants only */
+	struct dist_instance *dist; /* distributed variants only */
 	size_t n;
 	float eps2;
 	float *pos4; /* n x (x, y, z, mass) */
@@ -45,5 +50,10 @@ int instance_create_gpu(struct instance *in, const struct variant *v, nbody_gpu_
 			size_t errlen);
 
 void instance_destroy(struct instance *in);
+
+/* The leapfrog halves on n bodies in host arrays: v += a dt/2, x += v dt
+ * (the mass in pos4[4i + 3] stays). */
+void instance_kick4(float *vel4, const float *acc4, size_t n, float half_dt);
+void instance_drift4(float *pos4, const float *vel4, size_t n, float dt);
 
 #endif

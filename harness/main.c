@@ -17,6 +17,8 @@
 #include "cli.h"
 #include "compare.h"
 #include "csv_table.h"
+#include "dist.h"
+#include "dist_instance.h"
 #include "export.h"
 #include "gpu_device.h"
 #include "instance.h"
@@ -25,6 +27,7 @@
 #include "report.h"
 #include "sph_run.h"
 #include "results.h"
+#include "stats.h"
 #include "sysinfo.h"
 #include "../variants/suites.h"
 #include "validate.h"
@@ -40,9 +43,32 @@ static int main_usage_error(const char *msg)
 	return CLI_USAGE;
 }
 
+/* Whether v can run in this run: available here and, when the run has
+ * several ranks, distributed (a one-device variant would run P times). */
+static bool main_runnable(const struct variant *v, const char **why)
+{
+	if (!variant_available(v, why))
+		return false;
+	if (!v->dist && dist_size() > 1) {
+		*why = "runs on one device (this run has several ranks: only dist-* variants run)";
+		return false;
+	}
+	return true;
+}
+
+/* Set when a distributed row failed: every rank stops where it is, rank 0
+ * has said why in one line, and no results file is written. */
+static bool main_aborted;
+
+static void main_abort(const struct variant *v, size_t n, const char *why)
+{
+	fprintf(stderr, "harness: %s N=%zu: %s (no results written)\n", v->name, n, why);
+	main_aborted = true;
+}
+
 static int main_list(const struct cli_options *o)
 {
-	printf("%-16s %-14s %-5s %-4s %5s %3s %6s %3s  %-10s %s\n", "variant", "family", "prec",
+	printf("%-18s %-14s %-5s %-4s %5s %3s %6s %3s  %-10s %s\n", "variant", "family", "prec",
 	       "dev", "p", "q", "unroll", "k", "available", "summary");
 	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
 		const struct variant *v = &nbody_variants[i];
@@ -50,12 +76,12 @@ static int main_list(const struct cli_options *o)
 		    (o->device_filter >= 0 && (int)v->device != o->device_filter))
 			continue;
 		const char *why;
-		bool ok = variant_available(v, &why);
-		printf("%-16s %-14s %-5s %-4s %5d %3d %6d %3d  %-10s %s\n", v->name, v->family,
+		bool ok = main_runnable(v, &why);
+		printf("%-18s %-14s %-5s %-4s %5d %3d %6d %3d  %-10s %s\n", v->name, v->family,
 		       variant_precision_name(v->precision), variant_device_name(v->device), v->tile_p,
 		       v->threads_q, v->unroll, v->bodies_k, ok ? "yes" : "no", v->summary);
 		if (!ok)
-			printf("%-16s   (unavailable: %s)\n", "", why);
+			printf("%-18s   (unavailable: %s)\n", "", why);
 	}
 	return CLI_OK;
 }
@@ -75,7 +101,7 @@ static size_t main_pick_variants(const struct cli_options *o, bool run[NBODY_VAR
 		if ((o->variant_given && !o->selected[i]) ||
 		    (o->device_filter >= 0 && (int)v->device != o->device_filter))
 			continue;
-		if (!variant_available(v, &why)) {
+		if (!main_runnable(v, &why)) {
 			if (!o->quiet && o->variant_given)
 				fprintf(stderr, "harness: skipping %s: %s\n", v->name, why);
 			last_why = why;
@@ -183,10 +209,67 @@ static double main_gpu_ceiling(const struct gpu_device_info *gpu, enum variant_p
 	return ceiling_interactions_per_s(gpu->cc_major, gpu->cc_minor, gpu->sm_count, clock, p);
 }
 
+/* The one-device accelerations the distributed rows at one N must equal
+ * (their rank kernel's), on rank 0: kept from that kernel's own row when
+ * the sweep ran it, else computed once per N. */
+struct main_single {
+	int kernel; /* variant index; -1: none yet */
+	double *acc3;
+};
+
+/* Keeps acc3 of variant v at n bodies when v is some distributed
+ * variant's rank kernel. */
+static void main_single_keep(struct main_single *s, const struct variant *v, const double *acc3,
+			     size_t n)
+{
+	int index = (int)(v - nbody_variants);
+	bool wanted = false;
+	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
+		wanted = wanted || (nbody_variants[i].dist && nbody_variants[i].rank_kernel == index);
+	if (!wanted || s->kernel == index)
+		return;
+	free(s->acc3);
+	s->kernel = -1;
+	s->acc3 = malloc(3 * n * sizeof(double));
+	if (!s->acc3)
+		return;
+	memcpy(s->acc3, acc3, 3 * n * sizeof(double));
+	s->kernel = index;
+}
+
+/* Makes s hold the accelerations of variant kernel on the bodies (rank 0
+ * only). 0, or -1 with err. */
+static int main_single_for(const struct cli_options *o, int kernel, const float *pos4,
+			   const float *vel4, size_t n, struct main_single *s, char *err,
+			   size_t errlen)
+{
+	if (s->kernel == kernel)
+		return 0;
+	struct instance in;
+	double *acc3 = malloc(3 * n * sizeof(double));
+	if (!acc3) {
+		snprintf(err, errlen, "out of memory for the one-device accelerations");
+		return -1;
+	}
+	int rc = instance_create(&in, &nbody_variants[kernel], pos4, vel4, n, o->eps, err, errlen);
+	if (rc == 0) {
+		rc = instance_accels(&in, acc3);
+		if (rc != 0)
+			snprintf(err, errlen, "%s on one device failed%s%s", nbody_variants[kernel].name,
+				 in.gpu ? ": " : "", in.gpu ? gpu_instance_error(in.gpu) : "");
+		instance_destroy(&in);
+	}
+	if (rc == 0)
+		main_single_keep(s, &nbody_variants[kernel], acc3, n);
+	free(acc3);
+	return rc == 0 && s->kernel == kernel ? 0 : -1;
+}
+
 static void main_measure(const struct cli_options *o, const struct variant *v, const float *pos4,
 			 const float *vel4, size_t n, const size_t *idx, size_t m,
 			 const double *ref3, const double *fsum, double *acc3,
-			 const struct gpu_device_info *gpu, struct result_row *row)
+			 const struct gpu_device_info *gpu, struct main_single *single,
+			 struct result_row *row)
 {
 	char err[256];
 	struct instance in;
@@ -210,6 +293,7 @@ static void main_measure(const struct cli_options *o, const struct variant *v, c
 			row->val.rel_l2, row->val.tol.rel_l2);
 		goto out_destroy;
 	}
+	main_single_keep(single, v, acc3, n);
 	if (o->cmd != CLI_RUN)
 		goto out_destroy;
 	int rc;
@@ -233,6 +317,174 @@ out_destroy:
 	instance_destroy(&in);
 }
 
+/* Rank 0's verdict on a distributed row's accelerations: validation
+ * against the reference, then equality with the one-device kernel.
+ * 0, or -1 with err. */
+static int main_check_dist(const struct cli_options *o, const struct variant *v, const float *pos4,
+			   const float *vel4, size_t n, const size_t *idx, size_t m,
+			   const double *ref3, const double *fsum, const double *acc3,
+			   struct main_single *single, struct result_row *row, char *err, size_t errlen)
+{
+	validate_compare(acc3, idx, m, ref3, fsum, row->val.tol, n, &row->val);
+	if (!row->val.pass) {
+		snprintf(err, errlen,
+			 "FAILED validation: max_norm_err %.3e (tol %.3e) at body %zu, rel_l2_err %.3e (tol %.3e)",
+			 row->val.max_norm, row->val.tol.max_norm, row->val.worst_body, row->val.rel_l2,
+			 row->val.tol.rel_l2);
+		return -1;
+	}
+	if (main_single_for(o, v->rank_kernel, pos4, vel4, n, single, err, errlen) != 0)
+		return -1;
+	row->single_diff = validate_single_diff(acc3, single->acc3, idx, m, fsum);
+	if (row->single_diff <= row->single_bound)
+		return 0;
+	snprintf(err, errlen, "differs from %s on one device by %.3e of sum_j |f_ij| (bound %.3e)",
+		 nbody_variants[v->rank_kernel].name, row->single_diff, row->single_bound);
+	row->val.pass = false;
+	return -1;
+}
+
+/* The median over the timed calls (the first, timing_measure's warm-up,
+ * left out) of each rank-spread figure. */
+static void main_spread(const struct dist_instance *d, struct result_row *row)
+{
+	const struct dist_spread *calls;
+	size_t count = dist_instance_spread(d, &calls), skip = count > 1;
+	double *x = malloc((count + 1) * sizeof *x);
+	row->rank_time_min = row->rank_time_avg = row->rank_time_max = NAN;
+	if (!x || count == 0) {
+		free(x);
+		return;
+	}
+	for (int f = 0; f < 3; f++) {
+		for (size_t k = skip; k < count; k++)
+			x[k - skip] = f == 0 ? calls[k].min : f == 1 ? calls[k].avg : calls[k].max;
+		double med = stats_median(x, count - skip);
+		*(f == 0 ? &row->rank_time_min : f == 1 ? &row->rank_time_avg : &row->rank_time_max) = med;
+	}
+	free(x);
+}
+
+/* Times a distributed row: the evaluation (or step) with the slowest
+ * rank's time, the spread across ranks, then the exchange alone. 0 or -1
+ * with err (the same on every rank). */
+static int main_time_dist(const struct cli_options *o, struct instance *in, struct result_row *row,
+			  char *err, size_t errlen)
+{
+	struct main_step_ctx sc = { in, o->dt };
+	struct timing_result comm;
+	dist_instance_spread_reset(in->dist);
+	int rc = o->steps ? timing_measure(main_steps_fn, &sc, &o->timing, &row->t)
+			  : timing_measure(instance_forces, in, &o->timing, &row->t);
+	if (rc != 0) {
+		snprintf(err, errlen, "timing failed: %s", dist_instance_error(in->dist));
+		return -1;
+	}
+	main_spread(in->dist, row);
+	if (timing_measure(dist_instance_comm, in->dist, &o->timing, &comm) != 0) {
+		snprintf(err, errlen, "timing the exchange failed: %s", dist_instance_error(in->dist));
+		return -1;
+	}
+	row->comm_time = comm.s.median;
+	row->comm_bytes = dist_instance_exchange_bytes(in->dist);
+	timing_result_free(&comm);
+	return 0;
+}
+
+/* main_measure for a distributed variant, on every rank together: set-up,
+ * accelerations gathered to rank 0, the exchange's blocks checked,
+ * validation (rank 0), then for run the timing. Any failure ends the run
+ * (main_aborted) on every rank with rank 0's one line. */
+static void main_measure_dist(const struct cli_options *o, const struct variant *v,
+			      const float *pos4, const float *vel4, size_t n, const size_t *idx,
+			      size_t m, const double *ref3, const double *fsum, double *acc3,
+			      const struct gpu_device_info *gpu, struct main_single *single,
+			      struct result_row *row)
+{
+	char err[512] = "";
+	struct instance in;
+	row->val.max_norm = row->val.rel_l2 = NAN;
+	row->val.tol = validate_tolerance_for(v->precision, n);
+	row->single_bound = validate_single_bound(v->precision, n);
+	if (instance_create(&in, v, pos4, vel4, n, o->eps, err, sizeof err) != 0) {
+		main_abort(v, n, err);
+		return;
+	}
+	snprintf(row->rank_devices, sizeof row->rank_devices, "%s", dist_instance_devices(in.dist));
+	int failed = instance_accels(&in, acc3) != 0;
+	if (failed)
+		snprintf(err, sizeof err, "force evaluation failed: %s", dist_instance_error(in.dist));
+	else
+		failed = dist_instance_verify(in.dist, err, sizeof err) != 0;
+	if (!failed) {
+		int bad = dist_rank() == 0 && main_check_dist(o, v, pos4, vel4, n, idx, m, ref3, fsum,
+							     acc3, single, row, err, sizeof err) != 0;
+		/* rank 0's verdict, on every rank */
+		if (dist_bcast(&bad, sizeof bad, 0) != 0 || dist_bcast(err, sizeof err, 0) != 0)
+			dist_fatal("MPI_Bcast failed");
+		failed = bad;
+		row->val.pass = !failed;
+	}
+	if (!failed && o->cmd == CLI_RUN) {
+		if (v->device == VARIANT_GPU && gpu) {
+			row->ceiling = dist_size() * main_gpu_ceiling(gpu, v->precision);
+			row->clock_start_mhz = main_gpu_clock(gpu);
+		}
+		failed = main_time_dist(o, &in, row, err, sizeof err) != 0 ||
+			 dist_instance_verify(in.dist, err, sizeof err) != 0;
+		if (v->device == VARIANT_GPU && gpu)
+			row->clock_end_mhz = main_gpu_clock(gpu);
+		row->timed = !failed;
+	}
+	if (failed)
+		main_abort(v, n, err);
+	instance_destroy(&in);
+}
+
+/* One N's arrays on rank 0: the bodies, the variants' accelerations and
+ * the reference at the checked bodies. */
+struct main_bodies {
+	float *pos4, *vel4;
+	double *acc3, *ref3, *fsum;
+	size_t *idx;
+};
+
+static void main_bodies_free(struct main_bodies *b)
+{
+	free(b->pos4);
+	free(b->vel4);
+	free(b->acc3);
+	free(b->idx);
+	free(b->ref3);
+	free(b->fsum);
+	memset(b, 0, sizeof *b);
+}
+
+/* Allocates b for n bodies, makes them and the reference; *m is the
+ * number of checked bodies. 0, or -1 with err. */
+static int main_bodies_make(const struct cli_options *o, const struct bodies *file, size_t n,
+			    struct main_bodies *b, size_t *m, char *err, size_t errlen)
+{
+	size_t mcap = validate_checked_count(n);
+	b->pos4 = malloc(4 * n * sizeof(float));
+	b->vel4 = malloc(4 * n * sizeof(float));
+	b->acc3 = malloc(3 * n * sizeof(double));
+	b->idx = malloc(mcap * sizeof *b->idx);
+	b->ref3 = malloc(3 * mcap * sizeof *b->ref3);
+	b->fsum = malloc(mcap * sizeof *b->fsum);
+	if (!b->pos4 || !b->vel4 || !b->acc3 || !b->idx || !b->ref3 || !b->fsum) {
+		snprintf(err, errlen, "out of memory at N = %zu", n);
+		return -1;
+	}
+	if (main_bodies(o, file, n, b->pos4, b->vel4) != 0) {
+		snprintf(err, errlen, "cannot make %s bodies for N = %zu", ic_kind_name(o->ic), n);
+		return -1;
+	}
+	*m = validate_pick_bodies(n, o->seed, b->idx);
+	ref_accel_bodies(b->pos4, n, o->eps, b->idx, *m, b->ref3, b->fsum);
+	return 0;
+}
+
 /* Validates (and for run, times) every variant marked in run[] at every N
  * of n_list, appending one row each to rows, which has room for them.
  * Returns CLI_OK, or CLI_FAILED when a variant failed or could not run. */
@@ -242,6 +494,7 @@ static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_
 {
 	int status = CLI_OK;
 	size_t nrun = 0, first = *nrows;
+	bool root = dist_rank() == 0;
 	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
 		nrun += run[i];
 	static struct sysinfo_host host;
@@ -252,28 +505,20 @@ static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_
 	for (size_t k = 0; k < n_count; k++)
 		work_total += (double)nrun * (double)n_list[k] * (double)n_list[k];
 
-	for (size_t k = 0; k < n_count; k++) {
-		size_t n = n_list[k];
-		size_t mcap = validate_checked_count(n);
-		float *pos4 = malloc(4 * n * sizeof(float));
-		float *vel4 = malloc(4 * n * sizeof(float));
-		double *acc3 = malloc(3 * n * sizeof(double));
-		size_t *idx = malloc(mcap * sizeof *idx);
-		double *ref3 = malloc(3 * mcap * sizeof *ref3);
-		double *fsum = malloc(mcap * sizeof *fsum);
-		if (!pos4 || !vel4 || !acc3 || !idx || !ref3 || !fsum) {
-			fprintf(stderr, "harness: out of memory at N = %zu\n", n);
+	for (size_t k = 0; k < n_count && !main_aborted; k++) {
+		size_t n = n_list[k], m = 0;
+		struct main_bodies b = { 0 };
+		struct main_single single = { -1, NULL };
+		char err[256] = "";
+		/* Rank 0 holds the bodies and the reference; the others get
+		 * their blocks from it. */
+		int failed = root && main_bodies_make(o, file, n, &b, &m, err, sizeof err) != 0;
+		if (dist_agree(failed, err, sizeof err) >= 0) {
+			fprintf(stderr, "harness: %s\n", err);
 			status = CLI_FAILED;
 			goto next_n;
 		}
-		if (main_bodies(o, file, n, pos4, vel4) != 0) {
-			fprintf(stderr, "harness: cannot make %s bodies for N = %zu\n", ic_kind_name(o->ic), n);
-			status = CLI_FAILED;
-			goto next_n;
-		}
-		size_t m = validate_pick_bodies(n, o->seed, idx);
-		ref_accel_bodies(pos4, n, o->eps, idx, m, ref3, fsum);
-		for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
+		for (size_t i = 0; i < NBODY_VARIANT_COUNT && !main_aborted; i++) {
 			if (!run[i])
 				continue;
 			const struct variant *v = &nbody_variants[i];
@@ -289,19 +534,24 @@ static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_
 			row->steps_mode = o->steps;
 			row->dt = o->dt;
 			row->clock_start_mhz = row->clock_end_mhz = row->ceiling = NAN;
-			main_measure(o, v, pos4, vel4, n, idx, m, ref3, fsum, acc3,
-				     have_gpu ? &gpu : NULL, row);
+			row->ranks = v->dist ? dist_size() : 1;
+			row->gpus = v->device == VARIANT_GPU ? row->ranks : 0;
+			row->rank_time_min = row->rank_time_avg = row->rank_time_max = NAN;
+			row->comm_time = row->comm_bytes = NAN;
+			row->single_diff = row->single_bound = NAN;
+			if (v->dist)
+				main_measure_dist(o, v, b.pos4, b.vel4, n, b.idx, m, b.ref3, b.fsum,
+						  b.acc3, have_gpu ? &gpu : NULL, &single, row);
+			else
+				main_measure(o, v, b.pos4, b.vel4, n, b.idx, m, b.ref3, b.fsum, b.acc3,
+					     have_gpu ? &gpu : NULL, &single, row);
 			if (!row->val.pass || (o->cmd == CLI_RUN && !row->timed))
 				status = CLI_FAILED;
 			work_done += (double)n * (double)n;
 		}
 next_n:
-		free(pos4);
-		free(vel4);
-		free(acc3);
-		free(idx);
-		free(ref3);
-		free(fsum);
+		main_bodies_free(&b);
+		free(single.acc3);
 	}
 	if (!o->quiet && isatty(STDERR_FILENO))
 		fprintf(stderr, "\r\033[K");
@@ -317,10 +567,16 @@ static int main_finish(int argc, char **argv, const struct cli_options *o, const
 		       struct result_row *rows, size_t nrows, int status)
 {
 	char err[512];
+	struct dist_rank_facts *facts = NULL;
+	if (main_aborted) {
+		status = CLI_FAILED;
+		goto out_free;
+	}
+	int nfacts = dist_rank_facts_gather(&facts);
 	if (!o->quiet)
 		results_print_table(stdout, rows, nrows);
-	if (out) {
-		struct results_meta meta = { argc, argv, &o->timing };
+	if (out && dist_rank() == 0) {
+		struct results_meta meta = { argc, argv, &o->timing, facts, nfacts };
 		if (results_write(out, rows, nrows, &meta, err, sizeof err) != 0) {
 			fprintf(stderr, "harness: %s\n", err);
 			status = CLI_FAILED;
@@ -330,6 +586,8 @@ static int main_finish(int argc, char **argv, const struct cli_options *o, const
 			free(side);
 		}
 	}
+out_free:
+	free(facts);
 	for (size_t r = 0; r < nrows; r++)
 		timing_result_free(&rows[r].t);
 	free(rows);
@@ -349,8 +607,12 @@ static int main_run(int argc, char **argv, const struct cli_options *o)
 
 	struct cli_options local = *o;
 	if (o->ic_file) {
-		if (bodies_read_file(o->ic_file, &file, err, sizeof err) != 0)
+		/* Rank 0 reads the file; the others need only its length. */
+		int bad = dist_rank() == 0 && bodies_read_file(o->ic_file, &file, err, sizeof err) != 0;
+		if (dist_agree(bad, err, sizeof err) >= 0)
 			return main_usage_error(err);
+		if (dist_bcast(&file.n, sizeof file.n, 0) != 0)
+			dist_fatal("MPI_Bcast failed");
 		if (!o->n_given) {
 			local.n_list = &file.n;
 			local.n_count = 1;
@@ -361,9 +623,10 @@ static int main_run(int argc, char **argv, const struct cli_options *o)
 		goto out_free_file;
 	}
 	const char *out = o->out;
-	if (!out && o->cmd == CLI_RUN)
+	if (!out && o->cmd == CLI_RUN && dist_rank() == 0)
 		out = main_default_out();
-	if (out && atomic_path_writable(out, err, sizeof err) != 0) {
+	int unwritable = out && dist_rank() == 0 && atomic_path_writable(out, err, sizeof err) != 0;
+	if (dist_agree(unwritable, err, sizeof err) >= 0) {
 		status = main_usage_error(err);
 		goto out_free_file;
 	}
@@ -380,9 +643,28 @@ out_free_file:
 	return status;
 }
 
+/* Whether suite name has distributed variants: it then writes one file
+ * per number of ranks, DIR/<name>-p<P>.csv, which `harness plot` merges. */
+static bool main_suite_per_ranks(const char *name)
+{
+	for (size_t e = 0; e < suite_entry_count; e++) {
+		struct cli_options sel;
+		char err[768];
+		memset(&sel, 0, sizeof sel);
+		if (strcmp(suite_entries[e].name, name) != 0 ||
+		    cli_select_variants(suite_entries[e].variants, &sel, err, sizeof err) != CLI_OK)
+			continue;
+		for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
+			if (sel.selected[i] && nbody_variants[i].dist)
+				return true;
+	}
+	return false;
+}
+
 /* One suite: every line of suites.def with that name, swept in turn into
- * one table, written to DIR/<name>.csv. Variants that cannot run here are
- * skipped and named. */
+ * one table, written to DIR/<name>.csv (or <name>-p<P>.csv, see
+ * main_suite_per_ranks). Variants that cannot run here are skipped and
+ * named. */
 static int main_suite(int argc, char **argv, const struct cli_options *o, const char *name,
 		      const char *dir)
 {
@@ -390,10 +672,14 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 	int status = CLI_OK;
 	size_t nrows = 0;
 	struct result_row *rows = NULL;
-	snprintf(out, sizeof out, "%s/%s.csv", dir, name);
-	if (atomic_path_writable(out, err, sizeof err) != 0)
+	if (main_suite_per_ranks(name))
+		snprintf(out, sizeof out, "%s/%s-p%d.csv", dir, name, dist_size());
+	else
+		snprintf(out, sizeof out, "%s/%s.csv", dir, name);
+	int unwritable = dist_rank() == 0 && atomic_path_writable(out, err, sizeof err) != 0;
+	if (dist_agree(unwritable, err, sizeof err) >= 0)
 		return main_usage_error(err);
-	for (size_t e = 0; e < suite_entry_count; e++) {
+	for (size_t e = 0; e < suite_entry_count && !main_aborted; e++) {
 		const struct suite_entry *se = &suite_entries[e];
 		if (strcmp(se->name, name) != 0)
 			continue;
@@ -402,7 +688,8 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 		local.steps = se->mode == SUITE_STEPS;
 		memset(local.selected, 0, sizeof local.selected);
 		if (cli_select_variants(se->variants, &local, err, sizeof err) != CLI_OK ||
-		    cli_parse_n_list(se->n_list, &local.n_list, &local.n_count, err, sizeof err) != CLI_OK) {
+		    cli_parse_suite_n(se->n_list, (size_t)dist_size(), &local.n_list, &local.n_count, err,
+				      sizeof err) != CLI_OK) {
 			fprintf(stderr, "harness: suite %s: %s\n", name, err);
 			status = CLI_FAILED;
 			continue;
@@ -438,7 +725,8 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 static int main_suites(int argc, char **argv, const struct cli_options *o)
 {
 	const char *dir = o->out_dir ? o->out_dir : "results/local";
-	atomic_mkdir_p(dir);
+	if (dist_rank() == 0)
+		atomic_mkdir_p(dir);
 	int status = CLI_OK;
 	for (size_t e = 0; e < suite_entry_count; e++) {
 		const char *name = suite_entries[e].name;
@@ -452,6 +740,8 @@ static int main_suites(int argc, char **argv, const struct cli_options *o)
 			return st;
 		if (st != CLI_OK)
 			status = st;
+		if (main_aborted)
+			break;
 	}
 	return status;
 }
@@ -612,10 +902,19 @@ static int main_sph_suite(int argc, char **argv)
 	return status;
 }
 
-int main(int argc, char **argv)
+/* The command line's command. With several ranks only list, run and check
+ * go on (forces, compare, plot and sph run on one process). */
+static int main_command(int argc, char **argv)
 {
 	struct cli_options o;
 	char err[768];
+	const char *cmd = argc > 1 ? argv[1] : "";
+	if (dist_size() > 1 && strcmp(cmd, "list") != 0 && strcmp(cmd, "run") != 0 &&
+	    strcmp(cmd, "check") != 0) {
+		snprintf(err, sizeof err, "'%s' runs on one process (this run has %d ranks; mpirun runs list, run and check)",
+			 cmd, dist_size());
+		return main_usage_error(err);
+	}
 	if (argc > 1 && strcmp(argv[1], "compare") == 0)
 		return compare_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)
@@ -645,4 +944,21 @@ int main(int argc, char **argv)
 	}
 	cli_options_free(&o);
 	return status;
+}
+
+int main(int argc, char **argv)
+{
+	char err[512];
+	if (dist_init(&argc, &argv, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: %s\n", err);
+		return CLI_FAILED;
+	}
+	if (dist_size() > 1)
+		dist_gpu_select(dist_local_rank());
+	/* Every rank took the same decisions; the worst status is the run's. */
+	double status = main_command(argc, argv);
+	if (dist_allreduce_max(&status, 1) != 0)
+		status = CLI_FAILED;
+	dist_finalize();
+	return (int)status;
 }

@@ -14,6 +14,7 @@
 
 #include "atomic_file.h"
 #include "ceiling.h"
+#include "plot_scaling.h"
 #include "gpu_device.h"
 #include "json_in.h"
 #include "results.h"
@@ -25,14 +26,18 @@
  * by N; others keep the order of their first row.
  */
 const struct plot_suite plot_suites[] = {
-	{ "fig31-5", "unroll", "n", "gflop_per_s", "unroll factor", "GFLOP/s", true },
-	{ "fig31-6", "n", "variant", "gflop_per_s", "N (bodies)", "GFLOP/s", true },
-	{ "fig31-7", "tile_p", "n", "gflop_per_s", "tile size p (threads per block)", "GFLOP/s", true },
-	{ "fig31-8", "threads_q", "n", "gflop_per_s", "threads per body q", "GFLOP/s", true },
-	{ "steps", "n", "variant", "steps_per_s", "N (bodies)", "steps/s", true },
-	{ "cpu-speedup", "n", "variant", "interactions_per_s", "N (bodies)", "interactions/s", true },
-	{ "sph-scale", "n", "variant", "steps_per_s", "particles", "SPH steps/s", true },
-	{ "sph-memory", "n", "variant", "aux_bytes_per_particle", "particles", "bytes per particle", true },
+	{ "fig31-5", "unroll", "n", "gflop_per_s", "unroll factor", "GFLOP/s", true, 0 },
+	{ "fig31-6", "n", "variant", "gflop_per_s", "N (bodies)", "GFLOP/s", true, 0 },
+	{ "fig31-7", "tile_p", "n", "gflop_per_s", "tile size p (threads per block)", "GFLOP/s", true, 0 },
+	{ "fig31-8", "threads_q", "n", "gflop_per_s", "threads per body q", "GFLOP/s", true, 0 },
+	{ "steps", "n", "variant", "steps_per_s", "N (bodies)", "steps/s", true, 0 },
+	{ "cpu-speedup", "n", "variant", "interactions_per_s", "N (bodies)", "interactions/s", true, 0 },
+	{ "sph-scale", "n", "variant", "steps_per_s", "particles", "SPH steps/s", true, 0 },
+	{ "sph-memory", "n", "variant", "aux_bytes_per_particle", "particles", "bytes per particle", true, 0 },
+	{ "scaling", "n", "variant", "interactions_per_s", "N (bodies)", "interactions/s", true,
+	  PLOT_STRONG },
+	{ "weak-scaling", "ranks", "variant", "interactions_per_s", "ranks P", "interactions/s", true,
+	  PLOT_WEAK },
 };
 const size_t plot_suite_count = sizeof plot_suites / sizeof plot_suites[0];
 
@@ -324,6 +329,34 @@ void plot_curves_free(struct plot_curves *c)
 	memset(c, 0, sizeof *c);
 }
 
+int plot_curves_add(struct plot_curves *c, const char *title, const char *device, double order,
+		    struct plot_point p)
+{
+	size_t k = 0;
+	while (k < c->ncurves && strcmp(c->curves[k].title, title) != 0)
+		k++;
+	if (k == c->ncurves) {
+		struct plot_curve *cv = plot_grow(c->curves, &c->curves_cap, k + 1, sizeof *cv);
+		if (!cv)
+			return -1;
+		c->curves = cv;
+		cv[k] = (struct plot_curve){ strdup(title), order, c->ntables, strdup(device) };
+		if (!cv[k].title || !cv[k].device) {
+			free(cv[k].title);
+			free(cv[k].device);
+			return -1;
+		}
+		c->ncurves++;
+	}
+	struct plot_point *np = plot_grow(c->points, &c->points_cap, c->npoints + 1, sizeof *np);
+	if (!np)
+		return -1;
+	c->points = np;
+	p.curve = k;
+	c->points[c->npoints++] = p;
+	return 0;
+}
+
 /* ---- published numbers ---------------------------------------------------- */
 
 static int plot_write_published_file(FILE *fp, const char *path, char *err, size_t errlen)
@@ -366,9 +399,7 @@ static int plot_cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The *.csv files of dir, sorted, in a NULL-terminated array; NULL when
- * dir cannot be read. */
-static char **plot_list_csv(const char *dir)
+char **plot_list_csv(const char *dir)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -397,7 +428,7 @@ static char **plot_list_csv(const char *dir)
 	return names;
 }
 
-static void plot_free_list(char **list)
+void plot_free_list(char **list)
 {
 	for (size_t i = 0; list && list[i]; i++)
 		free(list[i]);
@@ -711,7 +742,7 @@ struct plot_opts {
 
 /* The scratch directory of one figure and the files in it. */
 struct plot_scratch {
-	char dir[4096], data[4200], pub[4200], outbase[4200];
+	char dir[4096], data[4200], eff[4200], pub[4200], outbase[4200];
 };
 
 static int plot_scratch_make(struct plot_scratch *s, char *err, size_t errlen)
@@ -724,6 +755,7 @@ static int plot_scratch_make(struct plot_scratch *s, char *err, size_t errlen)
 		return -1;
 	}
 	snprintf(s->data, sizeof s->data, "%s/curves.dat", s->dir);
+	snprintf(s->eff, sizeof s->eff, "%s/efficiency.dat", s->dir);
 	snprintf(s->pub, sizeof s->pub, "%s/published.dat", s->dir);
 	snprintf(s->outbase, sizeof s->outbase, "%s/figure", s->dir);
 	return 0;
@@ -734,6 +766,7 @@ static void plot_scratch_remove(struct plot_scratch *s)
 	const char *suffix[] = { ".png", ".svg" };
 	char p[4300];
 	unlink(s->data);
+	unlink(s->eff);
 	unlink(s->pub);
 	for (size_t i = 0; i < 2; i++) {
 		snprintf(p, sizeof p, "%s%s", s->outbase, suffix[i]);
@@ -742,11 +775,27 @@ static void plot_scratch_remove(struct plot_scratch *s)
 	rmdir(s->dir);
 }
 
-/* Writes the curves and the published numbers into the scratch files. */
-static int plot_write_inputs(const struct plot_opts *o, const struct plot_scratch *s,
-			     const struct plot_curves *c, const char *comment, char *err,
-			     size_t errlen)
+/* Writes curves (and the second set, eff, when not NULL) to path. */
+static int plot_write_file(const char *path, const struct plot_curves *c, const char *comment,
+			   char *err, size_t errlen)
 {
+	FILE *fp = fopen(path, "w");
+	int bad = !fp || plot_write_curves(fp, c, comment) != 0;
+	if (fp && fclose(fp) != 0)
+		bad = 1;
+	if (bad)
+		snprintf(err, errlen, "cannot write %s", path);
+	return bad ? -1 : 0;
+}
+
+/* Writes the curves (eff, the second set, may be NULL) and the published
+ * numbers into the scratch files. */
+static int plot_write_inputs(const struct plot_opts *o, const struct plot_scratch *s,
+			     const struct plot_curves *c, const struct plot_curves *eff,
+			     const char *comment, char *err, size_t errlen)
+{
+	if (eff && plot_write_file(s->eff, eff, comment, err, errlen) != 0)
+		return -1;
 	FILE *d = fopen(s->data, "w"), *p = fopen(s->pub, "w");
 	int rc = -1;
 	if (!d || !p)
@@ -827,8 +876,8 @@ static double plot_gtx_ceiling(void)
  * or PLOT_BAD_INPUT when the directory cannot be made (with err). */
 static int plot_render(const struct plot_opts *o, const struct plot_scratch *s,
 		       const struct plot_suite *suite, const struct plot_curves *c,
-		       const char *script, const char *name, const char *source, char *err,
-		       size_t errlen)
+		       const struct plot_curves *eff, const char *script, const char *name,
+		       const char *source, char *err, size_t errlen)
 {
 	char vars[16384] = "", devices[1024], pct_curves[1024], from[4300], to[4300];
 	plot_devices(c, devices, sizeof devices);
@@ -847,6 +896,10 @@ static int plot_render(const struct plot_opts *o, const struct plot_scratch *s,
 	plot_var_number(vars, sizeof vars, "xmin", plot_x_extreme(c, -1));
 	plot_var_number(vars, sizeof vars, "xmax", plot_x_extreme(c, +1));
 	plot_var_number(vars, sizeof vars, "gtx_ceiling", plot_gtx_ceiling());
+	if (eff) {
+		plot_var_string(vars, sizeof vars, "efffile", s->eff);
+		plot_var_number(vars, sizeof vars, "neff", (double)eff->ncurves);
+	}
 	int st = plot_run_gnuplot(o->gnuplot, vars, script);
 	if (st != 0) {
 		snprintf(err, errlen, "gnuplot failed on %s (%s %d)", script,
@@ -870,10 +923,12 @@ static int plot_render(const struct plot_opts *o, const struct plot_scratch *s,
 	return PLOT_OK;
 }
 
-/* Draws one figure from curves c: scratch files, gnuplot, install. */
+/* Draws one figure from curves c (and the second set eff, when not NULL):
+ * scratch files, gnuplot, install. */
 static int plot_figure(const struct plot_opts *o, const struct plot_suite *suite,
-		       const struct plot_curves *c, const char *script, const char *name,
-		       const char *source, char *err, size_t errlen)
+		       const struct plot_curves *c, const struct plot_curves *eff,
+		       const char *script, const char *name, const char *source, char *err,
+		       size_t errlen)
 {
 	struct plot_scratch s;
 	char comment[8192];
@@ -885,8 +940,8 @@ static int plot_figure(const struct plot_opts *o, const struct plot_suite *suite
 		return PLOT_FAILED;
 	snprintf(comment, sizeof comment, "%s from %s (harness plot)", name, source);
 	int rc = PLOT_FAILED;
-	if (plot_write_inputs(o, &s, c, comment, err, errlen) == 0)
-		rc = plot_render(o, &s, suite, c, script, name, source, err, errlen);
+	if (plot_write_inputs(o, &s, c, eff, comment, err, errlen) == 0)
+		rc = plot_render(o, &s, suite, c, eff, script, name, source, err, errlen);
 	plot_scratch_remove(&s);
 	return rc;
 }
@@ -913,12 +968,48 @@ static int plot_load(const struct plot_suite *suite, const char *path, const cha
 	return rc;
 }
 
+/* A scaling suite's figure from the per-rank CSVs of one directory. */
+static int plot_one_scaling(const struct plot_opts *o, const struct plot_suite *suite, bool *found,
+			    char *err, size_t errlen)
+{
+	char dir[4096], probe[300], script[4200], file[300], sources[8192];
+	*found = false;
+	snprintf(probe, sizeof probe, "%s-p1", suite->name);
+	if (o->from) {
+		snprintf(dir, sizeof dir, "%s", o->from);
+	} else if (plot_find_from(PLOT_RESULTS_ROOT, probe, o->device, dir, sizeof dir) != 0) {
+		printf("%s: no %s.csv measured on %s under %s/ (skipped)\n", suite->name, probe,
+		       o->device, PLOT_RESULTS_ROOT);
+		return PLOT_OK;
+	}
+	struct plot_curves rate = { 0 }, eff = { 0 };
+	int files = plot_scaling_collect(suite, dir, &rate, &eff, sources, sizeof sources, err, errlen);
+	int rc = files < 0 ? PLOT_BAD_INPUT : PLOT_OK;
+	*found = files > 0;
+	snprintf(file, sizeof file, "%s.gp", suite->name);
+	if (files == 0)
+		printf("%s: no %s/%s-p*.csv (skipped)\n", suite->name, dir, suite->name);
+	if (files > 0 && !plot_path(script, sizeof script, o->scripts, file)) {
+		snprintf(err, errlen, "scripts directory name too long: %s", o->scripts);
+		rc = PLOT_BAD_INPUT;
+	}
+	if (files > 0 && rc == PLOT_OK)
+		rc = plot_figure(o, suite, &rate, &eff, script, suite->name, sources, err, errlen);
+	if (files > 0 && rc == PLOT_OK)
+		printf("%s: %s -> %s/%s.png, .svg\n", suite->name, sources, o->out, suite->name);
+	plot_curves_free(&rate);
+	plot_curves_free(&eff);
+	return rc;
+}
+
 /* One suite's figure from one directory. *found tells whether its CSV was there. */
 static int plot_one(const struct plot_opts *o, const struct plot_suite *suite, bool *found,
 		    char *err, size_t errlen)
 {
 	char dir[4096], csv[4200], script[4200], file[300];
 	*found = false;
+	if (suite->scaling)
+		return plot_one_scaling(o, suite, found, err, errlen);
 	if (o->from) {
 		snprintf(dir, sizeof dir, "%s", o->from);
 	} else if (plot_find_from(PLOT_RESULTS_ROOT, suite->name, o->device, dir, sizeof dir) != 0) {
@@ -940,7 +1031,7 @@ static int plot_one(const struct plot_opts *o, const struct plot_suite *suite, b
 	struct plot_curves c = { 0 };
 	int rc = plot_load(suite, csv, NULL, &c, err, errlen);
 	if (rc == PLOT_OK)
-		rc = plot_figure(o, suite, &c, script, suite->name, csv, err, errlen);
+		rc = plot_figure(o, suite, &c, NULL, script, suite->name, csv, err, errlen);
 	if (rc == PLOT_OK)
 		printf("%s: %s -> %s/%s.png, .svg\n", suite->name, csv, o->out, suite->name);
 	plot_curves_free(&c);
@@ -1002,7 +1093,7 @@ static int plot_compare_one(const struct plot_opts *o, const struct plot_suite *
 	}
 	snprintf(name, sizeof name, "compare-%s", suite->name);
 	if (rc == PLOT_OK && *found)
-		rc = plot_figure(o, suite, &c, script, name, sources, err, errlen);
+		rc = plot_figure(o, suite, &c, NULL, script, name, sources, err, errlen);
 	if (rc == PLOT_OK && *found)
 		printf("%s: %s -> %s/%s.png, .svg\n", name, sources, o->out, name);
 	for (size_t i = 0; i < o->ncompare; i++)

@@ -50,7 +50,13 @@ struct plot_suite {
 	const char *y_col;     /* the y axis */
 	const char *xlabel, *ylabel; /* for compare.gp */
 	bool logx;
+	/* Scaling suites read every DIR/<name>-p<P>.csv (one per number of
+	 * ranks) and draw interactions/s and the parallel efficiency against
+	 * the one-device rows (plot_scaling.c): */
+	int scaling; /* PLOT_STRONG or PLOT_WEAK; 0 for the other figures */
 };
+
+enum { PLOT_STRONG = 1, PLOT_WEAK = 2 };
 
 extern const struct plot_suite plot_suites[];
 extern const size_t plot_suite_count;
@@ -105,6 +111,12 @@ int plot_write_curves(FILE *fp, const struct plot_curves *c, const char *comment
 
 void plot_curves_free(struct plot_curves *c);
 
+/* Adds point p (its curve field is set here) to the curve of c titled
+ * title, made when new with device and order (curves are written in
+ * increasing order). Returns 0, or -1 when out of memory. */
+int plot_curves_add(struct plot_curves *c, const char *title, const char *device, double order,
+		    struct plot_point p);
+
 /*
  * Writes every row of every results/published-style CSV in dir as one line
  * '"source" "quantity" value n "unit" "device"' (n NaN when empty), for the
@@ -119,6 +131,11 @@ int plot_write_published(FILE *fp, const char *dir, char *err, size_t errlen);
  */
 int plot_find_from(const char *root, const char *suite, const char *device, char *out,
 		   size_t outlen);
+
+/* The *.csv files of dir, sorted, in a NULL-terminated array (free with
+ * plot_free_list); NULL when dir cannot be read. */
+char **plot_list_csv(const char *dir);
+void plot_free_list(char **list);
 
 /* Whether the sidecar of csv_path names device (GPU name or CPU model). */
 bool plot_sidecar_matches(const char *csv_path, const char *device);

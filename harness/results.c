@@ -10,6 +10,7 @@
 #include "../kernels/nbody/nbody_cpu.h"
 #include "atomic_file.h"
 #include "csv_table.h"
+#include "dist_instance.h"
 #include "gpu_device.h"
 #include "json_in.h"
 #include "json_out.h"
@@ -23,6 +24,9 @@ const char *const results_columns[] = {
 	"time_stddev_s", "noise_pct", "noise_met", "interactions_per_s",
 	"flops_per_interaction", "gflop_per_s", "steps_per_s", "sm_clock_start_mhz",
 	"sm_clock_end_mhz", "clock_dropped", "ceiling_interactions_per_s", "pct_of_ceiling",
+	"ranks", "gpus", "rank_devices", "rank_time_min_s", "rank_time_avg_s", "rank_time_max_s",
+	"comm_time_s", "comm_share_pct", "comm_algbw_gbps", "comm_busbw_gbps", "single_max_diff",
+	"single_diff_bound",
 };
 const size_t results_column_count = sizeof results_columns / sizeof results_columns[0];
 
@@ -50,6 +54,25 @@ bool results_clock_dropped(const struct result_row *r)
 	return r->clock_end_mhz < r->clock_start_mhz * (1.0 - RESULTS_CLOCK_DROP);
 }
 
+double results_comm_share(const struct result_row *r)
+{
+	if (!r->timed || !(r->t.s.median > 0))
+		return NAN;
+	return 100.0 * r->comm_time / r->t.s.median;
+}
+
+/* nccl-tests' all-gather: algbw = bytes / time, busbw = algbw (P - 1) / P,
+ * with bytes the whole gathered buffer. */
+double results_algbw(const struct result_row *r)
+{
+	return r->timed && r->comm_time > 0 ? r->comm_bytes / r->comm_time * 1e-9 : NAN;
+}
+
+double results_busbw(const struct result_row *r)
+{
+	return results_algbw(r) * (r->ranks - 1) / (r->ranks > 0 ? r->ranks : 1);
+}
+
 double results_steps_per_s(const struct result_row *r)
 {
 	if (!r->steps_mode || !r->timed || !(r->t.s.median > 0))
@@ -66,7 +89,7 @@ static void results_num(char *cell, double v)
 		snprintf(cell, 64, "%.6g", v);
 }
 
-void results_format(const struct result_row *r, char (*c)[64])
+void results_format(const struct result_row *r, char (*c)[RESULTS_CELL])
 {
 	const struct variant *v = r->v;
 	size_t i = 0;
@@ -115,9 +138,21 @@ void results_format(const struct result_row *r, char (*c)[64])
 		results_num(c[i++], r->ceiling);
 		results_num(c[i++], 100.0 * results_interactions_per_s(r) / r->ceiling);
 	} else {
-		while (i < results_column_count)
+		while (i < results_column_count - 12)
 			c[i++][0] = '\0';
 	}
+	snprintf(c[i++], 64, "%d", r->ranks);
+	snprintf(c[i++], 64, "%d", r->gpus);
+	snprintf(c[i++], RESULTS_CELL, "%s", r->rank_devices[0] ? r->rank_devices : r->device_name);
+	results_num(c[i++], r->timed ? r->rank_time_min : NAN);
+	results_num(c[i++], r->timed ? r->rank_time_avg : NAN);
+	results_num(c[i++], r->timed ? r->rank_time_max : NAN);
+	results_num(c[i++], r->timed ? r->comm_time : NAN);
+	results_num(c[i++], results_comm_share(r));
+	results_num(c[i++], results_algbw(r));
+	results_num(c[i++], results_busbw(r));
+	results_num(c[i++], r->single_diff);
+	results_num(c[i++], r->single_bound);
 }
 
 char *results_sidecar_path(const char *csv_path)
@@ -193,6 +228,28 @@ static void results_json_host(struct json_out *j)
 	json_end_array(j);
 }
 
+/* Every rank's host and device (one entry for a run of one process). */
+static void results_json_ranks(struct json_out *j, const struct results_meta *meta)
+{
+	if (!meta->ranks)
+		return;
+	json_key(j, "ranks");
+	json_begin_array(j);
+	for (int r = 0; r < meta->nranks; r++) {
+		const struct dist_rank_facts *f = &meta->ranks[r];
+		json_begin_object(j);
+		json_kv_int(j, "rank", r);
+		json_kv_string(j, "host", f->host);
+		json_kv_string(j, "cpu_model", f->cpu_model);
+		if (f->gpu_name[0]) {
+			json_kv_string(j, "gpu", f->gpu_name);
+			json_kv_string(j, "gpu_pci_bus_id", f->gpu_bus);
+		}
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
 static void results_json_rows(struct json_out *j, const void *rows_, size_t nrows)
 {
 	const struct result_row *rows = rows_;
@@ -244,6 +301,7 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 		json_string(&j, meta->argv[i]);
 	json_end_array(&j);
 	results_json_host(&j);
+	results_json_ranks(&j, meta);
 	results_json_build(&j);
 	json_key(&j, "timing");
 	json_begin_object(&j);
@@ -267,7 +325,7 @@ int (*results_fault_between_commits)(const char *csv_path);
 static int results_csv_text(const struct results_table *table, char **text, size_t *len)
 {
 	int rc = -1;
-	char (*cells)[64] = calloc(table->ncols, sizeof *cells);
+	char (*cells)[RESULTS_CELL] = calloc(table->ncols, sizeof *cells);
 	const char **fields = calloc(table->ncols, sizeof *fields);
 	FILE *mem = open_memstream(text, len);
 	if (!cells || !fields || !mem)
@@ -436,7 +494,7 @@ static void results_json_nbody(struct json_out *j, const void *ctx)
 	results_json_rows(j, t->rows, t->nrows);
 }
 
-static void results_format_nbody(const void *ctx, size_t row, char (*cells)[64])
+static void results_format_nbody(const void *ctx, size_t row, char (*cells)[RESULTS_CELL])
 {
 	const struct results_table *t = ctx;
 	results_format(&((const struct result_row *)t->rows)[row], cells);
@@ -498,7 +556,7 @@ void results_print_table(FILE *fp, const struct result_row *rows, size_t nrows)
 	bool steps = false;
 	for (size_t r = 0; r < nrows; r++)
 		steps = steps || rows[r].steps_mode;
-	fprintf(fp, "%-16s %9s %-5s %9s %10s %8s %13s %9s%s\n", "variant", "N", "valid",
+	fprintf(fp, "%-18s %9s %-5s %9s %10s %8s %13s %9s%s\n", "variant", "N", "valid",
 		"max_err", "median", "noise", "interact/s", "GFLOP/s", steps ? "    steps/s" : "");
 	for (size_t r = 0; r < nrows; r++) {
 		const struct result_row *row = &rows[r];
@@ -513,7 +571,7 @@ void results_print_table(FILE *fp, const struct result_row *rows, size_t nrows)
 		results_fmt_figure(ips, sizeof ips, "%.3e", results_interactions_per_s(row));
 		results_fmt_figure(gflops, sizeof gflops, "%.1f", results_gflops(row));
 		results_fmt_figure(sps, sizeof sps, "%.1f", results_steps_per_s(row));
-		fprintf(fp, "%-16s %9zu %-5s %9.2e %10s %8s %13s %9s", row->v->name, row->n,
+		fprintf(fp, "%-18s %9zu %-5s %9.2e %10s %8s %13s %9s", row->v->name, row->n,
 			row->val.pass ? "ok" : "FAIL", row->val.max_norm, med, noise, ips, gflops);
 		if (steps)
 			fprintf(fp, " %10s", sps);

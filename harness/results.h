@@ -31,6 +31,15 @@ struct result_row {
 	double clock_start_mhz;  /* GPU SM clock before and after timing (NVML); */
 	double clock_end_mhz;    /* NAN when unknown (CPU rows, no NVML) */
 	double ceiling;          /* interactions/s the device's arithmetic allows; NAN if unknown */
+	/* Several ranks (the distributed variants; 1 and NAN/0 otherwise): */
+	int ranks;               /* MPI ranks the row ran on */
+	int gpus;                /* GPUs it used (0 on CPUs) */
+	char rank_devices[200];  /* every rank's device, "NAME|NAME" ("" for one device) */
+	double rank_time_min, rank_time_avg, rank_time_max; /* s per call across ranks (medians) */
+	double comm_time;        /* s per exchange, the collective timed alone */
+	double comm_bytes;       /* bytes one exchange delivers to every rank */
+	double single_diff;      /* max |a - a_one_device| / sum_j |f_ij| over the checked bodies */
+	double single_bound;     /* the bound it must stay within (validate_single_bound) */
 };
 
 /* A row whose SM clock fell by more than this fraction while it was timed
@@ -40,26 +49,36 @@ struct result_row {
 bool results_clock_dropped(const struct result_row *r);
 
 /* Derived figures; NAN when the row is not timed. */
+double results_comm_share(const struct result_row *r);  /* comm_time / time, % */
+double results_algbw(const struct result_row *r);       /* GB/s, as nccl-tests */
+double results_busbw(const struct result_row *r);       /* algbw x (P - 1) / P */
 double results_interactions_per_s(const struct result_row *r);
 double results_gflops(const struct result_row *r);
 double results_steps_per_s(const struct result_row *r); /* NAN unless steps_mode */
+
+/* Bytes a formatter may write in one CSV cell (with its NUL). */
+#define RESULTS_CELL 256
 
 /* Column names (units in their suffixes) and their count. */
 extern const char *const results_columns[];
 extern const size_t results_column_count;
 
-/* Formats every column of r into cells[results_column_count][64]; untimed
- * rows leave the timing cells empty. */
-void results_format(const struct result_row *r, char (*cells)[64]);
+/* Formats every column of r into cells[results_column_count][RESULTS_CELL];
+ * untimed rows leave the timing cells empty. */
+void results_format(const struct result_row *r, char (*cells)[RESULTS_CELL]);
 
 /* Where the sidecar of a CSV goes: "x.csv" -> "x.meta.json". Caller frees. */
 char *results_sidecar_path(const char *csv_path);
+
+struct dist_rank_facts;
 
 /* Run-wide facts for the sidecar. */
 struct results_meta {
 	int argc;
 	char **argv;
 	const struct timing_opts *timing;
+	const struct dist_rank_facts *ranks; /* every rank's host and device; NULL: none */
+	int nranks;
 };
 
 struct json_out;
@@ -71,7 +90,7 @@ struct results_table {
 	const char *const *columns;
 	size_t ncols, nrows;
 	const void *rows;             /* for the callbacks */
-	void (*format)(const void *ctx, size_t row, char (*cells)[64]);
+	void (*format)(const void *ctx, size_t row, char (*cells)[RESULTS_CELL]);
 	void (*json)(struct json_out *j, const void *ctx); /* may be NULL */
 	const void *ctx;
 };

@@ -417,7 +417,7 @@ static void sph_num(char *cell, double v)
 		snprintf(cell, 64, "%.6g", v);
 }
 
-static void sph_format(const void *ctx, size_t r, char (*c)[64])
+static void sph_format(const void *ctx, size_t r, char (*c)[RESULTS_CELL])
 {
 	const struct sph_row *row = &((const struct sph_row *)ctx)[r];
 	size_t i = 0;
@@ -466,7 +466,7 @@ struct sph_table_ctx {
 	size_t nrows;
 };
 
-static void sph_format_table(const void *ctx, size_t r, char (*cells)[64])
+static void sph_format_table(const void *ctx, size_t r, char (*cells)[RESULTS_CELL])
 {
 	sph_format(((const struct sph_table_ctx *)ctx)->rows, r, cells);
 }
@@ -582,7 +582,7 @@ static int sph_finish(int argc, char **argv, const struct sph_options *o, const 
 		struct results_table t = { .schema = "sph-harness-results/1", .columns = sph_columns_csv,
 					   .ncols = SPH_NCOLS, .nrows = nrows, .rows = rows,
 					   .format = sph_format_table, .json = sph_json, .ctx = &tc };
-		struct results_meta meta = { argc, argv, &o->timing };
+		struct results_meta meta = { argc, argv, &o->timing, NULL, 0 };
 		if (results_write_table(out, &t, &meta, err, sizeof err) != 0) {
 			fprintf(stderr, "harness: sph: %s\n", err);
 			status = CLI_FAILED;

@@ -24,6 +24,16 @@ struct validate_tolerance {
  * for the reasoning). */
 struct validate_tolerance validate_tolerance_for(enum variant_precision p, size_t n);
 
+/* The bound within which a distributed variant's accelerations must equal
+ * those of its rank kernel on one device, as max |a - a_one| / sum_j
+ * |f_ij| (see validate.c for the reasoning). */
+double validate_single_bound(enum variant_precision p, size_t n);
+
+/* max over the m bodies idx[k] of |a - b| / fsum[k] (acc3 and one3 hold
+ * all bodies, fsum the checked ones); NAN when any value is not finite. */
+double validate_single_diff(const double *acc3, const double *one3, const size_t *idx, size_t m,
+			    const double *fsum);
+
 struct validation {
 	size_t checked;      /* bodies compared */
 	bool sampled;        /* checked < n */

@@ -47,6 +47,12 @@ void ref_accel_bodies(const float *pos4, size_t n, double eps,
 {
 	const double eps2 = eps * eps;
 
+	/* Each body's sum is its own, in the same order with any number of
+	 * threads: the result does not depend on them. (At N = 2^22 the 1026
+	 * checked bodies take 40 s on one core.) */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
 	for (size_t k = 0; k < m; k++) {
 		const size_t i = idx ? idx[k] : k;
 		double fabs_acc;

@@ -17,7 +17,7 @@ Test(suites, every_line_resolves)
 		cr_expect_eq(cli_select_variants(se->variants, &o, err, sizeof err), CLI_OK,
 			     "suite %s: %s", se->name, err);
 		size_t *n = NULL, count = 0;
-		cr_expect_eq(cli_parse_n_list(se->n_list, &n, &count, err, sizeof err), CLI_OK,
+		cr_expect_eq(cli_parse_suite_n(se->n_list, 2, &n, &count, err, sizeof err), CLI_OK,
 			     "suite %s: %s", se->name, err);
 		cr_expect_gt(count, 0);
 		free(n);
@@ -27,7 +27,7 @@ Test(suites, every_line_resolves)
 Test(suites, the_chapters_figures_are_there)
 {
 	const char *want[] = { "fig31-5", "fig31-6", "fig31-7", "fig31-8", "steps", "cpu-speedup",
-			       "baseline", "all" };
+			       "baseline", "scaling", "weak-scaling", "all" };
 	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
 		cr_expect(suite_exists(want[i]), "suite %s missing", want[i]);
 	cr_expect(!suite_exists("fig31-9"));

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "../kernels/nbody/nbody_cpu.h"
+#include "../harness/dist.h"
+#include "../harness/dist_gpu.h"
 #include "../harness/gpu_device.h"
 
 /* A line's impl is a CPU function for CPU variants; for GPU variants it
@@ -27,10 +29,28 @@
 		.cpu_forces = REGISTRY_CPU_FN_##dev(impl),                                                 \
 		.summary = summary_,                                                   \
 	},
+/* A distributed line: the chapter's parameters are those of auto (the
+ * rank kernel chooses its own); CPU lines name their block kernel. */
+#define NBODY_DIST_VARIANT(ident, name_, family_, prec, dev, scheme, rank, impl, summary_) \
+	[NBODY_V_##ident] = {                                                               \
+		.name = name_,                                                              \
+		.family = family_,                                                          \
+		.precision = prec,                                                          \
+		.device = dev,                                                              \
+		.tile_p = 0,                                                                \
+		.threads_q = 1,                                                             \
+		.unroll = 1,                                                                \
+		.bodies_k = 1,                                                              \
+		.summary = summary_,                                                        \
+		.dist = scheme,                                                             \
+		.rank_kernel = NBODY_V_##rank,                                              \
+		.cpu_block = REGISTRY_CPU_FN_##dev(impl),                                   \
+	},
 const struct variant nbody_variants[NBODY_VARIANT_COUNT] = {
 #include "nbody.def"
 };
 #undef NBODY_VARIANT
+#undef NBODY_DIST_VARIANT
 
 /* Every line of the table must have filled its slot: a hole would mean two
  * lines share an identifier. */
@@ -71,10 +91,15 @@ size_t variant_match(const char *pattern, bool selected[NBODY_VARIANT_COUNT])
 bool variant_available(const struct variant *v, const char **why)
 {
 	const char *reason = NULL;
-	if (v->device == VARIANT_CPU && v->cpu_forces == NULL)
+	if (v->device == VARIANT_CPU && v->cpu_forces == NULL && v->cpu_block == NULL)
 		reason = "no CPU implementation";
 	else if (v->device == VARIANT_GPU)
 		reason = gpu_unavailable_reason();
+	if (!reason && v->dist)
+		reason = dist_unavailable_reason();
+	if (!reason && v->dist && v->device == VARIANT_GPU)
+		reason = dist_gpu_unavailable_reason();
+
 	if (why)
 		*why = reason;
 	return reason == NULL;

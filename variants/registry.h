@@ -12,6 +12,11 @@ enum variant_device { VARIANT_CPU, VARIANT_GPU };
  * (ax, ay, az, 0) for each body; eps2 is the softening squared. */
 typedef void (*nbody_cpu_fn)(const float *pos4, float *acc4, size_t n, float eps2);
 
+/* A CPU kernel on part of the problem (a rank's share): see
+ * nbody_cpu_simd_block in kernels/nbody/nbody_cpu.h. */
+typedef void (*nbody_cpu_block_fn)(const float *pos_i, size_t n_i, const float *pos_j, size_t n_j,
+				   size_t self, float *acc4, float eps2, int accumulate);
+
 struct variant {
 	const char *name;
 	const char *family;
@@ -21,14 +26,19 @@ struct variant {
 	int threads_q; /* threads per body (q) */
 	int unroll;    /* inner-loop unroll factor */
 	int bodies_k;  /* bodies per thread (k) */
-	nbody_cpu_fn cpu_forces; /* set when device == VARIANT_CPU */
+	nbody_cpu_fn cpu_forces; /* set when device == VARIANT_CPU (not distributed) */
 	const char *summary;
+	int dist;                /* enum dist_scheme: 0 runs on one device */
+	int rank_kernel;         /* distributed: the one-device variant each rank runs */
+	nbody_cpu_block_fn cpu_block; /* distributed on CPU ranks: its kernel */
 };
 
 enum nbody_variant_id {
 #define NBODY_VARIANT(ident, ...) NBODY_V_##ident,
+#define NBODY_DIST_VARIANT(ident, ...) NBODY_V_##ident,
 #include "nbody.def"
 #undef NBODY_VARIANT
+#undef NBODY_DIST_VARIANT
 	NBODY_VARIANT_COUNT
 };
 

@@ -40,6 +40,24 @@ void nbody_cpu_portable(const float *pos4, float *acc4, size_t n, float eps2);
 void nbody_cpu_simd(const float *pos4, float *acc4, size_t n, float eps2);
 
 /*
+ * cpu-simd on part of the problem, for the ranks of the distributed
+ * variants: the accelerations of the n_i bodies pos_i under the pull of
+ * the n_j bodies pos_j, written to acc4 (n_i x 4 floats), or added to it
+ * when accumulate is set. self is the index in pos_j of pos_i's first body
+ * when the i-bodies are among the j-bodies (their own pairs are then
+ * masked as in nbody_cpu_simd), else NBODY_CPU_NO_SELF. The pair
+ * arithmetic is nbody_cpu_simd's: nbody_cpu_simd(p, a, n, e) is
+ * nbody_cpu_simd_block(p, n, p, n, 0, a, e, 0).
+ */
+#define NBODY_CPU_NO_SELF ((size_t)-1)
+void nbody_cpu_simd_block(const float *pos_i, size_t n_i, const float *pos_j, size_t n_j, size_t self,
+			  float *acc4, float eps2, int accumulate);
+
+/* Sets the OpenMP threads nbody_cpu_simd uses from now on (threads >= 1):
+ * the ranks sharing a host divide its cores. */
+void nbody_cpu_simd_set_threads(int threads);
+
+/*
  * The path nbody_cpu_simd takes on this CPU: "avx512" (AVX-512F, 16 lanes,
  * rsqrt14), "avx2+fma" (8 lanes, rsqrt), or "scalar" (plain C, also the
  * only path on non-x86 machines). The best path the CPU supports is used,

@@ -82,21 +82,67 @@ enum nbody_simd_path {
 	NBODY_SIMD_AVX512,
 };
 
+/* One call's work: the i-bodies whose accelerations are wanted, the
+ * j-bodies that pull on them, and where the i-bodies sit among the
+ * j-bodies (self, or NBODY_CPU_NO_SELF). */
+struct nbody_simd_job {
+	const float *pos_i;
+	size_t n_i;
+	const float *pos_j;
+	size_t n_j;
+	size_t self;
+	float *acc4;
+	float eps2;
+	int accumulate;
+};
+
 /* Bodies in the block starting at i0: NBODY_SIMD_BLOCK, or fewer at the end. */
 static size_t nbody_simd_block_count(size_t n, size_t i0)
 {
 	return n - i0 < NBODY_SIMD_BLOCK ? n - i0 : NBODY_SIMD_BLOCK;
 }
 
+/* The j-range [*g0, *g1) that may hold the block's own bodies (and so
+ * needs the zero-distance guard), within [0, n_j]: empty when the
+ * i-bodies are not among the j-bodies. */
+static void nbody_simd_guard_range(const struct nbody_simd_job *w, size_t i0, size_t i1, size_t *g0,
+				   size_t *g1)
+{
+	if (w->self == NBODY_CPU_NO_SELF) {
+		*g0 = *g1 = w->n_j;
+		return;
+	}
+	*g0 = w->self + i0 < w->n_j ? w->self + i0 : w->n_j;
+	*g1 = w->self + i1 < w->n_j ? w->self + i1 : w->n_j;
+}
+
+/* Stores a block's result: a = v, or a += v when accumulating. */
+static void nbody_simd_store(const struct nbody_simd_job *w, size_t i, float ax, float ay, float az)
+{
+	float *a = &w->acc4[4 * i];
+
+	if (w->accumulate) {
+		ax += a[0];
+		ay += a[1];
+		az += a[2];
+	}
+	a[0] = ax;
+	a[1] = ay;
+	a[2] = az;
+	a[3] = 0.0f;
+}
+
 /* Scalar path: the block's i-bodies one at a time with 1/sqrtf, summed in
  * chunks as the vector paths are; used on CPUs without AVX2 and on non-x86
  * machines. Skips j == i as cpu-portable does. */
-static void nbody_simd_block_scalar(const float *pos4, float *acc4, size_t n, size_t i0, float eps2)
+static void nbody_simd_block_scalar(const struct nbody_simd_job *w, size_t i0)
 {
-	size_t count = nbody_simd_block_count(n, i0);
+	size_t count = nbody_simd_block_count(w->n_i, i0), n = w->n_j;
+	float eps2 = w->eps2;
 
 	for (size_t i = i0; i < i0 + count; i++) {
-		const float *bi = &pos4[4 * i];
+		const float *bi = &w->pos_i[4 * i];
+		size_t self = w->self == NBODY_CPU_NO_SELF ? n : w->self + i;
 		float ax = 0.0f, ay = 0.0f, az = 0.0f;
 
 		for (size_t jc = 0; jc < n; jc += NBODY_SIMD_JCHUNK) {
@@ -104,9 +150,9 @@ static void nbody_simd_block_scalar(const float *pos4, float *acc4, size_t n, si
 			float px = 0.0f, py = 0.0f, pz = 0.0f; /* this chunk's partial sums */
 
 			for (size_t j = jc; j < je; j++) {
-				const float *bj = &pos4[4 * j];
+				const float *bj = &w->pos_j[4 * j];
 
-				if (j == i)
+				if (j == self)
 					continue;
 				// r_ij [3 FLOPS]
 				float rx = bj[0] - bi[0];
@@ -128,10 +174,7 @@ static void nbody_simd_block_scalar(const float *pos4, float *acc4, size_t n, si
 			ay += py;
 			az += pz;
 		}
-		acc4[4 * i + 0] = ax;
-		acc4[4 * i + 1] = ay;
-		acc4[4 * i + 2] = az;
-		acc4[4 * i + 3] = 0.0f;
+		nbody_simd_store(w, i, ax, ay, az);
 	}
 }
 
@@ -166,19 +209,14 @@ static void nbody_simd_load_block(const float *pos4, size_t n, size_t i0, struct
 	}
 }
 
-/* Writes the valid lanes of acc back to acc4 as (ax, ay, az, 0). */
-static void nbody_simd_store_block(const struct nbody_simd_ablock *acc, float *acc4, size_t n, size_t i0)
+/* Writes the valid lanes of acc back to the job's acc4 as (ax, ay, az, 0). */
+static void nbody_simd_store_block(const struct nbody_simd_ablock *acc, const struct nbody_simd_job *w,
+				   size_t i0)
 {
-	size_t count = nbody_simd_block_count(n, i0);
+	size_t count = nbody_simd_block_count(w->n_i, i0);
 
-	for (size_t l = 0; l < count; l++) {
-		float *a = &acc4[4 * (i0 + l)];
-
-		a[0] = acc->x[l];
-		a[1] = acc->y[l];
-		a[2] = acc->z[l];
-		a[3] = 0.0f;
-	}
+	for (size_t l = 0; l < count; l++)
+		nbody_simd_store(w, i0 + l, acc->x[l], acc->y[l], acc->z[l]);
 }
 
 /* The AVX-512 path's i-vectors: positions and accumulators, 16 lanes each. */
@@ -246,14 +284,15 @@ static inline void nbody_simd_avx512_jrange(const float *pos4, size_t j0, size_t
 
 /* AVX-512F path for the block of i-bodies starting at i0. */
 __attribute__((target("avx512f")))
-static void nbody_simd_block_avx512(const float *pos4, float *acc4, size_t n, size_t i0, float eps2)
+static void nbody_simd_block_avx512(const struct nbody_simd_job *w, size_t i0)
 {
 	enum { L = 16, V = NBODY_AVX512_IVECS };
-	size_t i1 = i0 + nbody_simd_block_count(n, i0);
+	size_t i1 = i0 + nbody_simd_block_count(w->n_i, i0), g0, g1;
 	struct nbody_simd_iblock blk;
 	struct nbody_simd_ablock acc;
 
-	nbody_simd_load_block(pos4, n, i0, &blk);
+	nbody_simd_guard_range(w, i0, i1, &g0, &g1);
+	nbody_simd_load_block(w->pos_i, w->n_i, i0, &blk);
 	for (size_t b = 0; b < NBODY_SIMD_BLOCK; b += L * V) {
 		struct nbody_simd_avx512_lanes li;
 
@@ -263,16 +302,16 @@ static void nbody_simd_block_avx512(const float *pos4, float *acc4, size_t n, si
 			li.z[v] = _mm512_load_ps(&blk.z[b + L * v]);
 			li.ax[v] = li.ay[v] = li.az[v] = _mm512_setzero_ps();
 		}
-		nbody_simd_avx512_jrange(pos4, 0, i0, eps2, &li, 0);
-		nbody_simd_avx512_jrange(pos4, i0, i1, eps2, &li, 1);
-		nbody_simd_avx512_jrange(pos4, i1, n, eps2, &li, 0);
+		nbody_simd_avx512_jrange(w->pos_j, 0, g0, w->eps2, &li, 0);
+		nbody_simd_avx512_jrange(w->pos_j, g0, g1, w->eps2, &li, 1);
+		nbody_simd_avx512_jrange(w->pos_j, g1, w->n_j, w->eps2, &li, 0);
 		for (int v = 0; v < V; v++) {
 			_mm512_store_ps(&acc.x[b + L * v], li.ax[v]);
 			_mm512_store_ps(&acc.y[b + L * v], li.ay[v]);
 			_mm512_store_ps(&acc.z[b + L * v], li.az[v]);
 		}
 	}
-	nbody_simd_store_block(&acc, acc4, n, i0);
+	nbody_simd_store_block(&acc, w, i0);
 }
 
 /* The AVX2 path's i-vectors: positions and accumulators, 8 lanes each. */
@@ -339,14 +378,15 @@ static inline void nbody_simd_avx2_jrange(const float *pos4, size_t j0, size_t j
 
 /* AVX2+FMA path for the block of i-bodies starting at i0. */
 __attribute__((target("avx2,fma")))
-static void nbody_simd_block_avx2(const float *pos4, float *acc4, size_t n, size_t i0, float eps2)
+static void nbody_simd_block_avx2(const struct nbody_simd_job *w, size_t i0)
 {
 	enum { L = 8, V = NBODY_AVX2_IVECS };
-	size_t i1 = i0 + nbody_simd_block_count(n, i0);
+	size_t i1 = i0 + nbody_simd_block_count(w->n_i, i0), g0, g1;
 	struct nbody_simd_iblock blk;
 	struct nbody_simd_ablock acc;
 
-	nbody_simd_load_block(pos4, n, i0, &blk);
+	nbody_simd_guard_range(w, i0, i1, &g0, &g1);
+	nbody_simd_load_block(w->pos_i, w->n_i, i0, &blk);
 	for (size_t b = 0; b < NBODY_SIMD_BLOCK; b += L * V) {
 		struct nbody_simd_avx2_lanes li;
 
@@ -356,16 +396,16 @@ static void nbody_simd_block_avx2(const float *pos4, float *acc4, size_t n, size
 			li.z[v] = _mm256_load_ps(&blk.z[b + L * v]);
 			li.ax[v] = li.ay[v] = li.az[v] = _mm256_setzero_ps();
 		}
-		nbody_simd_avx2_jrange(pos4, 0, i0, eps2, &li, 0);
-		nbody_simd_avx2_jrange(pos4, i0, i1, eps2, &li, 1);
-		nbody_simd_avx2_jrange(pos4, i1, n, eps2, &li, 0);
+		nbody_simd_avx2_jrange(w->pos_j, 0, g0, w->eps2, &li, 0);
+		nbody_simd_avx2_jrange(w->pos_j, g0, g1, w->eps2, &li, 1);
+		nbody_simd_avx2_jrange(w->pos_j, g1, w->n_j, w->eps2, &li, 0);
 		for (int v = 0; v < V; v++) {
 			_mm256_store_ps(&acc.x[b + L * v], li.ax[v]);
 			_mm256_store_ps(&acc.y[b + L * v], li.ay[v]);
 			_mm256_store_ps(&acc.z[b + L * v], li.az[v]);
 		}
 	}
-	nbody_simd_store_block(&acc, acc4, n, i0);
+	nbody_simd_store_block(&acc, w, i0);
 }
 
 #endif /* NBODY_SIMD_X86 */
@@ -441,10 +481,12 @@ int nbody_cpu_simd_threads(void)
 }
 
 /* See nbody_cpu.h. Threads share the i-blocks; one block runs alone. */
-void nbody_cpu_simd(const float *pos4, float *acc4, size_t n, float eps2)
+void nbody_cpu_simd_block(const float *pos_i, size_t n_i, const float *pos_j, size_t n_j, size_t self,
+			  float *acc4, float eps2, int accumulate)
 {
-	void (*block)(const float *, float *, size_t, size_t, float) = nbody_simd_block_scalar;
-	size_t nblocks = (n + NBODY_SIMD_BLOCK - 1) / NBODY_SIMD_BLOCK;
+	void (*block)(const struct nbody_simd_job *, size_t) = nbody_simd_block_scalar;
+	const struct nbody_simd_job w = { pos_i, n_i, pos_j, n_j, self, acc4, eps2, accumulate };
+	size_t nblocks = (n_i + NBODY_SIMD_BLOCK - 1) / NBODY_SIMD_BLOCK;
 
 #if NBODY_SIMD_X86
 	switch (nbody_simd_path()) {
@@ -462,5 +504,20 @@ void nbody_cpu_simd(const float *pos4, float *acc4, size_t n, float eps2)
 #pragma omp parallel for schedule(static) if (nblocks > 1)
 #endif
 	for (size_t b = 0; b < nblocks; b++)
-		block(pos4, acc4, n, b * NBODY_SIMD_BLOCK, eps2);
+		block(&w, b * NBODY_SIMD_BLOCK);
+}
+
+void nbody_cpu_simd(const float *pos4, float *acc4, size_t n, float eps2)
+{
+	nbody_cpu_simd_block(pos4, n, pos4, n, 0, acc4, eps2, 0);
+}
+
+void nbody_cpu_simd_set_threads(int threads)
+{
+#ifdef _OPENMP
+	if (threads > 0)
+		omp_set_num_threads(threads);
+#else
+	(void)threads;
+#endif
 }

@@ -16,6 +16,8 @@
  *                 i-tile sums the slices in a fixed order (deterministic)
  *   shuffle       j-bodies broadcast from registers by warp shuffles
  *   auto          picks one of the above for the device and N
+ *   dist-*        (the distributed variants) auto on each rank's share,
+ *                 through pos_i / n_i / accumulate of the launch
  *   fp64-tiled    double, precise rsqrt
  *   fp64-fast     double, k = 2, j-split, rsqrt from a float seed refined
  *
@@ -329,12 +331,13 @@ template <int P, int Q, int U, int K> int nbody_gpu_multi(const struct nbody_gpu
 #endif
 
 template <class Pair, int P, int K, int U, int S>
-__global__ void __launch_bounds__(P, KBODY_MIN_BLOCKS) kbody_kernel(const typename Pair::real4 *__restrict__ pos,
+__global__ void __launch_bounds__(P, KBODY_MIN_BLOCKS) kbody_kernel(const typename Pair::real4 *__restrict__ pos_i,
+						  const typename Pair::real4 *__restrict__ pos,
 						  typename Pair::real4 *__restrict__ acc,
 						  typename Pair::real4 *__restrict__ partial,
 						  unsigned *__restrict__ counters, int ntiles,
 						  int nsplit, int n_alloc,
-						  typename Pair::real eps2)
+						  typename Pair::real eps2, int accumulate)
 {
 	typedef typename Pair::real real;
 	typedef typename Pair::real4 real4;
@@ -345,7 +348,7 @@ __global__ void __launch_bounds__(P, KBODY_MIN_BLOCKS) kbody_kernel(const typena
 	real3 xi[K], ai[K];
 #pragma unroll
 	for (int r = 0; r < K; r++) {
-		real4 p = pos[base + r * P];
+		real4 p = pos_i[base + r * P];
 		xi[r].x = p.x, xi[r].y = p.y, xi[r].z = p.z;
 		ai[r].x = 0, ai[r].y = 0, ai[r].z = 0;
 	}
@@ -370,8 +373,8 @@ __global__ void __launch_bounds__(P, KBODY_MIN_BLOCKS) kbody_kernel(const typena
 	if (nsplit == 1) {
 #pragma unroll
 		for (int r = 0; r < K; r++) {
-			real4 o;
-			o.x = ai[r].x, o.y = ai[r].y, o.z = ai[r].z, o.w = 0;
+			real4 o = accumulate ? acc[base + r * P] : real4();
+			o.x += ai[r].x, o.y += ai[r].y, o.z += ai[r].z, o.w = 0;
 			acc[base + r * P] = o;
 		}
 		return;
@@ -394,6 +397,10 @@ __global__ void __launch_bounds__(P, KBODY_MIN_BLOCKS) kbody_kernel(const typena
 	for (int r = 0; r < K; r++) {
 		real3 sum;
 		sum.x = 0, sum.y = 0, sum.z = 0;
+		if (accumulate) {
+			real4 p = acc[base + r * P];
+			sum.x = p.x, sum.y = p.y, sum.z = p.z;
+		}
 		for (int q = 0; q < nsplit; q++) {
 			real4 p = load_cg(&partial[(size_t)q * n_alloc + base + r * P]);
 			sum.x += p.x, sum.y += p.y, sum.z += p.z;
@@ -462,12 +469,16 @@ template <class Pair, int P, int K, int U, int S = 0>
 static int kbody_launch(const struct nbody_gpu_launch *l, bool split)
 {
 	typedef typename Pair::real4 real4;
-	int itiles = ceil_div(l->n, P * K), ntiles = ceil_div(l->n, P);
+	const void *pos_i = l->pos_i ? l->pos_i : l->pos;
+	int n_i = l->pos_i ? l->n_i : l->n;
+	if (n_i < 1)
+		return 0;
+	int itiles = ceil_div(n_i, P * K), ntiles = ceil_div(l->n, P);
 	int nsplit = split ? kbody_split<Pair, P, K, U, S>(l, itiles, ntiles) : 1;
 	dim3 grid(itiles, nsplit);
 	kbody_kernel<Pair, P, K, U, S><<<grid, P, 0, STREAM(l)>>>(
-		(const real4 *)l->pos, (real4 *)l->acc, (real4 *)l->partial, l->counters, ntiles, nsplit,
-		l->n_alloc, (typename Pair::real)l->eps2);
+		(const real4 *)pos_i, (const real4 *)l->pos, (real4 *)l->acc, (real4 *)l->partial,
+		l->counters, ntiles, nsplit, l->n_alloc, (typename Pair::real)l->eps2, l->accumulate);
 	return launch_status();
 }
 
@@ -559,8 +570,11 @@ static const struct {
 
 template <int P, int Q, int U, int K> int nbody_gpu_auto(const struct nbody_gpu_launch *l)
 {
+	/* On part of the problem (a rank's share) the i-bodies decide: they
+	 * set the blocks of the grid, which is what the table trades off. */
+	int n = l->pos_i ? l->n_i : l->n;
 	for (size_t k = 0; k < sizeof auto_table / sizeof auto_table[0]; k++)
-		if (l->n <= auto_table[k].max_n)
+		if (n <= auto_table[k].max_n)
 			return nbody_gpu_launcher(auto_table[k].variant)(l);
 	return (int)cudaErrorInvalidValue;
 }
@@ -576,8 +590,13 @@ extern "C" nbody_gpu_fn nbody_gpu_launcher(int index)
 #define NBODY_VARIANT(ident, name, family, prec, dev, p, q, u, k, impl, summary) \
 	case NBODY_V_##ident:                                                    \
 		return GPU_LAUNCHER_##dev(impl, p, q, u, k);
+/* A distributed GPU line's launcher is its ranks' kernel. */
+#define NBODY_DIST_VARIANT(ident, name, family, prec, dev, scheme, rank, impl, summary) \
+	case NBODY_V_##ident:                                                           \
+		return GPU_LAUNCHER_##dev(impl, 0, 1, 1, 1);
 #include "../../variants/nbody.def"
 #undef NBODY_VARIANT
+#undef NBODY_DIST_VARIANT
 	}
 	return NULL;
 }

@@ -17,7 +17,7 @@ extern "C" {
 /* What a launcher needs. pos and acc point to float4 (fp32 variants) or
  * double4 (fp64 variants) arrays of n_alloc elements on the device. */
 struct nbody_gpu_launch {
-	const void *pos;     /* (x, y, z, m) */
+	const void *pos;     /* (x, y, z, m): the bodies that pull (j) */
 	void *acc;           /* (ax, ay, az, 0) written for the first n bodies (and maybe padding) */
 	void *partial;       /* scratch for j-split variants: max_split x n_alloc elements */
 	int max_split;       /* j-slices partial has room for, 1..NBODY_GPU_MAX_SPLIT */
@@ -27,6 +27,16 @@ struct nbody_gpu_launch {
 	double eps2;         /* softening squared, > 0 */
 	int sm_count;        /* multiprocessors of the device */
 	void *stream;        /* cudaStream_t to launch on */
+	/* Part of the problem (the ranks of the distributed variants): with
+	 * pos_i set, the accelerations of the n_i bodies at pos_i (n_i may be
+	 * 0) under the pull of the n bodies at pos, into acc (n_alloc, which
+	 * also sizes partial); pos_i must be readable up to the next multiple
+	 * of NBODY_GPU_PAD. accumulate adds them to acc instead. Only auto
+	 * and the kbody family (kbody-*, jsplit-*, fp64-*) read these; NULL,
+	 * 0, 0 is the whole problem. */
+	const void *pos_i;
+	int n_i;
+	int accumulate;
 };
 
 /* Most j-slices a j-split launch uses. */

@@ -1,0 +1,28 @@
+/* plot_scaling.h - the scaling figures: one CSV per number of ranks, merged */
+#ifndef HARNESS_PLOT_SCALING_H
+#define HARNESS_PLOT_SCALING_H
+
+#include <stddef.h>
+
+#include "plot.h"
+
+/*
+ * Reads every dir/<suite>-p<P>.csv (what `mpirun -np P bin/harness run
+ * --suite NAME` writes) and fills two sets of curves from their valid,
+ * timed rows:
+ *   rate  interactions/s, one curve per variant and P, against N (strong
+ *         scaling) or against P (weak scaling, N = P x the per-rank N);
+ *   eff   the parallel efficiency in %, one curve per distributed variant
+ *         (and N, for strong scaling) against P:
+ *             E(P) = rate(P) / (P x rate of the one-device run),
+ *         the one-device run being the variant's rank kernel (auto,
+ *         cpu-simd) at the same N (strong) or at N / P (weak) in the
+ *         P = 1 file, else the variant's own P = 1 row.
+ * sources gets the files' names. Returns how many files were read (0:
+ * none), or -1 with err for a malformed file.
+ */
+int plot_scaling_collect(const struct plot_suite *s, const char *dir, struct plot_curves *rate,
+			 struct plot_curves *eff, char *sources, size_t srclen, char *err,
+			 size_t errlen);
+
+#endif

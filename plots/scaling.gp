@@ -1,0 +1,62 @@
+# scaling.gp - strong scaling of the distributed variants: parallel efficiency against P, interactions/s against N
+#
+# Curves: from every scaling-p<P>.csv of the results directory (one file
+# per number of ranks, see harness/plot_scaling.h). Top: the parallel
+# efficiency E(P) = rate(P) / (P x rate of the one-device kernel at the
+# same N), one curve per variant and N, against the ranks P (GPUs); 100 %
+# is perfect scaling. Bottom: interactions/s against N, one curve per
+# variant and P, the one-device kernel (auto) among them. Nothing is
+# published to compare with here; the README cites Miki et al. (2013).
+#
+# `harness plot` runs it as gnuplot -e "VARIABLES" scaling.gp with:
+#   datafile   interactions/s curves, one block each: a header line whose
+#              first field is the title, then rows (NaN: no value):
+#                N interactions/s %_of_ceiling - - noise_%
+#   ncurves    number of blocks in datafile
+#   efffile    efficiency curves, same layout: P efficiency_% ...
+#   neff       number of blocks in efffile
+#   outbase    writes outbase.png (pngcairo) and outbase.svg
+#   device, source   measured device(s) and CSVs, for the title
+#   xmin, xmax       the range of N in datafile
+
+noise(y, pct) = (pct == pct) ? y * pct / 100 : 0
+if (!exists("neff")) neff = 0
+
+set datafile missing "NaN"
+set grid
+set lmargin at screen 0.08
+set rmargin at screen 0.60
+set key at screen 0.67, graph 1 left top Left reverse noenhanced
+
+figure_title = sprintf("Strong Scaling over Ranks\n%s: %s", device, source)
+
+do for [fmt in "png svg"] {
+    if (fmt eq "png") {
+        set terminal pngcairo size 1000,700 enhanced font "sans,10"
+    } else {
+        set terminal svg size 1000,700 dynamic enhanced font "sans,10"
+    }
+    set output outbase . "." . fmt
+    set multiplot layout 2,1 title figure_title noenhanced
+    set logscale x 2
+    set format x "%g"
+    set xrange [0.8 : *]
+    set xlabel "ranks P (GPUs)"
+    set ylabel "parallel efficiency (%)"
+    unset logscale y
+    set format y "%g"
+    set yrange [0 : 110]
+    plot 100 with lines dt 2 lc rgb "gray40" title "ideal", \
+         for [i=0:neff-1] efffile index i using 1:2 with linespoints lw 2 title columnheader(1)
+    set format x "2^{%L}"
+    set xrange [xmin / 1.5 : xmax * 1.5]
+    set xlabel "N (bodies)"
+    set ylabel "interactions/s"
+    set logscale y
+    set format y "10^{%L}"
+    set yrange [*:*]
+    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, $6)) \
+             with yerrorlines lw 2 title columnheader(1)
+    unset multiplot
+    set output
+}

@@ -1,0 +1,59 @@
+# weak-scaling.gp - weak scaling of the distributed variants: a fixed number of bodies per rank
+#
+# Curves: from every weak-scaling-p<P>.csv of the results directory (one
+# file per number of ranks, see harness/plot_scaling.h); the suite runs
+# N = P x 262,144 on P GPUs. Top: the parallel efficiency E(P) = rate(P)
+# / (P x rate of the one-device kernel at N / P), one curve per variant,
+# against P; for all-pairs forces the work per rank grows with P (N / P
+# bodies against N), so E(P) compares throughput, as Miki et al. (2013)
+# do. Bottom: interactions/s against P, one curve per variant.
+#
+# `harness plot` runs it as gnuplot -e "VARIABLES" weak-scaling.gp with:
+#   datafile   interactions/s curves, one block each: a header line whose
+#              first field is the title, then rows (NaN: no value):
+#                P interactions/s %_of_ceiling - - noise_%
+#   ncurves    number of blocks in datafile
+#   efffile    efficiency curves, same layout: P efficiency_% ...
+#   neff       number of blocks in efffile
+#   outbase    writes outbase.png (pngcairo) and outbase.svg
+#   device, source   measured device(s) and CSVs, for the title
+#   xmin, xmax       the range of P in datafile
+
+noise(y, pct) = (pct == pct) ? y * pct / 100 : 0
+if (!exists("neff")) neff = 0
+
+set datafile missing "NaN"
+set grid
+set lmargin at screen 0.08
+set rmargin at screen 0.60
+set key at screen 0.67, graph 1 left top Left reverse noenhanced
+set logscale x 2
+set format x "%g"
+set xrange [0.8 : xmax * 1.25]
+set xlabel "ranks P (GPUs)"
+
+figure_title = sprintf("Weak Scaling over Ranks (fixed bodies per rank)\n%s: %s", device, source)
+
+do for [fmt in "png svg"] {
+    if (fmt eq "png") {
+        set terminal pngcairo size 1000,700 enhanced font "sans,10"
+    } else {
+        set terminal svg size 1000,700 dynamic enhanced font "sans,10"
+    }
+    set output outbase . "." . fmt
+    set multiplot layout 2,1 title figure_title noenhanced
+    set ylabel "parallel efficiency (%)"
+    unset logscale y
+    set format y "%g"
+    set yrange [0 : 110]
+    plot 100 with lines dt 2 lc rgb "gray40" title "ideal", \
+         for [i=0:neff-1] efffile index i using 1:2 with linespoints lw 2 title columnheader(1)
+    set ylabel "interactions/s"
+    set logscale y
+    set format y "10^{%L}"
+    set yrange [*:*]
+    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, $6)) \
+             with yerrorlines lw 2 title columnheader(1)
+    unset multiplot
+    set output
+}
