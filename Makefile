@@ -111,6 +111,14 @@ bin:
 #   make GIT_COMMIT=<sha> GIT_DIRTY=0|1
 GIT_COMMIT ?= $(or $(shell git rev-parse --verify -q HEAD 2>/dev/null),unknown)
 GIT_DIRTY  ?= $(shell git status --porcelain 2>/dev/null | grep -q . && echo 1 || echo 0)
+# The settings `harness ab` builds a base revision with, so that both sides
+# are compiled alike: CC, NVCC and CUDA_ARCH as resolved here, and OPT,
+# CFLAGS, NVCCFLAGS and CUDA_HOME where the user set them, on the command
+# line (passed on make's command line, 0) or in the environment (put in the
+# build's environment, 1), as the user did: a command-line CFLAGS also
+# overrides the kernels' own flags, an environment one does not.
+buildinfo_setting = echo '  { "$(1)", "'"$$(printf '%s' '$($(1))' | sed 's/\\/\\\\/g; s/"/\\"/g')"'", $(2) }, \';
+buildinfo_given = $(if $(findstring command,$(origin $(1))),$(call buildinfo_setting,$(1),0),$(if $(findstring environment,$(origin $(1))),$(call buildinfo_setting,$(1),1)))
 build/buildinfo.h: FORCE
 	@mkdir -p build
 	@{ \
@@ -123,6 +131,12 @@ build/buildinfo.h: FORCE
 	  echo '#define HARNESS_NVCC_FLAGS "'"$$( [ -n '$(NVCC)' ] && echo '$(ALL_NVCCFLAGS)' | sed 's/"/\\"/g')"'"'; \
 	  echo '#define HARNESS_GIT_COMMIT "$(GIT_COMMIT)"'; \
 	  echo '#define HARNESS_GIT_DIRTY $(GIT_DIRTY)'; \
+	  echo '#define HARNESS_MAKE_SETTINGS \'; \
+	  $(call buildinfo_setting,CC,0) \
+	  $(call buildinfo_setting,NVCC,0) \
+	  $(call buildinfo_setting,CUDA_ARCH,0) \
+	  $(foreach v,OPT CFLAGS NVCCFLAGS CUDA_HOME,$(call buildinfo_given,$(v))) \
+	  echo '  { 0, 0, 0 }'; \
 	} > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
