@@ -24,6 +24,7 @@
 #include "sph_run.h"
 #include "results.h"
 #include "sysinfo.h"
+#include "testhook.h"
 #include "../variants/suites.h"
 #include "validate.h"
 
@@ -211,15 +212,17 @@ static void main_measure(const struct cli_options *o, const struct variant *v, c
 	if (o->cmd != CLI_RUN)
 		goto out_destroy;
 	int rc;
+	struct timing_opts topt = o->timing;
+	topt.slowdown = testhook_slowdown(v->name);
 	if (v->device == VARIANT_GPU) {
 		row->ceiling = main_gpu_ceiling(gpu, v->precision);
 		row->clock_start_mhz = main_gpu_clock(gpu);
 	}
 	if (o->steps) {
 		struct main_step_ctx sc = { &in, o->dt };
-		rc = timing_measure(main_steps_fn, &sc, &o->timing, &row->t);
+		rc = timing_measure(main_steps_fn, &sc, &topt, &row->t);
 	} else {
-		rc = timing_measure(instance_forces, &in, &o->timing, &row->t);
+		rc = timing_measure(instance_forces, &in, &topt, &row->t);
 	}
 	if (v->device == VARIANT_GPU)
 		row->clock_end_mhz = main_gpu_clock(gpu);
@@ -611,6 +614,11 @@ int main(int argc, char **argv)
 {
 	struct cli_options o;
 	char err[768];
+	if (testhook_check(err, sizeof err) != 0)
+		return main_usage_error(err);
+	if (testhook_active())
+		fprintf(stderr, "harness: test hook: %s=%s lengthens the timing samples of those variants\n",
+			TESTHOOK_SLOWDOWN, testhook_active());
 	if (argc > 1 && strcmp(argv[1], "compare") == 0)
 		return compare_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)

@@ -12,6 +12,7 @@
 #include "gpu_device.h"
 #include "json_out.h"
 #include "sysinfo.h"
+#include "testhook.h"
 
 const char *const results_columns[] = {
 	"variant", "family", "precision", "device", "device_name", "n",
@@ -229,6 +230,8 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 	json_kv_double(&j, "sample_time_s", meta->timing->sample_time);
 	json_kv_int(&j, "min_samples", (long long)meta->timing->min_samples);
 	json_kv_string(&j, "noise_measure", "relative sample standard deviation");
+	if (testhook_active())
+		json_kv_string(&j, "test_hook_slowdown", testhook_active());
 	json_end_object(&j);
 	if (table->json)
 		table->json(&j, table->ctx);

@@ -15,6 +15,7 @@ void timing_opts_default(struct timing_opts *o)
 	o->sample_time = 0.01;
 	o->min_samples = 5;
 	o->max_samples = 10000;
+	o->slowdown = 0.0;
 }
 
 double timing_now(void)
@@ -45,6 +46,20 @@ static int timing_push(struct timing_result *r, size_t *cap, double per_call)
 	return 0;
 }
 
+/* The planted slowdown: busy-waits fraction x seconds (the CPU stays busy,
+ * as extra work would keep it) and returns seconds plus the wait as
+ * measured. Returns seconds unchanged when fraction is 0. */
+static double timing_pad(double seconds, double fraction)
+{
+	if (!(fraction > 0) || !(seconds > 0))
+		return seconds;
+	double t0 = timing_now(), end = t0 + fraction * seconds, now;
+	do
+		now = timing_now();
+	while (now < end);
+	return seconds + (now - t0);
+}
+
 static bool timing_done(const struct timing_result *r, const struct timing_opts *o)
 {
 	if (r->count >= o->max_samples || r->measured_time >= o->max_time)
@@ -64,6 +79,7 @@ int timing_measure(timing_fn fn, void *ctx, const struct timing_opts *o, struct 
 	double warm;
 	if (fn(ctx, 1, &warm) != 0)
 		goto out_fail;
+	warm = timing_pad(warm, o->slowdown);
 
 	if (warm >= o->max_time) {
 		/* Too slow to repeat within the cap: the warm-up is the measurement. */
@@ -78,6 +94,7 @@ int timing_measure(timing_fn fn, void *ctx, const struct timing_opts *o, struct 
 			double t;
 			if (fn(ctx, r->reps_per_sample, &t) != 0)
 				goto out_fail;
+			t = timing_pad(t, o->slowdown);
 			r->measured_time += t;
 			if (timing_push(r, &cap, t / r->reps_per_sample) != 0)
 				goto out_fail;
