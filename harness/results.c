@@ -239,52 +239,75 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 	json_finish(&j);
 }
 
-int results_write_table(const char *csv_path, const struct results_table *table,
-			const struct results_meta *meta, char *err, size_t errlen)
+int results_write_files(const char *csv_path, int (*write_csv)(FILE *fp, void *ctx),
+			void (*write_sidecar)(FILE *fp, void *ctx), void *ctx, char *err,
+			size_t errlen)
 {
 	int rc = -1;
 	struct atomic_file csv = { 0 }, side = { 0 };
-	char (*cells)[64] = calloc(table->ncols, sizeof *cells);
-	const char **fields = calloc(table->ncols, sizeof *fields);
 	char *side_path = results_sidecar_path(csv_path);
-	if (!cells || !fields || !side_path) {
+	if (!side_path) {
 		snprintf(err, errlen, "out of memory writing %s", csv_path);
-		goto out_free;
+		return -1;
 	}
-	if (atomic_file_open(&csv, csv_path, err, errlen) != 0)
-		goto out_free;
-	if (atomic_file_open(&side, side_path, err, errlen) != 0)
+	if (atomic_file_open(&csv, csv_path, err, errlen) != 0 ||
+	    atomic_file_open(&side, side_path, err, errlen) != 0)
 		goto out_abort;
-
-	if (csv_write_row(csv.fp, table->columns, table->ncols) != 0)
-		goto out_write_error;
-	for (size_t r = 0; r < table->nrows; r++) {
-		table->format(table->ctx, r, cells);
-		for (size_t c = 0; c < table->ncols; c++)
-			fields[c] = cells[c];
-		if (csv_write_row(csv.fp, fields, table->ncols) != 0)
-			goto out_write_error;
+	if (write_csv(csv.fp, ctx) != 0) {
+		snprintf(err, errlen, "cannot write %s", csv_path);
+		goto out_abort;
 	}
-	results_json(side.fp, csv_path, table, meta);
-
+	write_sidecar(side.fp, ctx);
 	/* Sidecar first: a CSV never appears without its metadata. */
-	if (atomic_file_commit(&side, err, errlen) != 0)
-		goto out_abort;
-	if (atomic_file_commit(&csv, err, errlen) != 0)
+	if (atomic_file_commit(&side, err, errlen) != 0 ||
+	    atomic_file_commit(&csv, err, errlen) != 0)
 		goto out_abort;
 	rc = 0;
 	goto out_free;
-
-out_write_error:
-	snprintf(err, errlen, "cannot write %s", csv_path);
 out_abort:
 	atomic_file_abort(&side);
 	atomic_file_abort(&csv);
 out_free:
-	free(cells);
-	free(fields);
 	free(side_path);
 	return rc;
+}
+
+/* What results_write_table hands results_write_files. */
+struct results_table_job {
+	const char *csv_path;
+	const struct results_table *table;
+	const struct results_meta *meta;
+};
+
+static int results_table_csv(FILE *fp, void *ctx)
+{
+	const struct results_table *table = ((struct results_table_job *)ctx)->table;
+	char (*cells)[64] = calloc(table->ncols, sizeof *cells);
+	const char **fields = calloc(table->ncols, sizeof *fields);
+	int rc = cells && fields ? csv_write_row(fp, table->columns, table->ncols) : -1;
+	for (size_t r = 0; rc == 0 && r < table->nrows; r++) {
+		table->format(table->ctx, r, cells);
+		for (size_t c = 0; c < table->ncols; c++)
+			fields[c] = cells[c];
+		rc = csv_write_row(fp, fields, table->ncols);
+	}
+	free(cells);
+	free(fields);
+	return rc;
+}
+
+static void results_table_sidecar(FILE *fp, void *ctx)
+{
+	const struct results_table_job *job = ctx;
+	results_json(fp, job->csv_path, job->table, job->meta);
+}
+
+int results_write_table(const char *csv_path, const struct results_table *table,
+			const struct results_meta *meta, char *err, size_t errlen)
+{
+	struct results_table_job job = { csv_path, table, meta };
+	return results_write_files(csv_path, results_table_csv, results_table_sidecar, &job, err,
+				   errlen);
 }
 
 /* The N-body part of the sidecar: validation rules, flop count, samples. */

@@ -82,6 +82,15 @@ struct results_table {
 int results_write_table(const char *csv_path, const struct results_table *table,
 			const struct results_meta *meta, char *err, size_t errlen);
 
+/* The writing under results_write_table, for tables made otherwise:
+ * write_csv(fp, ctx) writes the whole CSV (0, or -1 on an I/O error),
+ * write_sidecar(fp, ctx) the sidecar; both files are written atomically,
+ * the sidecar first, so either both appear complete or neither changes.
+ * Returns 0, or -1 with one line in err. */
+int results_write_files(const char *csv_path, int (*write_csv)(FILE *fp, void *ctx),
+			void (*write_sidecar)(FILE *fp, void *ctx), void *ctx, char *err,
+			size_t errlen);
+
 /* One {"variant", "n", "reps_per_sample", "seconds_per_call": [...]} entry. */
 void results_json_samples(struct json_out *j, const char *name, size_t n,
 			  const struct timing_result *t, int timed);
