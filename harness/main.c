@@ -214,6 +214,7 @@ static void main_measure(const struct cli_options *o, const struct variant *v, c
 	int rc;
 	struct timing_opts topt = o->timing;
 	topt.slowdown = testhook_slowdown(v->name);
+	topt.test_work = testhook_work(v->name);
 	if (v->device == VARIANT_GPU) {
 		row->ceiling = main_gpu_ceiling(gpu, v->precision);
 		row->clock_start_mhz = main_gpu_clock(gpu);
@@ -616,9 +617,11 @@ int main(int argc, char **argv)
 	char err[768];
 	if (testhook_check(err, sizeof err) != 0)
 		return main_usage_error(err);
-	if (testhook_active())
-		fprintf(stderr, "harness: test hook: %s=%s lengthens the timing samples of those variants\n",
-			TESTHOOK_SLOWDOWN, testhook_active());
+	if (testhook_active(TESTHOOK_SLOWDOWN) || testhook_active(TESTHOOK_WORK))
+		fprintf(stderr, "harness: test hooks on: %s=%s %s=%s lengthen the timings of those variants\n",
+			TESTHOOK_WORK, testhook_active(TESTHOOK_WORK) ? testhook_active(TESTHOOK_WORK) : "",
+			TESTHOOK_SLOWDOWN,
+			testhook_active(TESTHOOK_SLOWDOWN) ? testhook_active(TESTHOOK_SLOWDOWN) : "");
 	if (argc > 1 && strcmp(argv[1], "compare") == 0)
 		return compare_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)

@@ -230,8 +230,10 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 	json_kv_double(&j, "sample_time_s", meta->timing->sample_time);
 	json_kv_int(&j, "min_samples", (long long)meta->timing->min_samples);
 	json_kv_string(&j, "noise_measure", "relative sample standard deviation");
-	if (testhook_active())
-		json_kv_string(&j, "test_hook_slowdown", testhook_active());
+	if (testhook_active(TESTHOOK_WORK))
+		json_kv_string(&j, "test_hook_work", testhook_active(TESTHOOK_WORK));
+	if (testhook_active(TESTHOOK_SLOWDOWN))
+		json_kv_string(&j, "test_hook_slowdown", testhook_active(TESTHOOK_SLOWDOWN));
 	json_end_object(&j);
 	if (table->json)
 		table->json(&j, table->ctx);

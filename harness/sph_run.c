@@ -386,6 +386,7 @@ static int sph_measure(const struct sph_options *o, const struct sph_params *p,
 		struct sph_timed t = { ops, ctx, &row->ph, &row->ph_steps };
 		struct timing_opts topt = o->timing;
 		topt.slowdown = testhook_slowdown(row->v->name);
+	topt.test_work = testhook_work(row->v->name);
 		if (timing_measure(sph_timed_steps, &t, &topt, &row->t) != 0) {
 			fprintf(stderr, "harness: sph: timing %s failed: %s\n", row->v->name, ops->error(ctx));
 			status = CLI_FAILED;

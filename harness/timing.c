@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "timing.h"
 
+#include "../reference/rng.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@ void timing_opts_default(struct timing_opts *o)
 	o->sample_time = 0.01;
 	o->min_samples = 5;
 	o->max_samples = 10000;
+	o->test_work = 0.0;
 	o->slowdown = 0.0;
 }
 
@@ -46,14 +49,23 @@ static int timing_push(struct timing_result *r, size_t *cap, double per_call)
 	return 0;
 }
 
-/* The planted slowdown: busy-waits fraction x seconds (the CPU stays busy,
- * as extra work would keep it) and returns seconds plus the wait as
- * measured. Returns seconds unchanged when fraction is 0. */
-static double timing_pad(double seconds, double fraction)
+/* Relative spread of the test hook's fixed work: each sample's is drawn
+ * uniformly from [1, 1 + TIMING_WORK_SPREAD) times its nominal length. */
+#define TIMING_WORK_SPREAD 0.1
+
+/* The test hooks: busy-waits the fixed work of reps calls, then slowdown x
+ * the whole (the CPU stays busy, as real work would keep it), and returns
+ * seconds plus the wait as measured. Returns seconds unchanged without
+ * hooks. */
+static double timing_pad(double seconds, int reps, const struct timing_opts *o, struct rng *jitter)
 {
-	if (!(fraction > 0) || !(seconds > 0))
+	double work = 0.0;
+	if (o->test_work > 0)
+		work = reps * o->test_work * (1.0 + TIMING_WORK_SPREAD * rng_uniform(jitter));
+	double wait = work + o->slowdown * (seconds + work);
+	if (!(wait > 0))
 		return seconds;
-	double t0 = timing_now(), end = t0 + fraction * seconds, now;
+	double t0 = timing_now(), end = t0 + wait, now;
 	do
 		now = timing_now();
 	while (now < end);
@@ -77,9 +89,11 @@ int timing_measure(timing_fn fn, void *ctx, const struct timing_opts *o, struct 
 	memset(r, 0, sizeof *r);
 	size_t cap = 0;
 	double warm;
+	struct rng jitter; /* the test hook's: the same draws in every run */
+	rng_seed(&jitter, 42);
 	if (fn(ctx, 1, &warm) != 0)
 		goto out_fail;
-	warm = timing_pad(warm, o->slowdown);
+	warm = timing_pad(warm, 1, o, &jitter);
 
 	if (warm >= o->max_time) {
 		/* Too slow to repeat within the cap: the warm-up is the measurement. */
@@ -94,7 +108,7 @@ int timing_measure(timing_fn fn, void *ctx, const struct timing_opts *o, struct 
 			double t;
 			if (fn(ctx, r->reps_per_sample, &t) != 0)
 				goto out_fail;
-			t = timing_pad(t, o->slowdown);
+			t = timing_pad(t, r->reps_per_sample, o, &jitter);
 			r->measured_time += t;
 			if (timing_push(r, &cap, t / r->reps_per_sample) != 0)
 				goto out_fail;

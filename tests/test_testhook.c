@@ -1,4 +1,4 @@
-/* test_testhook.c - the planted slowdown: off by default, strict when on, exact when planted */
+/* test_testhook.c - the test hooks: off by default, strict when on, exact when planted */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -25,13 +25,13 @@ Test(testhook, off_unless_switched_on)
 {
 	char err[256] = "";
 	hooks(NULL, "cpu-portable:30");
-	cr_assert_null(testhook_active());
+	cr_assert_null(testhook_active(TESTHOOK_SLOWDOWN));
 	cr_assert_eq(testhook_slowdown("cpu-portable"), 0.0);
 	cr_assert_eq(testhook_check(err, sizeof err), 0);
 	hooks("0", "cpu-portable:30");
 	cr_assert_eq(testhook_slowdown("cpu-portable"), 0.0);
 	hooks("1", NULL);
-	cr_assert_null(testhook_active());
+	cr_assert_null(testhook_active(TESTHOOK_SLOWDOWN));
 	cr_assert_eq(testhook_slowdown("cpu-portable"), 0.0);
 }
 
@@ -40,7 +40,7 @@ Test(testhook, names_and_globs_first_match_wins)
 	char err[256] = "";
 	hooks("1", "cpu-portable:30,cpu-*:10,sph-cpu-grid:3");
 	cr_assert_eq(testhook_check(err, sizeof err), 0, "%s", err);
-	cr_assert_str_eq(testhook_active(), "cpu-portable:30,cpu-*:10,sph-cpu-grid:3");
+	cr_assert_str_eq(testhook_active(TESTHOOK_SLOWDOWN), "cpu-portable:30,cpu-*:10,sph-cpu-grid:3");
 	cr_assert_float_eq(testhook_slowdown("cpu-portable"), 0.30, 1e-12);
 	cr_assert_float_eq(testhook_slowdown("cpu-simd"), 0.10, 1e-12);
 	cr_assert_float_eq(testhook_slowdown("sph-cpu-grid"), 0.03, 1e-12);
@@ -61,6 +61,22 @@ Test(testhook, malformed_specs_are_refused_with_one_line)
 		cr_expect_eq(testhook_slowdown("cpu-portable"), strstr(bad[i], "cpu-portable:30,") ? 0.3 : 0.0,
 			     "'%s' must plant nothing it cannot parse", bad[i]);
 	}
+}
+
+Test(testhook, work_in_microseconds_and_its_own_errors)
+{
+	char err[256] = "";
+	hooks("1", NULL);
+	setenv(TESTHOOK_WORK, "cpu-*:2000", 1);
+	cr_assert_eq(testhook_check(err, sizeof err), 0, "%s", err);
+	cr_assert_float_eq(testhook_work("cpu-simd"), 2e-3, 1e-15);
+	cr_assert_eq(testhook_work("naive"), 0.0);
+	cr_assert_eq(testhook_slowdown("cpu-simd"), 0.0, "the two hooks are separate");
+	setenv(TESTHOOK_WORK, "cpu-simd:2000000", 1);
+	cr_assert_eq(testhook_check(err, sizeof err), -1);
+	cr_assert(strstr(err, TESTHOOK_WORK) && strstr(err, "MICROSECONDS"), "%s", err);
+	unsetenv(TESTHOOK_ENABLE);
+	cr_assert_eq(testhook_work("cpu-simd"), 0.0);
 }
 
 /* A callback reporting 1 ms per call without taking any time. */
@@ -91,6 +107,22 @@ Test(testhook, a_planted_slowdown_lengthens_every_sample_by_its_fraction)
 	cr_assert_geq(wall, 0.3 * slowed.measured_time / 1.3 * 0.99, "the wait is real");
 	timing_result_free(&plain);
 	timing_result_free(&slowed);
+}
+
+Test(testhook, fixed_work_comes_before_the_slowdown)
+{
+	struct timing_opts o;
+	struct timing_result r;
+	timing_opts_default(&o);
+	o.min_time = o.max_time = 0.05;
+	o.test_work = 1e-3;
+	o.slowdown = 0.5;
+	cr_assert_eq(timing_measure(testhook_fake, NULL, &o, &r), 0);
+	/* (1 ms reported + 1 to 1.1 ms of work) x 1.5 */
+	cr_assert_geq(r.s.min, 3e-3, "min %g", r.s.min);
+	cr_assert_lt(r.s.min, 3.15e-3, "min %g", r.s.min);
+	cr_assert_gt(r.s.max, r.s.min, "the work has a spread");
+	timing_result_free(&r);
 }
 
 Test(testhook, the_program_refuses_a_malformed_spec)
