@@ -188,7 +188,7 @@ static bool ab_combine(const struct ab_round *r, size_t n, size_t i, size_t c, e
 
 /* Pooled figures of one counting row. */
 struct ab_pooled {
-	struct stats_summary s;
+	struct stats_summary s; /* of all samples, but median: that of the rounds' medians */
 	double first_median; /* round 0's median, what its rates were computed from */
 	double max_noise;    /* the run's --max-noise; NAN if the sidecar does not say */
 };
@@ -245,18 +245,24 @@ static int ab_write_row(FILE *fp, const struct ab_round *r, size_t n, size_t i, 
 	}
 	struct ab_pooled p = { .max_noise = max_noise };
 	double *all = ab_row_pool(r, n, i, &count);
-	double *first = ab_row_pool(r, 1, i, &(size_t){ 0 });
+	double *medians = malloc(n * sizeof *medians);
 	const char **cells = malloc(ncols * sizeof *cells);
 	char (*nums)[32] = malloc(ncols * sizeof *nums);
 	int rc = -1;
-	if (all && first && cells && nums && stats_summarize(all, count, &p.s) == 0) {
-		p.first_median = stats_median(first, ab_row_samples(&r[0], i)->count);
+	for (size_t k = 0; all && medians && k < n; k++) {
+		double *one = ab_row_pool(&r[k], 1, i, &(size_t){ 0 });
+		medians[k] = one ? stats_median(one, ab_row_samples(&r[k], i)->count) : NAN;
+		free(one);
+	}
+	if (all && medians && cells && nums && stats_summarize(all, count, &p.s) == 0) {
+		p.first_median = medians[0];
+		p.s.median = stats_median(medians, n);
 		for (size_t c = 0; c < ncols; c++)
 			cells[c] = ab_pooled_cell(r, n, i, c, &p, nums[c], sizeof nums[c]);
 		rc = csv_write_row(fp, cells, ncols) == 0 ? 1 : -1;
 	}
 	free(all);
-	free(first);
+	free(medians);
 	free(cells);
 	free(nums);
 	return rc;
@@ -307,8 +313,10 @@ static void ab_json_info(struct json_out *j, const char *const *csv, size_t n,
 	for (size_t k = 0; k < n; k++)
 		json_string(j, csv[k]);
 	json_end_array(j);
-	json_kv_string(j, "pooling", "a row counts when it validated and was timed in every round: "
-		       "its samples are pooled and its median, noise and rates recomputed from them");
+	json_kv_string(j, "pooling", "a row counts when it validated and was timed in every round; "
+		       "its median is the median of the rounds' medians (each run weighs the same), "
+		       "its rates follow that median, its noise, min, max and standard deviation are "
+		       "those of all the rounds' samples together");
 	json_end_object(j);
 }
 

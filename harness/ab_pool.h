@@ -14,12 +14,15 @@
  *   and the same (variant, n) in every row, and its sidecar one samples
  *   entry per row, in the same order;
  * - a row counts only when it validated and was timed in every round; it
- *   is then written as the first round wrote it, with: samples, min,
- *   median, max and standard deviation of the pooled seconds per call
- *   (time_*_s, time_*_step_s), noise_pct = their relative standard
- *   deviation, noise_met against the run's --max-noise, the rates
+ *   is then written as the first round wrote it, with: samples, min, max
+ *   and standard deviation of the pooled seconds per call (time_*_s,
+ *   time_*_step_s), noise_pct = their relative standard deviation (so the
+ *   spread between runs is in it), noise_met against the run's
+ *   --max-noise; the median is the median of the rounds' medians, so that
+ *   every run weighs the same (a noisy run takes more samples in its
+ *   --max-time, and a whole run can be slowed by a busy machine); the rates
  *   (interactions_per_s, gflop_per_s, steps_per_s, pct_of_ceiling)
- *   rescaled to the pooled median, *_err columns the worst round's,
+ *   rescaled to that median, *_err columns the worst round's,
  *   *_ms phase columns the rounds' mean, SM clocks the lowest and
  *   clock_dropped if any round's dropped;
  * - a row that failed (invalid or untimed) in some round is written as the
