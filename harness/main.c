@@ -11,6 +11,7 @@
 
 #include "../reference/ic.h"
 #include "../reference/nbody_ref.h"
+#include "ab.h"
 #include "atomic_file.h"
 #include "bodies_io.h"
 #include "ceiling.h"
@@ -624,6 +625,8 @@ int main(int argc, char **argv)
 			testhook_active(TESTHOOK_SLOWDOWN) ? testhook_active(TESTHOOK_SLOWDOWN) : "");
 	if (argc > 1 && strcmp(argv[1], "compare") == 0)
 		return compare_command(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "ab") == 0)
+		return ab_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)
 		return plot_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "sph") == 0)

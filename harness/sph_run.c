@@ -771,6 +771,12 @@ out_free:
 	return status;
 }
 
+int sph_check_args(int argc, char **argv, char *err, size_t errlen)
+{
+	struct sph_options o;
+	return sph_parse(argc, argv, &o, err, errlen);
+}
+
 int sph_command(int argc, char **argv)
 {
 	struct sph_options o;

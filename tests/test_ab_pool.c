@@ -12,20 +12,18 @@
 #include "../harness/csv_table.h"
 #include "../harness/json_in.h"
 #include "../harness/results.h"
+#include "tmp_dir.h"
 
 static char dir[64];
 
 static void make_dir(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/harness-ab-pool-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	tmp_dir_make(dir, "ab-pool");
 }
 
 static void remove_dir(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_expect_eq(system(cmd), 0);
+	tmp_dir_remove(dir);
 }
 
 TestSuite(ab_pool, .init = make_dir, .fini = remove_dir);
