@@ -5,6 +5,11 @@
 #                   default sweep (RUN_ARGS=... adds options)
 #   make test       install what is missing, then run the Criterion tests
 #   make sass/ptx   machine code and PTX of the CUDA objects
+#   make regress BASE=REV [SUITE=NAME]
+#                   the regression gate: bin/harness ab against revision REV
+#   make base-tree BASE=REV [BASE_TREE=DIR]
+#                   REV's sources for a machine without git (then
+#                   make regress BASE_TREE=DIR there)
 #   make clean
 #
 # CUDA: nvcc is taken from PATH or /usr/local/cuda/bin (NVCC=... overrides,
@@ -83,7 +88,7 @@ BIN := bin/harness
 TESTBIN := bin/tests
 GPUTESTBIN := bin/tests-gpu
 
-.PHONY: all run test figures deps deps-run deps-test deps-figures sass ptx clean FORCE
+.PHONY: all run test figures deps deps-run deps-test deps-figures sass ptx regress base-tree clean FORCE
 all: $(BIN)
 
 $(BIN): $(MAIN_OBJ) $(LIB_OBJ) | bin
@@ -193,6 +198,31 @@ figures: deps-run deps-figures
 	@if [ -f $(COLLAPSE) ]; then \
 	  gnuplot -e "datafile='$(COLLAPSE)'; outbase='$(FIGURES)/sph-collapse'; steps='0 625 1250 2500'; dt=1.6e-4" plots/sph-collapse.gp && \
 	  echo "sph-collapse: $(COLLAPSE) -> $(FIGURES)/sph-collapse.png, .svg"; fi
+
+# The regression gate: the rows (SUITE, or REGRESS_ARGS such as
+# '--variant jsplit-k4 --n 2^16 --rounds 4 --threshold 2') run with REV's
+# build and this tree's, interleaved; exit 1 on a regression. BASE_TREE=DIR
+# takes REV's sources from a tree made by `make base-tree` (no git needed).
+BASE         ?=
+BASE_TREE    ?=
+SUITE        ?=
+REGRESS_ARGS ?=
+regress: deps-run
+	@[ -n "$(BASE)$(BASE_TREE)" ] || { echo "usage: make regress BASE=REV [SUITE=NAME] [REGRESS_ARGS='...'], or BASE_TREE=DIR for BASE"; exit 2; }
+	@$(MAKE) --no-print-directory $(BIN)
+	$(BIN) ab $(if $(BASE_TREE),--base-tree $(BASE_TREE),--base $(BASE)) $(if $(SUITE),--suite $(SUITE)) $(REGRESS_ARGS)
+
+# REV's sources as a plain tree (git archive, without results/ and plots/,
+# which a build does not read), its commit in .harness-commit: carry it to
+# a machine without git and run `make regress BASE_TREE=DIR` there.
+base-tree:
+	@[ -n "$(BASE)" ] || { echo "usage: make base-tree BASE=REV [BASE_TREE=DIR] (default DIR: build/ab/tree)"; exit 2; }
+	@sha=$$(git rev-parse --verify -q '$(BASE)^{commit}') || { echo "make base-tree: '$(BASE)' is not a commit"; exit 2; }; \
+	dir='$(or $(BASE_TREE),build/ab/tree)'; \
+	rm -rf "$$dir.tmp" "$$dir" && mkdir -p "$$dir.tmp" && \
+	git archive "$$sha" -- . ':!results' ':!plots' | tar -x -C "$$dir.tmp" && \
+	echo "$$sha" > "$$dir.tmp/.harness-commit" && mv "$$dir.tmp" "$$dir" && \
+	echo "$$dir: the sources of $(BASE) ($$sha); where there is no git: make regress BASE_TREE=$$dir [SUITE=...]"
 
 sass: $(LIB_OBJ)
 	@[ -n "$(LIB_CU)" ] || { echo "no CUDA objects (built without nvcc)"; exit 1; }
