@@ -265,6 +265,12 @@ Test(ab, a_failed_build_says_so_and_exits_2)
 	cr_assert(strstr(err, "planted build error"), "the log's tail: %s", err);
 	cr_assert(strstr(err, "harness: ab: building --base-tree") && strstr(err, "failed"), "%s", err);
 	cr_assert_not(exists(dir), "%s was created", dir);
+	const char *log = strstr(err, "the log: ");
+	cr_assert_not_null(log, "%s", err);
+	char logpath[1024];
+	snprintf(logpath, sizeof logpath, "%.*s", (int)strcspn(log + 9, "\n"), log + 9);
+	cr_assert(exists(logpath), "%s", logpath);
+	unlink(logpath); /* the log of a planted failure: nobody will read it */
 }
 
 Test(ab, a_base_tree_is_built_with_this_builds_settings_and_named_by_its_commit)
