@@ -5,6 +5,11 @@
 #                   default sweep (RUN_ARGS=... adds options)
 #   make test       install what is missing, then run the Criterion tests
 #   make sass/ptx   machine code and PTX of the CUDA objects
+#   make regress BASE=REV [SUITE=NAME]
+#                   the regression gate: bin/harness ab against revision REV
+#   make base-tree BASE=REV [BASE_TREE=DIR]
+#                   REV's sources for a machine without git (then
+#                   make regress BASE_TREE=DIR there)
 #   make clean
 #
 # CUDA: nvcc is taken from PATH or /usr/local/cuda/bin (NVCC=... overrides,
@@ -122,7 +127,7 @@ BIN := bin/harness
 TESTBIN := bin/tests
 GPUTESTBIN := bin/tests-gpu
 
-.PHONY: all run test figures deps deps-mpi deps-run deps-test deps-figures sass ptx clean FORCE
+.PHONY: all run test figures deps deps-mpi deps-run deps-test deps-figures sass ptx regress base-tree clean FORCE
 all: $(BIN)
 
 $(BIN): $(MAIN_OBJ) $(LIB_OBJ) | bin
@@ -150,6 +155,14 @@ bin:
 #   make GIT_COMMIT=<sha> GIT_DIRTY=0|1
 GIT_COMMIT ?= $(or $(shell git rev-parse --verify -q HEAD 2>/dev/null),unknown)
 GIT_DIRTY  ?= $(shell git status --porcelain 2>/dev/null | grep -q . && echo 1 || echo 0)
+# The settings `harness ab` builds a base revision with, so that both sides
+# are compiled alike: CC, NVCC and CUDA_ARCH as resolved here, and OPT,
+# CFLAGS, NVCCFLAGS and CUDA_HOME where the user set them, on the command
+# line (passed on make's command line, 0) or in the environment (put in the
+# build's environment, 1), as the user did: a command-line CFLAGS also
+# overrides the kernels' own flags, an environment one does not.
+buildinfo_setting = echo '  { "$(1)", "'"$$(printf '%s' '$($(1))' | sed 's/\\/\\\\/g; s/"/\\"/g')"'", $(2) }, \';
+buildinfo_given = $(if $(findstring command,$(origin $(1))),$(call buildinfo_setting,$(1),0),$(if $(findstring environment,$(origin $(1))),$(call buildinfo_setting,$(1),1)))
 build/buildinfo.h: FORCE
 	@mkdir -p build
 	@{ \
@@ -162,6 +175,12 @@ build/buildinfo.h: FORCE
 	  echo '#define HARNESS_NVCC_FLAGS "'"$$( [ -n '$(NVCC)' ] && echo '$(ALL_NVCCFLAGS)' | sed 's/"/\\"/g')"'"'; \
 	  echo '#define HARNESS_GIT_COMMIT "$(GIT_COMMIT)"'; \
 	  echo '#define HARNESS_GIT_DIRTY $(GIT_DIRTY)'; \
+	  echo '#define HARNESS_MAKE_SETTINGS \'; \
+	  $(call buildinfo_setting,CC,0) \
+	  $(call buildinfo_setting,NVCC,0) \
+	  $(call buildinfo_setting,CUDA_ARCH,0) \
+	  $(foreach v,OPT CFLAGS NVCCFLAGS CUDA_HOME,$(call buildinfo_given,$(v))) \
+	  echo '  { 0, 0, 0 }'; \
 	} > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
@@ -233,6 +252,31 @@ figures: deps-run deps-figures
 	@if [ -f $(COLLAPSE) ]; then \
 	  gnuplot -e "datafile='$(COLLAPSE)'; outbase='$(FIGURES)/sph-collapse'; steps='0 625 1250 2500'; dt=1.6e-4" plots/sph-collapse.gp && \
 	  echo "sph-collapse: $(COLLAPSE) -> $(FIGURES)/sph-collapse.png, .svg"; fi
+
+# The regression gate: the rows (SUITE, or REGRESS_ARGS such as
+# '--variant jsplit-k4 --n 2^16 --rounds 4 --threshold 2') run with REV's
+# build and this tree's, interleaved; exit 1 on a regression. BASE_TREE=DIR
+# takes REV's sources from a tree made by `make base-tree` (no git needed).
+BASE         ?=
+BASE_TREE    ?=
+SUITE        ?=
+REGRESS_ARGS ?=
+regress: deps-run
+	@[ -n "$(BASE)$(BASE_TREE)" ] || { echo "usage: make regress BASE=REV [SUITE=NAME] [REGRESS_ARGS='...'], or BASE_TREE=DIR for BASE"; exit 2; }
+	@$(MAKE) --no-print-directory $(BIN)
+	$(BIN) ab $(if $(BASE_TREE),--base-tree $(BASE_TREE),--base $(BASE)) $(if $(SUITE),--suite $(SUITE)) $(REGRESS_ARGS)
+
+# REV's sources as a plain tree (git archive, without results/ and plots/,
+# which a build does not read), its commit in .harness-commit: carry it to
+# a machine without git and run `make regress BASE_TREE=DIR` there.
+base-tree:
+	@[ -n "$(BASE)" ] || { echo "usage: make base-tree BASE=REV [BASE_TREE=DIR] (default DIR: build/ab/tree)"; exit 2; }
+	@sha=$$(git rev-parse --verify -q '$(BASE)^{commit}') || { echo "make base-tree: '$(BASE)' is not a commit"; exit 2; }; \
+	dir='$(or $(BASE_TREE),build/ab/tree)'; \
+	rm -rf "$$dir.tmp" "$$dir" && mkdir -p "$$dir.tmp" && \
+	git archive "$$sha" -- . ':!results' ':!plots' | tar -x -C "$$dir.tmp" && \
+	echo "$$sha" > "$$dir.tmp/.harness-commit" && mv "$$dir.tmp" "$$dir" && \
+	echo "$$dir: the sources of $(BASE) ($$sha); where there is no git: make regress BASE_TREE=$$dir [SUITE=...]"
 
 sass: $(LIB_OBJ)
 	@[ -n "$(LIB_CU)" ] || { echo "no CUDA objects (built without nvcc)"; exit 1; }

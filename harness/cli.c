@@ -466,6 +466,8 @@ void cli_print_help(enum cli_command cmd)
 		       "  check    validate only\n"
 		       "  forces   per-body accelerations of one variant next to the reference\n"
 		       "  compare  two results CSVs row by row: faster, slower, same within noise\n"
+		       "  ab       the same rows with a base revision's build and this one,\n"
+		       "           interleaved, pooled and compared: a regression gate\n"
 		       "  plot     the chapter's figures from suite CSVs (gnuplot)\n"
 		       "  sph      the SPH variants on the paper's dam break (harness sph --help)\n");
 		break;

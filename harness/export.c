@@ -20,21 +20,19 @@ static const char *export_cell(const struct csv_table *t, size_t row, const char
 }
 
 /* A string value of the sidecar, or dflt. */
-static void export_sidecar_string(const char *json, const char *key, const char *dflt, char *out,
-				  size_t outlen)
+static void export_sidecar_string(const struct json_in_value *side, const char *key,
+				  const char *dflt, char *out, size_t outlen)
 {
-	const char *v = json ? json_in_value(json, key) : NULL;
-	if (v && *v == '"')
-		json_in_string(v, out, outlen);
-	else
-		snprintf(out, outlen, "%s", dflt);
+	const struct json_in_value *v = json_in_find(side, key);
+	snprintf(out, outlen, "%s", v && v->type == JSON_IN_STRING ? v->string : dflt);
 }
 
 static void export_context(struct json_out *j, const struct csv_table *t,
-			   const struct compare_kind *kind, const char *side, long skipped)
+			   const struct compare_kind *kind, const struct json_in_value *side,
+			   long skipped)
 {
 	char buf[1024];
-	const char *v;
+	const struct json_in_value *v;
 	json_key(j, "context");
 	json_begin_object(j);
 	export_sidecar_string(side, "created_utc", "", buf, sizeof buf);
@@ -42,8 +40,8 @@ static void export_context(struct json_out *j, const struct csv_table *t,
 	export_sidecar_string(side, "hostname", "", buf, sizeof buf);
 	json_kv_string(j, "host_name", buf);
 	json_kv_string(j, "executable", "bin/harness");
-	v = side ? json_in_value(side, "logical_cpus") : NULL;
-	json_kv_int(j, "num_cpus", v ? atoll(v) : 0);
+	v = json_in_find(side, "logical_cpus");
+	json_kv_int(j, "num_cpus", v && v->type == JSON_IN_NUMBER ? (long long)v->number : 0);
 	json_kv_int(j, "mhz_per_cpu", 0);
 	json_kv_bool(j, "cpu_scaling_enabled", false);
 	json_key(j, "caches");
@@ -127,7 +125,7 @@ static void export_benchmark(struct json_out *j, const struct compare_kind *kind
 	json_end_object(j);
 }
 
-long export_gbench(FILE *fp, const struct csv_table *t, const char *sidecar_json, char *err,
+long export_gbench(FILE *fp, const struct csv_table *t, const struct json_in_value *sidecar, char *err,
 		   size_t errlen)
 {
 	const struct compare_kind *kind = compare_kind_of(t);
@@ -147,7 +145,7 @@ long export_gbench(FILE *fp, const struct csv_table *t, const char *sidecar_json
 	struct json_out j;
 	json_init(&j, fp);
 	json_begin_object(&j);
-	export_context(&j, t, kind, sidecar_json, skipped);
+	export_context(&j, t, kind, sidecar, skipped);
 	json_key(&j, "benchmarks");
 	json_begin_array(&j);
 	for (size_t r = 0; r < t->nrows; r++)
@@ -174,15 +172,19 @@ static int export_file(const char *csv, const char *out)
 	char err[2048], *side_path = results_sidecar_path(csv);
 	struct csv_table t = { 0 };
 	struct atomic_file af = { 0 };
-	char *side = NULL;
+	struct json_in_value side = { 0 };
+	bool have_side = false;
 	int rc = 2;
 	if (results_pair_check(csv, err, sizeof err) == RESULTS_PAIR_MISMATCH ||
 	    csv_table_read(csv, &t, err, sizeof err) != 0)
 		goto out_free;
-	side = side_path ? json_in_read_file(side_path) : NULL;
+	{
+		char jerr[256];
+		have_side = side_path && json_in_read_file(side_path, &side, jerr, sizeof jerr) == 0;
+	}
 	if (out && atomic_file_open(&af, out, err, sizeof err) != 0)
 		goto out_free;
-	if (export_gbench(out ? af.fp : stdout, &t, side, err, sizeof err) < 0) {
+	if (export_gbench(out ? af.fp : stdout, &t, have_side ? &side : NULL, err, sizeof err) < 0) {
 		atomic_file_abort(&af);
 		goto out_free;
 	}
@@ -191,7 +193,7 @@ out_free:
 	if (rc != 0)
 		fprintf(stderr, "harness: export: %s\n", err);
 	csv_table_free(&t);
-	free(side);
+	json_in_free(&side);
 	free(side_path);
 	return rc;
 }

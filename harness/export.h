@@ -33,10 +33,11 @@
 int export_command(int argc, char **argv);
 
 /* Writes t (of the kind compare_kind_of finds) as Google Benchmark JSON;
- * sidecar_json is the sidecar's text or NULL. Returns how many rows were
+ * sidecar is the parsed sidecar or NULL. Returns how many rows were
  * written, or -1 with err when t is of no known kind or a cell is
  * malformed. */
-long export_gbench(FILE *fp, const struct csv_table *t, const char *sidecar_json, char *err,
+struct json_in_value;
+long export_gbench(FILE *fp, const struct csv_table *t, const struct json_in_value *sidecar, char *err,
 		   size_t errlen);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "../reference/ic.h"
 #include "../reference/nbody_ref.h"
+#include "ab.h"
 #include "atomic_file.h"
 #include "bodies_io.h"
 #include "ceiling.h"
@@ -29,6 +30,7 @@
 #include "results.h"
 #include "stats.h"
 #include "sysinfo.h"
+#include "testhook.h"
 #include "../variants/suites.h"
 #include "validate.h"
 
@@ -297,15 +299,18 @@ static void main_measure(const struct cli_options *o, const struct variant *v, c
 	if (o->cmd != CLI_RUN)
 		goto out_destroy;
 	int rc;
+	struct timing_opts topt = o->timing;
+	topt.slowdown = testhook_slowdown(v->name);
+	topt.test_work = testhook_work(v->name);
 	if (v->device == VARIANT_GPU) {
 		row->ceiling = main_gpu_ceiling(gpu, v->precision);
 		row->clock_start_mhz = main_gpu_clock(gpu);
 	}
 	if (o->steps) {
 		struct main_step_ctx sc = { &in, o->dt };
-		rc = timing_measure(main_steps_fn, &sc, &o->timing, &row->t);
+		rc = timing_measure(main_steps_fn, &sc, &topt, &row->t);
 	} else {
-		rc = timing_measure(instance_forces, &in, &o->timing, &row->t);
+		rc = timing_measure(instance_forces, &in, &topt, &row->t);
 	}
 	if (v->device == VARIANT_GPU)
 		row->clock_end_mhz = main_gpu_clock(gpu);
@@ -915,8 +920,17 @@ static int main_command(int argc, char **argv)
 			 cmd, dist_size());
 		return main_usage_error(err);
 	}
+	if (testhook_check(err, sizeof err) != 0)
+		return main_usage_error(err);
+	if (testhook_active(TESTHOOK_SLOWDOWN) || testhook_active(TESTHOOK_WORK))
+		fprintf(stderr, "harness: test hooks on: %s=%s %s=%s lengthen the timings of those variants\n",
+			TESTHOOK_WORK, testhook_active(TESTHOOK_WORK) ? testhook_active(TESTHOOK_WORK) : "",
+			TESTHOOK_SLOWDOWN,
+			testhook_active(TESTHOOK_SLOWDOWN) ? testhook_active(TESTHOOK_SLOWDOWN) : "");
 	if (argc > 1 && strcmp(argv[1], "compare") == 0)
 		return compare_command(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "ab") == 0)
+		return ab_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)
 		return plot_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "export") == 0)

@@ -453,68 +453,31 @@ int plot_write_published(FILE *fp, const char *dir, char *err, size_t errlen)
 
 /* ---- which results directory ------------------------------------------------ */
 
-/* Whether the string value of the JSON key at key_at (pointing at its
- * opening quote) equals want. */
-static bool plot_json_value_is(const char *key_at, size_t keylen, const char *want)
+/* Whether v is a JSON string equal to want. */
+static bool plot_json_string_is(const struct json_in_value *v, const char *want)
 {
-	const char *v = key_at + keylen;
-	v += strspn(v, " \t\r\n");
-	if (*v != ':')
-		return false;
-	v++;
-	v += strspn(v, " \t\r\n");
-	if (*v != '"')
-		return false;
-	char buf[512];
-	json_in_string(v, buf, sizeof buf);
-	return strcmp(buf, want) == 0;
+	return v && v->type == JSON_IN_STRING && strcmp(v->string, want) == 0;
 }
 
-/* The end of the JSON array starting at '[' at s (past its ']'). */
-static const char *plot_json_array_end(const char *s)
+/* Whether the parsed sidecar names device: a "name" of an entry of "gpus",
+ * or "cpu_model". */
+static bool plot_json_names_device(const struct json_in_value *side, const char *device)
 {
-	int depth = 0;
-	bool in_string = false;
-	for (; *s; s++) {
-		if (in_string) {
-			if (*s == '\\' && s[1])
-				s++;
-			else if (*s == '"')
-				in_string = false;
-		} else if (*s == '"') {
-			in_string = true;
-		} else if (*s == '[' || *s == '{') {
-			depth++;
-		} else if ((*s == ']' || *s == '}') && --depth == 0) {
-			return s + 1;
-		}
-	}
-	return s;
-}
-
-/* Whether the sidecar JSON text names device: a "name" inside "gpus", or
- * "cpu_model". */
-static bool plot_json_names_device(const char *json, const char *device)
-{
-	const char *gpus = strstr(json, "\"gpus\"");
-	const char *open = gpus ? strchr(gpus, '[') : NULL;
-	const char *end = open ? plot_json_array_end(open) : NULL;
-	for (const char *p = open; p && (p = strstr(p, "\"name\"")) && p < end; p += 6)
-		if (plot_json_value_is(p, 6, device))
+	const struct json_in_value *gpus = json_in_find(side, "gpus");
+	for (size_t k = 0; gpus && gpus->type == JSON_IN_ARRAY && k < gpus->count; k++)
+		if (plot_json_string_is(json_in_member(&gpus->items[k], "name"), device))
 			return true;
-	const char *cpu = strstr(json, "\"cpu_model\"");
-	return cpu && plot_json_value_is(cpu, 11, device);
+	return plot_json_string_is(json_in_find(side, "cpu_model"), device);
 }
 
 bool plot_sidecar_matches(const char *csv_path, const char *device)
 {
-	char *side = results_sidecar_path(csv_path);
-	if (!side)
-		return false;
-	char *json = json_in_read_file(side);
-	bool match = json && plot_json_names_device(json, device);
-	free(json);
-	free(side);
+	char *side_path = results_sidecar_path(csv_path), err[256];
+	struct json_in_value side = { 0 };
+	bool match = side_path && json_in_read_file(side_path, &side, err, sizeof err) == 0 &&
+		     plot_json_names_device(&side, device);
+	json_in_free(&side);
+	free(side_path);
 	return match;
 }
 

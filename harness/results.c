@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../kernels/nbody/nbody_cpu.h"
 #include "atomic_file.h"
@@ -15,6 +16,7 @@
 #include "json_in.h"
 #include "json_out.h"
 #include "sysinfo.h"
+#include "testhook.h"
 
 const char *const results_columns[] = {
 	"variant", "family", "precision", "device", "device_name", "n",
@@ -271,12 +273,6 @@ uint64_t results_fnv1a64(const void *data, size_t len)
 	return h;
 }
 
-/* What a sidecar records of its CSV. */
-struct results_stamp {
-	uint64_t fnv1a64;
-	size_t rows, bytes;
-};
-
 /* The sidecar: who measured what, where, with which build; the problem's
  * own part comes from table->json. */
 static void results_json(FILE *fp, const char *csv_path, const struct results_table *table,
@@ -289,11 +285,7 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 	json_begin_object(&j);
 	json_kv_string(&j, "schema", table->schema);
 	json_kv_string(&j, "csv", csv_path);
-	char hex[20];
-	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)stamp->fnv1a64);
-	json_kv_string(&j, "csv_fnv1a64", hex);
-	json_kv_int(&j, "csv_rows", (long long)stamp->rows);
-	json_kv_int(&j, "csv_bytes", (long long)stamp->bytes);
+	results_json_stamp(&j, stamp);
 	json_kv_string(&j, "created_utc", now);
 	json_key(&j, "argv");
 	json_begin_array(&j);
@@ -311,6 +303,10 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 	json_kv_double(&j, "sample_time_s", meta->timing->sample_time);
 	json_kv_int(&j, "min_samples", (long long)meta->timing->min_samples);
 	json_kv_string(&j, "noise_measure", "relative sample standard deviation");
+	if (testhook_active(TESTHOOK_WORK))
+		json_kv_string(&j, "test_hook_work", testhook_active(TESTHOOK_WORK));
+	if (testhook_active(TESTHOOK_SLOWDOWN))
+		json_kv_string(&j, "test_hook_slowdown", testhook_active(TESTHOOK_SLOWDOWN));
 	json_end_object(&j);
 	if (table->json)
 		table->json(&j, table->ctx);
@@ -320,57 +316,75 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 
 int (*results_fault_between_commits)(const char *csv_path);
 
-/* The table as CSV text in memory (caller frees *text), so that its
- * checksum can go into the sidecar. 0, or -1 when memory ran out. */
-static int results_csv_text(const struct results_table *table, char **text, size_t *len)
+/* The running state of a stamp: FNV-1a over the bytes, records ended
+ * outside quotes. */
+struct results_stamping {
+	uint64_t h;
+	size_t records, bytes;
+	bool quoted;
+};
+
+static void results_stamping_add(struct results_stamping *s, const unsigned char *buf, size_t n)
 {
-	int rc = -1;
-	char (*cells)[RESULTS_CELL] = calloc(table->ncols, sizeof *cells);
-	const char **fields = calloc(table->ncols, sizeof *fields);
-	FILE *mem = open_memstream(text, len);
-	if (!cells || !fields || !mem)
-		goto out_free;
-	if (csv_write_row(mem, table->columns, table->ncols) != 0)
-		goto out_free;
-	for (size_t r = 0; r < table->nrows; r++) {
-		table->format(table->ctx, r, cells);
-		for (size_t c = 0; c < table->ncols; c++)
-			fields[c] = cells[c];
-		if (csv_write_row(mem, fields, table->ncols) != 0)
-			goto out_free;
+	for (size_t i = 0; i < n; i++) {
+		s->h = (s->h ^ buf[i]) * 0x100000001b3ULL;
+		s->quoted ^= buf[i] == '"';
+		s->records += !s->quoted && buf[i] == '\n';
 	}
-	rc = 0;
-out_free:
-	if (mem && fclose(mem) != 0)
-		rc = -1;
-	if (rc != 0 && mem) {
-		free(*text);
-		*text = NULL;
-	}
-	free(cells);
-	free(fields);
-	return rc;
+	s->bytes += n;
 }
 
-int results_write_table(const char *csv_path, const struct results_table *table,
-			const struct results_meta *meta, char *err, size_t errlen)
+/* The stamp of what was added: data rows are the records past the header. */
+static struct results_stamp results_stamping_end(const struct results_stamping *s)
+{
+	struct results_stamp st = { s->h, s->records > 0 ? s->records - 1 : 0, s->bytes };
+	return st;
+}
+
+void results_json_stamp(struct json_out *j, const struct results_stamp *st)
+{
+	char hex[20];
+	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)st->fnv1a64);
+	json_kv_string(j, "csv_fnv1a64", hex);
+	json_kv_int(j, "csv_rows", (long long)st->rows);
+	json_kv_int(j, "csv_bytes", (long long)st->bytes);
+}
+
+int results_write_files(const char *csv_path, int (*write_csv)(FILE *fp, void *ctx),
+			void (*write_sidecar)(FILE *fp, void *ctx, const struct results_stamp *stamp),
+			void *ctx, char *err, size_t errlen)
 {
 	int rc = -1;
 	struct atomic_file csv = { 0 }, side = { 0 };
 	char *text = NULL, *side_path = results_sidecar_path(csv_path);
 	size_t len = 0;
-	if (!side_path || results_csv_text(table, &text, &len) != 0) {
+	FILE *mem = open_memstream(&text, &len);
+	if (!side_path || !mem) {
+		snprintf(err, errlen, "out of memory writing %s", csv_path);
+		if (mem)
+			fclose(mem);
+		goto out_free;
+	}
+	/* The CSV in memory first, so that its stamp can go into the sidecar. */
+	if (write_csv(mem, ctx) != 0) {
+		fclose(mem);
+		snprintf(err, errlen, "cannot write %s", csv_path);
+		goto out_free;
+	}
+	if (fclose(mem) != 0) {
 		snprintf(err, errlen, "out of memory writing %s", csv_path);
 		goto out_free;
 	}
-	struct results_stamp stamp = { results_fnv1a64(text, len), table->nrows, len };
+	struct results_stamping sg = { 0xcbf29ce484222325ULL, 0, 0, false };
+	results_stamping_add(&sg, (const unsigned char *)text, len);
+	const struct results_stamp stamp = results_stamping_end(&sg);
 	if (atomic_file_open(&csv, csv_path, err, errlen) != 0)
 		goto out_free;
 	if (atomic_file_open(&side, side_path, err, errlen) != 0)
 		goto out_abort;
 	/* A short write sets the stream's error flag, which commit checks. */
 	fwrite(text, 1, len, csv.fp);
-	results_json(side.fp, csv_path, table, meta, &stamp);
+	write_sidecar(side.fp, ctx, &stamp);
 
 	/* Sidecar first (see results.h): a CSV never appears without its stamp. */
 	if (atomic_file_commit(&side, err, errlen) != 0)
@@ -394,65 +408,58 @@ out_free:
 	return rc;
 }
 
-/* Checksum, size and data rows (records past the header: line ends
- * outside quotes) of the file at path. 0, or -1 when it cannot be read. */
+/* Checksum, size and data rows of the file at path. 0, or -1 when it
+ * cannot be read. */
 static int results_stamp_file(const char *path, struct results_stamp *st)
 {
 	FILE *fp = fopen(path, "rb");
 	if (!fp)
 		return -1;
 	unsigned char buf[65536];
-	size_t got, records = 0;
-	bool quoted = false;
-	uint64_t h = 0xcbf29ce484222325ULL;
-	st->bytes = 0;
-	while ((got = fread(buf, 1, sizeof buf, fp)) > 0) {
-		for (size_t i = 0; i < got; i++) {
-			h = (h ^ buf[i]) * 0x100000001b3ULL;
-			quoted ^= buf[i] == '"';
-			records += !quoted && buf[i] == '\n';
-		}
-		st->bytes += got;
-	}
+	size_t got;
+	struct results_stamping sg = { 0xcbf29ce484222325ULL, 0, 0, false };
+	while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
+		results_stamping_add(&sg, buf, got);
 	int bad = ferror(fp);
 	fclose(fp);
-	st->fnv1a64 = h;
-	st->rows = records > 0 ? records - 1 : 0;
+	*st = results_stamping_end(&sg);
 	return bad ? -1 : 0;
 }
 
-/* The stamp a sidecar's JSON records: 1 when it has one, 0 when it
+/* The stamp a parsed sidecar records: 1 when it has one, 0 when it
  * predates checksums, -1 when its stamp is malformed. */
-static int results_stamp_recorded(const char *json, struct results_stamp *st)
+static int results_stamp_recorded(const struct json_in_value *side, struct results_stamp *st)
 {
-	const char *h = json_in_value(json, "csv_fnv1a64");
-	const char *r = json_in_value(json, "csv_rows");
+	const struct json_in_value *h = json_in_find(side, "csv_fnv1a64");
+	const struct json_in_value *r = json_in_find(side, "csv_rows");
+	char *end;
 	if (!h)
 		return 0;
-	char hex[32], *end;
-	if (*h != '"' || !r)
+	if (h->type != JSON_IN_STRING || !r || r->type != JSON_IN_NUMBER || r->number < 0)
 		return -1;
-	json_in_string(h, hex, sizeof hex);
-	st->fnv1a64 = strtoull(hex, &end, 16);
-	if (strlen(hex) != 16 || *end != '\0')
+	st->fnv1a64 = strtoull(h->string, &end, 16);
+	if (strlen(h->string) != 16 || *end != '\0')
 		return -1;
-	st->rows = strtoull(r, &end, 10);
-	return end == r ? -1 : 1;
+	st->rows = (size_t)r->number;
+	return 1;
 }
 
 int results_pair_check(const char *csv_path, char *msg, size_t msglen)
 {
-	char *side_path = results_sidecar_path(csv_path);
-	char *json = side_path ? json_in_read_file(side_path) : NULL;
+	char *side_path = results_sidecar_path(csv_path), jerr[256];
+	struct json_in_value side = { 0 };
 	struct results_stamp want, have;
 	int rc;
 	if (!side_path) {
 		snprintf(msg, msglen, "out of memory checking %s", csv_path);
 		rc = RESULTS_PAIR_MISMATCH;
-	} else if (!json) {
+	} else if (access(side_path, F_OK) != 0) {
 		snprintf(msg, msglen, "no sidecar %s: not checked", side_path);
 		rc = RESULTS_PAIR_NO_SIDECAR;
-	} else if ((rc = results_stamp_recorded(json, &want)) <= 0) {
+	} else if (json_in_read_file(side_path, &side, jerr, sizeof jerr) != 0) {
+		snprintf(msg, msglen, "%s", jerr);
+		rc = RESULTS_PAIR_MISMATCH;
+	} else if ((rc = results_stamp_recorded(&side, &want)) <= 0) {
 		if (rc == 0)
 			snprintf(msg, msglen, "sidecar predates checksums: not checked");
 		else
@@ -473,9 +480,47 @@ int results_pair_check(const char *csv_path, char *msg, size_t msglen)
 		snprintf(msg, msglen, "%zu rows, checksum matches its sidecar", have.rows);
 		rc = RESULTS_PAIR_OK;
 	}
-	free(json);
+	json_in_free(&side);
 	free(side_path);
 	return rc;
+}
+
+/* What results_write_table hands results_write_files. */
+struct results_table_job {
+	const char *csv_path;
+	const struct results_table *table;
+	const struct results_meta *meta;
+};
+
+static int results_table_csv(FILE *fp, void *ctx)
+{
+	const struct results_table *table = ((struct results_table_job *)ctx)->table;
+	char (*cells)[RESULTS_CELL] = calloc(table->ncols, sizeof *cells);
+	const char **fields = calloc(table->ncols, sizeof *fields);
+	int rc = cells && fields ? csv_write_row(fp, table->columns, table->ncols) : -1;
+	for (size_t r = 0; rc == 0 && r < table->nrows; r++) {
+		table->format(table->ctx, r, cells);
+		for (size_t c = 0; c < table->ncols; c++)
+			fields[c] = cells[c];
+		rc = csv_write_row(fp, fields, table->ncols);
+	}
+	free(cells);
+	free(fields);
+	return rc;
+}
+
+static void results_table_sidecar(FILE *fp, void *ctx, const struct results_stamp *stamp)
+{
+	const struct results_table_job *job = ctx;
+	results_json(fp, job->csv_path, job->table, job->meta, stamp);
+}
+
+int results_write_table(const char *csv_path, const struct results_table *table,
+			const struct results_meta *meta, char *err, size_t errlen)
+{
+	struct results_table_job job = { csv_path, table, meta };
+	return results_write_files(csv_path, results_table_csv, results_table_sidecar, &job, err,
+				   errlen);
 }
 
 /* The N-body part of the sidecar: validation rules, flop count, samples. */

@@ -105,12 +105,31 @@ int results_write_table(const char *csv_path, const struct results_table *table,
  * A CSV and its sidecar are a pair: the sidecar records the CSV's FNV-1a
  * 64-bit checksum (offset basis 0xcbf29ce484222325, prime 0x100000001b3,
  * over every byte of the file) as "csv_fnv1a64" (16 hex digits), its data
- * rows as "csv_rows" and its size as "csv_bytes". results_write_table
+ * rows as "csv_rows" and its size as "csv_bytes". results_write_files
  * commits the sidecar first, then the CSV, so a failure between the two
  * leaves the new sidecar beside the old CSV (or beside none), which
  * results_pair_check gives away; never a CSV without a stamp of its own.
  */
 uint64_t results_fnv1a64(const void *data, size_t len);
+
+/* What a sidecar records of its CSV. */
+struct results_stamp {
+	uint64_t fnv1a64;
+	size_t rows, bytes;
+};
+
+/* The stamp's three keys into an open JSON object. */
+void results_json_stamp(struct json_out *j, const struct results_stamp *st);
+
+/* The writing under results_write_table, for tables made otherwise:
+ * write_csv(fp, ctx) writes the whole CSV (0, or -1 on an I/O error),
+ * write_sidecar(fp, ctx, stamp) the sidecar, which must record the stamp
+ * (results_json_stamp); both files are written atomically, the sidecar
+ * first, so either both appear complete or neither changes. Returns 0,
+ * or -1 with one line in err. */
+int results_write_files(const char *csv_path, int (*write_csv)(FILE *fp, void *ctx),
+			void (*write_sidecar)(FILE *fp, void *ctx, const struct results_stamp *stamp),
+			void *ctx, char *err, size_t errlen);
 
 enum results_pair_status {
 	RESULTS_PAIR_MISMATCH = -1,  /* the sidecar stamps another CSV (or one is unreadable) */

@@ -18,6 +18,7 @@
 #include "results.h"
 #include "sph_validate.h"
 #include "sysinfo.h"
+#include "testhook.h"
 #include "timing.h"
 
 /* Most columns one command takes. */
@@ -383,7 +384,10 @@ static int sph_measure(const struct sph_options *o, const struct sph_params *p,
 	status = CLI_OK;
 	if (o->cmd == SPH_RUN) {
 		struct sph_timed t = { ops, ctx, &row->ph, &row->ph_steps };
-		if (timing_measure(sph_timed_steps, &t, &o->timing, &row->t) != 0) {
+		struct timing_opts topt = o->timing;
+		topt.slowdown = testhook_slowdown(row->v->name);
+	topt.test_work = testhook_work(row->v->name);
+		if (timing_measure(sph_timed_steps, &t, &topt, &row->t) != 0) {
 			fprintf(stderr, "harness: sph: timing %s failed: %s\n", row->v->name, ops->error(ctx));
 			status = CLI_FAILED;
 		}
@@ -765,6 +769,12 @@ out_free:
 	free(vel4);
 	free(rho);
 	return status;
+}
+
+int sph_check_args(int argc, char **argv, char *err, size_t errlen)
+{
+	struct sph_options o;
+	return sph_parse(argc, argv, &o, err, errlen);
 }
 
 int sph_command(int argc, char **argv)

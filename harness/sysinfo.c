@@ -84,6 +84,12 @@ bool sysinfo_git_dirty(void)
 	return HARNESS_GIT_DIRTY;
 }
 
+const struct sysinfo_make_setting *sysinfo_make_settings(void)
+{
+	static const struct sysinfo_make_setting settings[] = { HARNESS_MAKE_SETTINGS };
+	return settings;
+}
+
 const struct sysinfo_flags *sysinfo_kernel_cflags(size_t *count)
 {
 	static const struct sysinfo_flags flags[] = {

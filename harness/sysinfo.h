@@ -22,6 +22,19 @@ const char *sysinfo_nvcc_flags(void); /* nvcc flags incl. architectures, "" with
 const char *sysinfo_git_commit(void); /* commit the binary was built from, or "unknown" */
 bool sysinfo_git_dirty(void);         /* uncommitted changes at build time */
 
+/* A make variable of this build that a build of another revision must
+ * repeat (build/buildinfo.h's HARNESS_MAKE_SETTINGS): CC, NVCC and
+ * CUDA_ARCH as resolved, and the other flags the user set. in_env: the
+ * user set it in the environment (pass it there), else on make's command
+ * line (pass it there). */
+struct sysinfo_make_setting {
+	const char *name, *value;
+	int in_env;
+};
+
+/* The settings, ending with a { NULL } entry. */
+const struct sysinfo_make_setting *sysinfo_make_settings(void);
+
 /* Source files built with their own flags (the CPU kernels), with them. */
 struct sysinfo_flags { const char *file, *flags; };
 const struct sysinfo_flags *sysinfo_kernel_cflags(size_t *count);

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "timing.h"
 
+#include "../reference/rng.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,8 @@ void timing_opts_default(struct timing_opts *o)
 	o->sample_time = 0.01;
 	o->min_samples = 5;
 	o->max_samples = 10000;
+	o->test_work = 0.0;
+	o->slowdown = 0.0;
 }
 
 double timing_now(void)
@@ -45,6 +49,29 @@ static int timing_push(struct timing_result *r, size_t *cap, double per_call)
 	return 0;
 }
 
+/* Relative spread of the test hook's fixed work: each sample's is drawn
+ * uniformly from [1, 1 + TIMING_WORK_SPREAD) times its nominal length. */
+#define TIMING_WORK_SPREAD 0.1
+
+/* The test hooks: busy-waits the fixed work of reps calls, then slowdown x
+ * the whole (the CPU stays busy, as real work would keep it), and returns
+ * seconds plus the wait as measured. Returns seconds unchanged without
+ * hooks. */
+static double timing_pad(double seconds, int reps, const struct timing_opts *o, struct rng *jitter)
+{
+	double work = 0.0;
+	if (o->test_work > 0)
+		work = reps * o->test_work * (1.0 + TIMING_WORK_SPREAD * rng_uniform(jitter));
+	double wait = work + o->slowdown * (seconds + work);
+	if (!(wait > 0))
+		return seconds;
+	double t0 = timing_now(), end = t0 + wait, now;
+	do
+		now = timing_now();
+	while (now < end);
+	return seconds + (now - t0);
+}
+
 static bool timing_done(const struct timing_result *r, const struct timing_opts *o)
 {
 	if (r->count >= o->max_samples || r->measured_time >= o->max_time)
@@ -62,8 +89,11 @@ int timing_measure(timing_fn fn, void *ctx, const struct timing_opts *o, struct 
 	memset(r, 0, sizeof *r);
 	size_t cap = 0;
 	double warm;
+	struct rng jitter; /* the test hook's: the same draws in every run */
+	rng_seed(&jitter, 42);
 	if (fn(ctx, 1, &warm) != 0)
 		goto out_fail;
+	warm = timing_pad(warm, 1, o, &jitter);
 
 	if (warm >= o->max_time) {
 		/* Too slow to repeat within the cap: the warm-up is the measurement. */
@@ -78,6 +108,7 @@ int timing_measure(timing_fn fn, void *ctx, const struct timing_opts *o, struct 
 			double t;
 			if (fn(ctx, r->reps_per_sample, &t) != 0)
 				goto out_fail;
+			t = timing_pad(t, r->reps_per_sample, o, &jitter);
 			r->measured_time += t;
 			if (timing_push(r, &cap, t / r->reps_per_sample) != 0)
 				goto out_fail;

@@ -19,10 +19,12 @@ struct timing_opts {
 	double sample_time; /* a sample repeats the call until it lasts this long (s) */
 	size_t min_samples; /* never decide on fewer samples than this */
 	size_t max_samples; /* hard cap on samples */
+	double test_work;   /* test hook (testhook.h): seconds of busy-wait added to every call; 0 */
+	double slowdown;    /* test hook: then lengthen every sample by this fraction; 0 */
 };
 
 /* Defaults: min_time 0.2 s, max_time 5 s, max_noise 0.5 %, sample_time 10 ms,
- * min_samples 5, max_samples 10000. */
+ * min_samples 5, max_samples 10000, no test hooks. */
 void timing_opts_default(struct timing_opts *o);
 
 struct timing_result {
@@ -39,6 +41,12 @@ struct timing_result {
  * measured >= min_time and noise <= max_noise), or measured >= max_time,
  * or count == max_samples. A call longer than max_time is measured once
  * (the warm-up is then the only sample and noise_met is false).
+ * The test hooks (testhook.h) lengthen a sample of reps calls that took t
+ * (the warm-up too) by a busy-wait of w + slowdown x (t + w), as measured,
+ * where w = reps x test_work x (1 + 0.1 u), u uniform in [0, 1) from a
+ * fixed seed: fixed work with a known spread (2.9 % relative standard
+ * deviation, so the noise estimate is never nil), then a planted
+ * regression.
  * Returns 0, or -1 when fn failed or memory ran out (r is then empty). */
 int timing_measure(timing_fn fn, void *ctx, const struct timing_opts *o, struct timing_result *r);
 

@@ -1,0 +1,470 @@
+/* ab.c - harness ab: the same rows with a base build and this one, interleaved, compared */
+#define _GNU_SOURCE
+#include "ab.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ab_build.h"
+#include "ab_pool.h"
+#include "atomic_file.h"
+#include "cli.h"
+#include "compare.h"
+#include "sph_run.h"
+#include "subproc.h"
+#include "sysinfo.h"
+#include "testhook.h"
+#include "timing.h"
+
+#define AB_USAGE                                                                              \
+	"usage: harness ab (--base REV | --base-tree DIR [--base-commit SHA] | --base-bin FILE)\n" \
+	"                  [--rounds R] [--threshold PCT] [--out-dir DIR] [--rebuild]\n"            \
+	"                  [sph] [--suite NAME | ROW OPTIONS of 'harness run' or 'harness sph run']"
+#define AB_MAX_ROUNDS 100
+
+/* The planted slowdown of the test hooks (testhook.h) is NEW's only. */
+static const char *const ab_new_only[] = { TESTHOOK_SLOWDOWN, NULL };
+
+struct ab_options {
+	const char *base_rev, *base_tree, *base_commit, *base_bin;
+	int rounds;
+	double threshold;
+	const char *out_dir;
+	bool rebuild, help, sph;
+	const char *suite;  /* --suite NAME among the row options, or NULL */
+	char **rows;        /* the row options, passed to both sides */
+	int nrows;
+};
+
+static int ab_usage(const char *msg)
+{
+	fprintf(stderr, "harness: ab: %s\n", msg);
+	return CLI_USAGE;
+}
+
+static void ab_help(void)
+{
+	printf("%s\n\n"
+	       "Builds BASE (--base: a revision of this git checkout, in a temporary worktree,\n"
+	       "cached in build/ab/; --base-tree: a plain source tree, e.g. from 'make base-tree',\n"
+	       "its commit from --base-commit or its .harness-commit file; --base-bin: a\n"
+	       "harness already built) with this build's make settings, then runs the same rows\n"
+	       "with BASE and with this binary (NEW), R rounds in the order AB BA AB ... so\n"
+	       "that drift cancels; each run validates every row before timing it. Each side's\n"
+	       "samples are pooled into DIR/base.csv and DIR/new.csv (with sidecars naming their\n"
+	       "commits; every run's files in DIR/rounds/), and 'harness compare' judges them.\n\n"
+	       "  --rounds R       rounds, each one run per side (2: ABBA)\n"
+	       "  --threshold PCT  a row slower by more than PCT beyond its noise is a\n"
+	       "                   regression (%g, as for compare)\n"
+	       "  --out-dir DIR    a new or empty folder (results/local/ab-<UTC time>)\n"
+	       "  --rebuild        build REV even when build/ab/ holds it\n"
+	       "  sph              the row options are those of 'harness sph run'\n"
+	       "                   (implied by an sph-* suite)\n"
+	       "The environment reaches both sides, but for " TESTHOOK_SLOWDOWN " (testhook.h): NEW's only.\n"
+	       "Exit status: 0 no regression, 1 a regression or a row of NEW that failed,\n"
+	       "2 bad input, a failed build, a run that refused the rows or died.\n",
+	       AB_USAGE, COMPARE_DEFAULT_THRESHOLD_PCT);
+}
+
+/* Whether argv[*i] is option name; its value from "--name=V" or the next
+ * argument goes to *val. Returns 1 taken, 0 not this option, -1 no value. */
+static int ab_take(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	size_t len = strlen(name);
+	if (strncmp(argv[*i], name, len) != 0 || (argv[*i][len] != '\0' && argv[*i][len] != '='))
+		return 0;
+	if (argv[*i][len] == '=') {
+		*val = argv[*i] + len + 1;
+		return 1;
+	}
+	if (*i + 1 >= argc)
+		return -1;
+	*val = argv[++*i];
+	return 1;
+}
+
+/* Looks at one row option: --suite, and what ab does itself. */
+static int ab_row_option(struct ab_options *o, int argc, char **argv, int *i, char *err,
+			 size_t errlen)
+{
+	const char *a = argv[*i], *v;
+	if (strcmp(a, "--out") == 0 || strncmp(a, "--out=", 6) == 0 || strcmp(a, "-o") == 0) {
+		snprintf(err, errlen, "%s: ab writes its files to --out-dir DIR", a);
+		return CLI_USAGE;
+	}
+	if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
+		return CLI_OK; /* both sides run quietly anyway */
+	int t = ab_take(argc, argv, i, "--suite", &v);
+	if (t < 0) {
+		snprintf(err, errlen, "--suite needs a name");
+		return CLI_USAGE;
+	}
+	if (t > 0) {
+		if (strcmp(v, "all") == 0) {
+			snprintf(err, errlen, "--suite all: ab compares one suite at a time");
+			return CLI_USAGE;
+		}
+		o->suite = v;
+		o->sph = o->sph || strncmp(v, "sph-", 4) == 0;
+		o->rows[o->nrows++] = "--suite";
+	}
+	o->rows[o->nrows++] = argv[*i];
+	return CLI_OK;
+}
+
+/* ab's own options, then the row options. CLI_OK or CLI_USAGE with err. */
+static int ab_parse_args(int argc, char **argv, struct ab_options *o, char *err, size_t errlen)
+{
+	memset(o, 0, sizeof *o);
+	o->rounds = 2;
+	o->threshold = COMPARE_DEFAULT_THRESHOLD_PCT;
+	o->rows = calloc((size_t)argc + 1, sizeof *o->rows);
+	if (!o->rows) {
+		snprintf(err, errlen, "out of memory");
+		return CLI_USAGE;
+	}
+	for (int i = 1; i < argc; i++) {
+		static const char *const named[] = { "--base", "--base-tree", "--base-commit", "--base-bin",
+						     "--rounds", "--threshold", "--out-dir" };
+		const char **slot[] = { &o->base_rev, &o->base_tree, &o->base_commit, &o->base_bin,
+					NULL, NULL, &o->out_dir };
+		const char *v = NULL;
+		int t = 0;
+		size_t k;
+		for (k = 0; k < sizeof named / sizeof *named && t == 0; k++)
+			t = ab_take(argc, argv, &i, named[k], &v);
+		if (t < 0) {
+			snprintf(err, errlen, "%s needs a value", argv[i]);
+			return CLI_USAGE;
+		}
+		double d;
+		if (t > 0 && slot[k - 1]) {
+			*slot[k - 1] = v;
+		} else if (t > 0 && strcmp(named[k - 1], "--rounds") == 0) {
+			if (cli_parse_double("--rounds", v, 1, AB_MAX_ROUNDS, &d, err, errlen) != CLI_OK)
+				return CLI_USAGE;
+			if (d != (int)d) {
+				snprintf(err, errlen, "--rounds '%s' is not a whole number", v);
+				return CLI_USAGE;
+			}
+			o->rounds = (int)d;
+		} else if (t > 0) {
+			if (cli_parse_double("--threshold", v, 0, 1000, &o->threshold, err, errlen) != CLI_OK)
+				return CLI_USAGE;
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			o->help = true;
+		} else if (strcmp(argv[i], "--rebuild") == 0) {
+			o->rebuild = true;
+		} else if (strcmp(argv[i], "sph") == 0 && o->nrows == 0) {
+			o->sph = true;
+		} else if (ab_row_option(o, argc, argv, &i, err, errlen) != CLI_OK) {
+			return CLI_USAGE;
+		}
+	}
+	return CLI_OK;
+}
+
+/* The rules across options, and the row options as the run (or sph run)
+ * command would parse them, so that bad input is refused before a build. */
+static int ab_check_args(const struct ab_options *o, char *err, size_t errlen)
+{
+	int bases = !!o->base_rev + !!o->base_tree + !!o->base_bin;
+	if (bases != 1) {
+		snprintf(err, errlen, "give one of --base REV, --base-tree DIR or --base-bin FILE");
+		return CLI_USAGE;
+	}
+	if (o->base_commit && !o->base_tree) {
+		snprintf(err, errlen, "--base-commit goes with --base-tree");
+		return CLI_USAGE;
+	}
+	if (o->base_bin && access(o->base_bin, X_OK) != 0) {
+		snprintf(err, errlen, "--base-bin '%s' is not a program: %s", o->base_bin, strerror(errno));
+		return CLI_USAGE;
+	}
+	char **av = calloc((size_t)o->nrows + 3, sizeof *av);
+	if (!av) {
+		snprintf(err, errlen, "out of memory");
+		return CLI_USAGE;
+	}
+	av[0] = o->sph ? "sph" : "harness";
+	av[1] = "run";
+	memcpy(av + 2, o->rows, (size_t)o->nrows * sizeof *av);
+	int rc;
+	if (o->sph) {
+		rc = sph_check_args(o->nrows + 2, av, err, errlen);
+	} else {
+		struct cli_options c;
+		rc = cli_parse(o->nrows + 2, av, &c, err, errlen);
+		if (rc == CLI_OK)
+			cli_options_free(&c);
+	}
+	free(av);
+	return rc == CLI_OK ? CLI_OK : CLI_USAGE;
+}
+
+/* DIR must be new or an empty folder: what ab leaves there is all its own. */
+static int ab_check_out_dir(const char *dir, char *err, size_t errlen)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		if (errno == ENOENT)
+			return CLI_OK;
+		snprintf(err, errlen, "--out-dir '%s' is not a folder ab can use: %s", dir, strerror(errno));
+		return CLI_USAGE;
+	}
+	struct dirent *e;
+	bool empty = true;
+	while (empty && (e = readdir(d)))
+		empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+	closedir(d);
+	if (!empty) {
+		snprintf(err, errlen, "--out-dir '%s' is not empty: give a new folder (ab writes base.csv, new.csv and rounds/ there)",
+			 dir);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
+}
+
+/* One side: what runs and what it wrote. */
+struct ab_side {
+	const char *name;   /* "BASE" or "NEW" */
+	const char *file;   /* "base" or "new" */
+	const char *binary;
+	const char *commit; /* as ab knows it, or NULL */
+	char **csv;         /* each round's results file */
+	int failed_runs;    /* runs that exited 1 (a row failed validation or timing) */
+};
+
+/* The run of side s in round k: argv, and where its CSV lands. Returns
+ * CLI_OK, CLI_FAILED when rows failed, or CLI_USAGE with err when the run
+ * refused the rows, died, or could not start. */
+static int ab_run_one(const struct ab_options *o, const char *dir, struct ab_side *s, int k,
+		      char *err, size_t errlen)
+{
+	char out[AB_PATH_MAX + 64], sub[AB_PATH_MAX + 32];
+	const char **argv = calloc((size_t)o->nrows + 8, sizeof *argv);
+	int a = 0;
+	if (!argv) {
+		snprintf(err, errlen, "out of memory");
+		return CLI_USAGE;
+	}
+	argv[a++] = s->binary;
+	if (o->sph)
+		argv[a++] = "sph";
+	argv[a++] = "run";
+	for (int i = 0; i < o->nrows; i++)
+		argv[a++] = o->rows[i];
+	argv[a++] = "--quiet";
+	snprintf(sub, sizeof sub, "%s/rounds/%s-%d", dir, s->file, k + 1);
+	if (o->suite) {
+		argv[a++] = "--out-dir";
+		argv[a++] = sub;
+		snprintf(out, sizeof out, "%s/%s.csv", sub, o->suite);
+	} else {
+		argv[a++] = "--out";
+		snprintf(out, sizeof out, "%s.csv", sub);
+		argv[a++] = out;
+	}
+	s->csv[k] = strdup(out);
+	struct subproc_opts so = { .argv = argv, .quiet = true,
+				   .unset = strcmp(s->file, "base") == 0 ? ab_new_only : NULL };
+	int rc = s->csv[k] ? subproc_run(&so, err, errlen) : -1;
+	free(argv);
+	if (rc == 0 || rc == 1) {
+		s->failed_runs += rc;
+		return rc == 0 ? CLI_OK : CLI_FAILED;
+	}
+	if (rc > 1 && rc < 128 && !subproc_stopped())
+		snprintf(err, errlen, "the %s binary refused the rows (exit %d; its message above): %s",
+			 s->name, rc, s->binary);
+	else if (rc >= 128 && !subproc_stopped())
+		snprintf(err, errlen, "the %s binary died (signal %d) in round %d: %s", s->name, rc - 128,
+			 k + 1, s->binary);
+	return CLI_USAGE;
+}
+
+/* The runs: R rounds, AB then BA alternately. order gets "ABBA...". */
+static int ab_rounds(const struct ab_options *o, const char *dir, struct ab_side *sides,
+		     char *order, char *err, size_t errlen)
+{
+	int total = 2 * o->rounds, done = 0;
+	double t0 = timing_now();
+	for (int k = 0; k < o->rounds; k++) {
+		for (int j = 0; j < 2; j++) {
+			int which = (k % 2 == 0) == (j == 0) ? 0 : 1;
+			struct ab_side *s = &sides[which];
+			order[2 * k + j] = which == 0 ? 'A' : 'B';
+			fprintf(stderr, "harness: ab: run %d/%d: %s (round %d), %.0f s so far\n", ++done, total,
+				s->name, k + 1, timing_now() - t0);
+			if (ab_run_one(o, dir, s, k, err, errlen) == CLI_USAGE)
+				return CLI_USAGE;
+		}
+	}
+	order[2 * o->rounds] = '\0';
+	return CLI_OK;
+}
+
+/* Pools both sides into DIR/base.csv and DIR/new.csv. */
+static int ab_pool_sides(const struct ab_options *o, const char *dir, struct ab_side *sides,
+			 const char *order, int argc, char **argv, struct ab_pool_summary *sums,
+			 char (*paths)[AB_PATH_MAX + 16], char *err, size_t errlen)
+{
+	for (int s = 0; s < 2; s++) {
+		struct ab_pool_info info = { sides[s].file, sides[s].binary, sides[s].commit, order,
+					     argc, argv };
+		snprintf(paths[s], sizeof paths[s], "%s/%s.csv", dir, sides[s].file);
+		if (ab_pool((const char *const *)sides[s].csv, (size_t)o->rounds, paths[s], &info,
+			    &sums[s], err, errlen) != 0)
+			return CLI_USAGE;
+	}
+	return CLI_OK;
+}
+
+/* What is compared with what, before compare's table. */
+static void ab_print_header(const struct ab_options *o, const struct ab_base *base,
+			    const struct ab_pool_summary *sums, const char *order)
+{
+	printf("A/B: BASE %s, %s\n", base->what, base->binary);
+	printf("     NEW  this binary, %.12s%s\n", sums[1].commit,
+	       sums[1].dirty > 0 ? " with uncommitted changes (dirty)" : "");
+	printf("     rows %srun", o->sph ? "sph " : "");
+	for (int i = 0; i < o->nrows; i++)
+		printf(" %s", o->rows[i]);
+	printf("\n     %d round%s in the order %s, every row validated in every run; samples pooled per side\n\n",
+	       o->rounds, o->rounds == 1 ? "" : "s", order);
+}
+
+/* Judges the pooled files with compare; adds NEW's failed rows to the
+ * verdict. Returns the exit status. */
+static int ab_verdict(const struct ab_options *o, char (*paths)[AB_PATH_MAX + 16],
+		      const struct ab_side *sides, const struct ab_pool_summary *sums)
+{
+	char threshold[32];
+	snprintf(threshold, sizeof threshold, "%g", o->threshold);
+	char *cargv[] = { "compare", paths[0], paths[1], "--threshold", threshold, NULL };
+	fflush(stdout);
+	int rc = compare_command(5, cargv);
+	fflush(stdout);
+	printf("\nredo the comparison: harness compare %s %s --threshold %s\n", paths[0], paths[1],
+	       threshold);
+	if (sums[0].failed || sides[0].failed_runs)
+		fprintf(stderr, "harness: ab: %zu row%s of BASE failed validation or timing in some run (not compared)\n",
+			sums[0].failed, sums[0].failed == 1 ? "" : "s");
+	if (rc != CLI_USAGE && (sums[1].failed || sides[1].failed_runs)) {
+		fprintf(stderr, "harness: ab: %zu row%s of NEW failed validation or timing in some run\n",
+			sums[1].failed, sums[1].failed == 1 ? "" : "s");
+		rc = CLI_FAILED;
+	}
+	return rc;
+}
+
+/* The base binary as the options name it. */
+static int ab_get_base(const struct ab_options *o, struct ab_base *base, char *err, size_t errlen)
+{
+	char root[PATH_MAX];
+	enum ab_build_status st = AB_BUILD_OK;
+	if (o->base_bin) {
+		if (!realpath(o->base_bin, base->binary))
+			snprintf(base->binary, sizeof base->binary, "%s", o->base_bin);
+		snprintf(base->commit, sizeof base->commit, "unknown");
+		snprintf(base->what, sizeof base->what, "%s", base->binary);
+	} else if (ab_tree_root(root, sizeof root, err, errlen) != 0) {
+		st = AB_BUILD_FAILED;
+	} else if (o->base_rev) {
+		st = ab_build_rev(root, o->base_rev, o->rebuild, base, err, errlen);
+	} else {
+		st = ab_build_tree(root, o->base_tree, o->base_commit, base, err, errlen);
+	}
+	return st == AB_BUILD_OK ? CLI_OK : st == AB_BUILD_STOPPED ? -1 : CLI_USAGE;
+}
+
+/* After the base exists: the runs, the pooling, the verdict. On bad input
+ * or a stop, everything written to dir is removed. */
+static int ab_measure(int argc, char **argv, const struct ab_options *o, const struct ab_base *base,
+		      const char *dir, bool dir_existed)
+{
+	char err[2 * AB_PATH_MAX] = "", rounds_dir[AB_PATH_MAX + 16], self[PATH_MAX];
+	char order[2 * AB_MAX_ROUNDS + 1];
+	char paths[2][AB_PATH_MAX + 16];
+	struct ab_pool_summary sums[2];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	self[n > 0 ? n : 0] = '\0';
+	struct ab_side sides[2] = {
+		{ "BASE", "base", base->binary, strcmp(base->commit, "unknown") ? base->commit : NULL,
+		  calloc((size_t)o->rounds, sizeof(char *)), 0 },
+		{ "NEW", "new", self, NULL, calloc((size_t)o->rounds, sizeof(char *)), 0 },
+	};
+	int rc = CLI_USAGE;
+	snprintf(rounds_dir, sizeof rounds_dir, "%s/rounds", dir);
+	if (!sides[0].csv || !sides[1].csv || n <= 0) {
+		snprintf(err, sizeof err, "out of memory, or no path to this program");
+		goto out_discard;
+	}
+	if (atomic_mkdir_p(rounds_dir) != 0) {
+		snprintf(err, sizeof err, "cannot create %s: %s", rounds_dir, strerror(errno));
+		goto out_discard;
+	}
+	if (ab_rounds(o, dir, sides, order, err, sizeof err) != CLI_OK ||
+	    ab_pool_sides(o, dir, sides, order, argc, argv, sums, paths, err, sizeof err) != CLI_OK ||
+	    subproc_stopped())
+		goto out_discard;
+	ab_print_header(o, base, sums, order);
+	rc = ab_verdict(o, paths, sides, sums);
+	goto out_free;
+out_discard:
+	ab_remove_tree(dir);
+	if (dir_existed)
+		mkdir(dir, 0777);
+	if (err[0] && !subproc_stopped())
+		fprintf(stderr, "harness: ab: %s\n", err);
+out_free:
+	for (int s = 0; s < 2; s++) {
+		for (int k = 0; sides[s].csv && k < o->rounds; k++)
+			free(sides[s].csv[k]);
+		free(sides[s].csv);
+	}
+	return rc;
+}
+
+int ab_command(int argc, char **argv)
+{
+	struct ab_options o;
+	struct ab_base base;
+	char err[1024] = "", stamp[32], defdir[64];
+	int rc = ab_parse_args(argc, argv, &o, err, sizeof err);
+	if (rc == CLI_OK && o.help) {
+		ab_help();
+		goto out_free;
+	}
+	if (rc != CLI_OK || (rc = ab_check_args(&o, err, sizeof err)) != CLI_OK)
+		goto out_usage;
+	if (!o.out_dir) {
+		sysinfo_utc_stamp(stamp, sizeof stamp);
+		snprintf(defdir, sizeof defdir, "results/local/ab-%s", stamp);
+		o.out_dir = defdir;
+	}
+	if ((rc = ab_check_out_dir(o.out_dir, err, sizeof err)) != CLI_OK)
+		goto out_usage;
+	subproc_trap_signals();
+	rc = ab_get_base(&o, &base, err, sizeof err);
+	if (rc < 0)
+		subproc_die();
+	if (rc != CLI_OK)
+		goto out_usage;
+	bool existed = access(o.out_dir, F_OK) == 0;
+	rc = ab_measure(argc, argv, &o, &base, o.out_dir, existed);
+	if (subproc_stopped())
+		subproc_die();
+	goto out_free;
+out_usage:
+	rc = ab_usage(err);
+out_free:
+	free(o.rows);
+	return rc;
+}

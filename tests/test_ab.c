@@ -1,0 +1,448 @@
+/* test_ab.c - harness ab as a CI job runs it: regressions caught, identical trees same, nothing left behind */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../harness/csv_table.h"
+#include "../harness/json_in.h"
+#include "cli_run.h"
+#include "tmp_dir.h"
+
+/*
+ * The timings of these tests are the test hook's wall-clock work
+ * (HARNESS_TEST_WORK, testhook.h): 50 ms a call with a known 3 % spread,
+ * so that they do not swing with how busy a shared machine is (its CPU
+ * kernels' timings can, by a factor of two). The kernel still runs and is
+ * validated in every run.
+ */
+#define AB_TEST_WORK "HARNESS_TEST_HOOKS=1 HARNESS_TEST_WORK=cpu-portable:50000"
+#define AB_TEST_ROWS "--variant cpu-portable --n 16,32 --min-time 0.2 --max-time 0.4"
+
+static char tmp[64];
+
+static void make_tmp(void)
+{
+	tmp_dir_make(tmp, "ab");
+}
+
+static void remove_tmp(void)
+{
+	tmp_dir_remove(tmp);
+}
+
+TestSuite(ab, .init = make_tmp, .fini = remove_tmp, .timeout = 120);
+
+/* The program's absolute path (the base trees below copy it). */
+static const char *ab_bin_abs(void)
+{
+	static char path[4096];
+	if (!realpath(cli_harness_bin(), path))
+		cr_assert_fail("no %s", cli_harness_bin());
+	return path;
+}
+
+/* Runs "ENV harness ab ARGS"; stdout into out (when given), stderr into err. */
+static int ab_cli(const char *env, const char *args, char *out, size_t outlen, char *err,
+		  size_t errlen)
+{
+	char cmd[8192], outfile[128];
+	snprintf(outfile, sizeof outfile, "%s/stdout.txt", tmp);
+	snprintf(cmd, sizeof cmd, "%s %s ab %s >%s", env, cli_harness_bin(), args, outfile);
+	char inner[8200];
+	snprintf(inner, sizeof inner, "sh -c '%s'", cmd);
+	int rc = cli_run(inner, err, errlen);
+	FILE *fp = fopen(outfile, "r");
+	size_t len = fp && out ? fread(out, 1, outlen - 1, fp) : 0;
+	if (out)
+		out[len] = '\0';
+	if (fp)
+		fclose(fp);
+	return rc;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* Counts the lines of text that start with prefix and contain word. */
+static int count_rows(const char *text, const char *prefix, const char *word)
+{
+	int n = 0;
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		size_t len = strcspn(l, "\n");
+		char line[512];
+		snprintf(line, sizeof line, "%.*s", (int)len, l);
+		n += strncmp(line, prefix, strlen(prefix)) == 0 && strstr(line, word) != NULL;
+	}
+	return n;
+}
+
+/* A string member of a member of the sidecar of csv ("" when absent). */
+static void sidecar_string(const char *csv, const char *obj, const char *key, char *buf, size_t len)
+{
+	char side[512], err[512];
+	struct json_in_value v;
+	snprintf(side, sizeof side, "%.*s.meta.json", (int)(strlen(csv) - 4), csv);
+	cr_assert_eq(json_in_read_file(side, &v, err, sizeof err), 0, "%s", err);
+	const struct json_in_value *s = json_in_member(json_in_member(&v, obj), key);
+	snprintf(buf, len, "%s", s && s->type == JSON_IN_STRING ? s->string : "");
+	json_in_free(&v);
+}
+
+/* Whether this tree is a git checkout (the --base tests need one). */
+static bool in_git_checkout(void)
+{
+	return system("git rev-parse --git-dir >/dev/null 2>&1") == 0;
+}
+
+Test(ab, a_planted_slowdown_in_the_working_tree_is_a_regression)
+{
+	char args[1024], out[16384], err[8192], path[256], hook[128];
+	snprintf(args, sizeof args, "--base-bin %s %s --out-dir %s/ab", cli_harness_bin(), AB_TEST_ROWS,
+		 tmp);
+	int rc = ab_cli(AB_TEST_WORK " HARNESS_TEST_SLOWDOWN=cpu-portable:30", args, out, sizeof out,
+			err, sizeof err);
+	cr_assert_eq(rc, 1, "exit %d\n%s\n%s", rc, out, err);
+	cr_assert_eq(count_rows(out, "cpu-portable", "SLOWER"), 2, "%s", out);
+	cr_assert(strstr(out, "(2 regressions)"), "%s", out);
+	cr_assert(strstr(out, "order ABBA"), "%s", out);
+
+	/* the slowdown is NEW's only: 1 / 1.3 of BASE's rate */
+	struct csv_table b, n;
+	char e[512];
+	snprintf(path, sizeof path, "%s/ab/base.csv", tmp);
+	cr_assert_eq(csv_table_read(path, &b, e, sizeof e), 0, "%s", e);
+	sidecar_string(path, "timing", "test_hook_slowdown", hook, sizeof hook);
+	cr_assert_str_empty(hook, "BASE ran with the planted slowdown");
+	snprintf(path, sizeof path, "%s/ab/new.csv", tmp);
+	cr_assert_eq(csv_table_read(path, &n, e, sizeof e), 0, "%s", e);
+	sidecar_string(path, "timing", "test_hook_slowdown", hook, sizeof hook);
+	cr_assert_str_eq(hook, "cpu-portable:30");
+	for (size_t r = 0; r < 2; r++) {
+		double vb, vn;
+		cr_assert_eq(csv_table_double(&b, r, "interactions_per_s", &vb, e, sizeof e), 0, "%s", e);
+		cr_assert_eq(csv_table_double(&n, r, "interactions_per_s", &vn, e, sizeof e), 0, "%s", e);
+		cr_expect(vn / vb > 0.70 && vn / vb < 0.80, "row %zu: new/base %g", r, vn / vb);
+	}
+	csv_table_free(&b);
+	csv_table_free(&n);
+}
+
+Test(ab, an_identical_tree_is_the_same_everywhere)
+{
+	char args[1024], out[16384], err[8192], path[256];
+	snprintf(args, sizeof args, "--base-bin %s %s --out-dir %s/ab", cli_harness_bin(), AB_TEST_ROWS,
+		 tmp);
+	int rc = ab_cli(AB_TEST_WORK, args, out, sizeof out, err, sizeof err);
+	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, err);
+	cr_assert_eq(count_rows(out, "cpu-portable", " same"), 2, "%s", out);
+	cr_assert(strstr(out, "0 faster, 2 same, 0 slower (0 regressions), 0 not compared"), "%s", out);
+	/* the comparison can be redone from the files */
+	snprintf(args, sizeof args, "%s compare %s/ab/base.csv %s/ab/new.csv", cli_harness_bin(), tmp, tmp);
+	cr_assert_eq(cli_run(args, err, sizeof err), 0, "%s", err);
+	for (int k = 1; k <= 2; k++) {
+		snprintf(path, sizeof path, "%s/ab/rounds/base-%d.csv", tmp, k);
+		cr_assert(exists(path), "%s", path);
+		snprintf(path, sizeof path, "%s/ab/rounds/new-%d.meta.json", tmp, k);
+		cr_assert(exists(path), "%s", path);
+	}
+}
+
+/* User errors: one line, exit 2, before anything is built or written. */
+Test(ab, bad_input_is_refused_before_building)
+{
+	static const struct {
+		const char *args, *mention;
+	} bad[] = {
+		{ "--variant cpu-portable", "--base" },
+		{ "--base HEAD --base-bin /bin/true --n 16", "one of" },
+		{ "--base-bin /nonexistent/harness --n 16", "/nonexistent/harness" },
+		{ "--base HEAD --variant nosuch", "nosuch" },
+		{ "--base HEAD --n 16 --out x.csv", "--out-dir" },
+		{ "--base HEAD --suite all", "one suite" },
+		{ "--base HEAD --suite nosuch", "nosuch" },
+		{ "--base HEAD --rounds 0 --n 16", "--rounds" },
+		{ "--base HEAD --threshold abc --n 16", "--threshold" },
+		{ "--base HEAD --base-commit abc --n 16", "--base-tree" },
+		{ "--base HEAD sph --column 12345", "12345" },
+		{ "--base HEAD --n 16 --out-dir /", "not empty" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char err[4096];
+		time_t t0 = time(NULL);
+		int rc = ab_cli("", bad[i].args, NULL, 0, err, sizeof err);
+		cr_expect_eq(rc, 2, "'%s': exit %d: %s", bad[i].args, rc, err);
+		cr_expect(strncmp(err, "harness: ab: ", 13) == 0 && strstr(err, bad[i].mention),
+			  "'%s' lacks '%s': %s", bad[i].args, bad[i].mention, err);
+		cr_expect(strchr(err, '\n') == strrchr(err, '\n'), "'%s': one line: %s", bad[i].args, err);
+		cr_expect_leq(time(NULL) - t0, 5, "'%s' took a build's time", bad[i].args);
+	}
+}
+
+/* git worktree list, for comparing before and after. */
+static void worktrees(char *buf, size_t len)
+{
+	FILE *p = popen("git worktree list --porcelain 2>/dev/null | grep '^worktree '", "r");
+	size_t got = p ? fread(buf, 1, len - 1, p) : 0;
+	buf[got] = '\0';
+	if (p)
+		pclose(p);
+}
+
+/* Checks that every worktree in after but not in before belongs to a live
+ * process (another test's run): none was left by a run that ended. */
+static void no_worktree_left(const char *before, const char *after)
+{
+	for (const char *l = after; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		char line[4200];
+		snprintf(line, sizeof line, "%.*s", (int)strcspn(l, "\n"), l);
+		if (!line[0] || strstr(before, line))
+			continue;
+		const char *wt = strstr(line, "/build/ab/wt-");
+		cr_assert(wt && kill((pid_t)atol(wt + 13), 0) == 0, "left behind: %s", line);
+	}
+}
+
+Test(ab, a_bad_revision_exits_2_and_leaves_nothing)
+{
+	if (!in_git_checkout())
+		cr_skip_test("not a git checkout (the GPU machine's copy has no .git)");
+	char args[512], err[4096], before[8192], after[8192], dir[128];
+	worktrees(before, sizeof before);
+	snprintf(dir, sizeof dir, "%s/ab", tmp);
+	snprintf(args, sizeof args, "--base no-such-revision-13 %s --out-dir %s", AB_TEST_ROWS, dir);
+	int rc = ab_cli("", args, NULL, 0, err, sizeof err);
+	cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
+	cr_assert(strstr(err, "no-such-revision-13") && strstr(err, "not a commit"), "%s", err);
+	worktrees(after, sizeof after);
+	no_worktree_left(before, after);
+	cr_assert_not(exists(dir), "%s was created", dir);
+}
+
+/* A base tree whose Makefile fails, or copies this program and records
+ * what make was told. */
+static void write_tree(const char *dir, bool fail, const char *commit)
+{
+	char path[256];
+	mkdir(dir, 0777);
+	snprintf(path, sizeof path, "%s/Makefile", dir);
+	FILE *fp = fopen(path, "w");
+	cr_assert_not_null(fp);
+	if (fail)
+		fputs("bin/harness:\n\t@echo 'kernels/x.cu:1: planted build error' >&2; exit 1\n", fp);
+	else
+		fprintf(fp, "bin/harness:\n\tmkdir -p bin && cp %s bin/harness\n"
+			    "\t@echo 'CC=$(CC) GIT_COMMIT=$(GIT_COMMIT) NVCC=$(NVCC)' > told.txt\n",
+			ab_bin_abs());
+	fclose(fp);
+	if (commit) {
+		snprintf(path, sizeof path, "%s/.harness-commit", dir);
+		fp = fopen(path, "w");
+		fprintf(fp, "%s\n", commit);
+		fclose(fp);
+	}
+}
+
+Test(ab, a_failed_build_says_so_and_exits_2)
+{
+	char tree[128], args[512], err[8192], dir[128];
+	snprintf(tree, sizeof tree, "%s/tree", tmp);
+	snprintf(dir, sizeof dir, "%s/ab", tmp);
+	write_tree(tree, true, NULL);
+	snprintf(args, sizeof args, "--base-tree %s %s --out-dir %s", tree, AB_TEST_ROWS, dir);
+	int rc = ab_cli("", args, NULL, 0, err, sizeof err);
+	cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
+	cr_assert(strstr(err, "planted build error"), "the log's tail: %s", err);
+	cr_assert(strstr(err, "harness: ab: building --base-tree") && strstr(err, "failed"), "%s", err);
+	cr_assert_not(exists(dir), "%s was created", dir);
+	const char *log = strstr(err, "the log: ");
+	cr_assert_not_null(log, "%s", err);
+	char logpath[1024];
+	snprintf(logpath, sizeof logpath, "%.*s", (int)strcspn(log + 9, "\n"), log + 9);
+	cr_assert(exists(logpath), "%s", logpath);
+	unlink(logpath); /* the log of a planted failure: nobody will read it */
+}
+
+Test(ab, a_base_tree_is_built_with_this_builds_settings_and_named_by_its_commit)
+{
+	const char *sha = "feedfacefeedfacefeedfacefeedfacefeedface";
+	char tree[128], args[1024], out[16384], err[8192], path[256], told[512] = "", buf[128];
+	snprintf(tree, sizeof tree, "%s/tree", tmp);
+	write_tree(tree, false, sha);
+	snprintf(args, sizeof args, "--base-tree %s %s --rounds 1 --out-dir %s/ab", tree, AB_TEST_ROWS, tmp);
+	int rc = ab_cli(AB_TEST_WORK, args, out, sizeof out, err, sizeof err);
+	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, err);
+	snprintf(path, sizeof path, "%s/told.txt", tree);
+	FILE *fp = fopen(path, "r");
+	cr_assert_not_null(fp);
+	cr_assert_not_null(fgets(told, sizeof told, fp));
+	fclose(fp);
+	cr_assert(strstr(told, "GIT_COMMIT=feedface") && strstr(told, "CC=") && strstr(told, "NVCC="),
+		  "%s", told);
+	snprintf(path, sizeof path, "%s/ab/base.csv", tmp);
+	sidecar_string(path, "ab", "git_commit", buf, sizeof buf);
+	cr_assert_str_eq(buf, sha);
+	sidecar_string(path, "ab", "side", buf, sizeof buf);
+	cr_assert_str_eq(buf, "base");
+	cr_assert(strstr(out, "order AB,"), "%s", out);
+}
+
+/* Starts "harness ab ARGS" with env (NAME=value words) in the background. */
+static pid_t ab_start(const char *env, const char *args)
+{
+	char cmd[4096], errfile[128];
+	snprintf(errfile, sizeof errfile, "%s/stderr.txt", tmp);
+	snprintf(cmd, sizeof cmd, "exec env %s %s ab %s >/dev/null 2>%s </dev/null", env,
+		 cli_harness_bin(), args, errfile);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Waits up to limit seconds for path to appear. */
+static bool wait_for(const char *path, int limit)
+{
+	for (int i = 0; i < 10 * limit; i++) {
+		if (exists(path))
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+/* Interrupts pid, checks it ended by SIGINT, and that dir is gone. */
+static void interrupt_and_check(pid_t pid, const char *dir)
+{
+	int st;
+	cr_assert_eq(kill(pid, SIGINT), 0);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT, "status %#x", st);
+	cr_assert_not(exists(dir), "%s is still there", dir);
+}
+
+Test(ab, an_interrupted_measurement_leaves_no_results)
+{
+	char args[1024], dir[128], first[256];
+	snprintf(dir, sizeof dir, "%s/ab", tmp);
+	snprintf(first, sizeof first, "%s/rounds/base-1.csv", dir);
+	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable --n 16,32,64 --min-time 0.5 --max-time 1 --rounds 4 --out-dir %s",
+		 cli_harness_bin(), dir);
+	pid_t pid = ab_start(AB_TEST_WORK, args);
+	cr_assert(wait_for(first, 60), "the first run never finished");
+	interrupt_and_check(pid, dir);
+}
+
+Test(ab, an_interrupted_build_leaves_no_worktree, .timeout = 300)
+{
+	if (!in_git_checkout())
+		cr_skip_test("not a git checkout (the GPU machine's copy has no .git)");
+	char args[512], dir[128], wt[4200], root[4096], before[8192], after[8192];
+	snprintf(dir, sizeof dir, "%s/ab", tmp);
+	cr_assert_not_null(getcwd(root, sizeof root));
+	worktrees(before, sizeof before);
+	snprintf(args, sizeof args, "--base HEAD --rebuild %s --out-dir %s", AB_TEST_ROWS, dir);
+	pid_t pid = ab_start("", args);
+	snprintf(wt, sizeof wt, "%s/build/ab/wt-%ld/Makefile", root, (long)pid);
+	/* another test may hold the build lock for a whole build first */
+	cr_assert(wait_for(wt, 240), "no worktree %s appeared", wt);
+	interrupt_and_check(pid, dir);
+	*strrchr(wt, '/') = '\0';
+	cr_assert_not(exists(wt), "%s is still there", wt);
+	worktrees(after, sizeof after);
+	no_worktree_left(before, after);
+	cr_assert_null(strstr(after, wt), "%s is still registered", wt);
+}
+
+/* The real thing, once per commit: REV built in a worktree, cached, the
+ * worktree removed, and one left by a killed run cleaned up. */
+Test(ab, a_revision_is_built_once_and_names_its_commit, .timeout = 600)
+{
+	if (!in_git_checkout())
+		cr_skip_test("not a git checkout (the GPU machine's copy has no .git)");
+	char args[1024], out[16384], err[16384], root[4096], stale[4200], cmd[8600], head[64] = "";
+	char path[256], buf[128];
+	cr_assert_not_null(getcwd(root, sizeof root));
+	FILE *p = popen("git rev-parse HEAD", "r");
+	cr_assert(p && fgets(head, sizeof head, p));
+	pclose(p);
+	head[strcspn(head, "\n")] = '\0';
+
+	/* a worktree of a run that was killed: its pid is dead */
+	pid_t dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	snprintf(stale, sizeof stale, "%s/build/ab/wt-%ld", root, (long)dead);
+	snprintf(cmd, sizeof cmd, "mkdir -p build/ab && git worktree add -q --detach %s HEAD", stale);
+	cr_assert_eq(system(cmd), 0);
+
+	snprintf(args, sizeof args, "--base HEAD --variant cpu-portable --n 16 --min-time 0.05 --max-time 0.1 --rounds 1 --out-dir %s/ab",
+		 tmp);
+	int rc = ab_cli("", args, out, sizeof out, err, sizeof err);
+	cr_assert(rc == 0 || rc == 1, "exit %d\n%s\n%s", rc, out, err);
+	cr_assert_not(exists(stale), "the stale worktree %s is still there", stale);
+	cr_assert(strstr(err, "left by a run that was killed"), "%s", err);
+	snprintf(path, sizeof path, "%s/ab/base.csv", tmp);
+	sidecar_string(path, "ab", "git_commit", buf, sizeof buf);
+	cr_assert_str_eq(buf, head);
+	sidecar_string(path, "build", "git_commit", buf, sizeof buf);
+	cr_assert_str_eq(buf, head, "the base binary knows its commit");
+
+	/* built once: the second run takes the cached binary */
+	snprintf(args, sizeof args, "--base HEAD --variant cpu-portable --n 16 --min-time 0.05 --max-time 0.1 --rounds 1 --out-dir %s/ab2",
+		 tmp);
+	rc = ab_cli("", args, out, sizeof out, err, sizeof err);
+	cr_assert(rc == 0 || rc == 1, "exit %d\n%s\n%s", rc, out, err);
+	cr_assert(strstr(err, "built before"), "%s", err);
+	DIR *d = opendir("build/ab");
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		cr_expect(strncmp(e->d_name, "wt-", 3) != 0 || atol(e->d_name + 3) == 0 ||
+			  kill((pid_t)atol(e->d_name + 3), 0) == 0,
+			  "build/ab/%s: a dead run's worktree", e->d_name);
+	if (d)
+		closedir(d);
+}
+
+/* SPH rows go through the same runs and pooling; whether compare reads
+ * them is compare's business (exit 2 with its message until it does). */
+Test(ab, sph_rows_are_run_and_pooled)
+{
+	char args[1024], out[16384], err[8192], path[256];
+	snprintf(args, sizeof args, "--base-bin %s --rounds 1 --out-dir %s/ab sph --variant sph-cpu-grid --column 16128 --warm-steps 1 --min-time 0.2 --max-time 0.4",
+		 cli_harness_bin(), tmp);
+	int rc = ab_cli("HARNESS_TEST_HOOKS=1 HARNESS_TEST_WORK=sph-cpu-grid:50000", args, out,
+			sizeof out, err, sizeof err);
+	cr_assert(rc == 0 || (rc == 2 && strstr(err, "harness: ") && strstr(out, "A/B:")),
+		  "exit %d\n%s\n%s", rc, out, err);
+	for (int s = 0; s < 2; s++) {
+		struct csv_table t;
+		char e[512];
+		double steps;
+		long long valid;
+		snprintf(path, sizeof path, "%s/ab/%s.csv", tmp, s ? "new" : "base");
+		cr_assert_eq(csv_table_read(path, &t, e, sizeof e), 0, "%s", e);
+		cr_assert_eq(t.nrows, 1);
+		cr_assert_eq(csv_table_long(&t, 0, "valid", &valid, e, sizeof e), 0, "%s", e);
+		cr_assert_eq(valid, 1);
+		cr_assert_eq(csv_table_double(&t, 0, "steps_per_s", &steps, e, sizeof e), 0, "%s", e);
+		cr_assert(steps > 0 && steps < 20, "the 50 ms of work a step: %g steps/s", steps);
+		csv_table_free(&t);
+	}
+	if (rc == 0)
+		cr_assert_eq(count_rows(out, "sph-cpu-grid", " same"), 1, "%s", out);
+}
