@@ -18,6 +18,8 @@
  */
 static const char *const gpu_sph_scenes[] = { GPU_SPH_COLUMN, GPU_SPH_UNEVEN };
 #define GPU_SPH_NSCENES (sizeof gpu_sph_scenes / sizeof *gpu_sph_scenes)
+/* The column of a case (gpu_sph_column: the sanitizers' override). */
+#define GPU_SPH_SCENE(c) gpu_sph_column(gpu_sph_scenes[(c)->scene])
 
 struct gpu_sph_case {
 	size_t variant; /* index into sph_variants */
@@ -74,7 +76,7 @@ GPU_SPH_PARAMS(validates_after_20_steps, GPU_SPH_NSCENES)
 ParameterizedTest(struct gpu_sph_case *c, gpu_sph, validates_after_20_steps, .timeout = 120)
 {
 	const struct sph_variant *v = gpu_sph_case_variant(c);
-	const char *scene = gpu_sph_scenes[c->scene];
+	const char *scene = GPU_SPH_SCENE(c);
 	struct sph_validation val;
 	struct gpu_sph_run r;
 	size_t bad = 0;
@@ -101,9 +103,9 @@ ParameterizedTest(struct gpu_sph_case *c, gpu_sph, no_clamps_after_20_steps, .ti
 	const struct sph_variant *v = gpu_sph_case_variant(c);
 	struct gpu_sph_run r;
 
-	gpu_sph_stepped(&r, v, gpu_sph_scenes[c->scene]);
+	gpu_sph_stepped(&r, v, GPU_SPH_SCENE(c));
 	cr_expect(r.counts.clamps == 0, "%s on %s: %llu coordinates clamped onto a wall", v->name,
-		  gpu_sph_scenes[c->scene], r.counts.clamps);
+		  GPU_SPH_SCENE(c), r.counts.clamps);
 	gpu_sph_free(&r);
 }
 
@@ -137,15 +139,16 @@ static unsigned long long gpu_sph_near_h(const struct gpu_sph_run *r)
 /*
  * After 20 steps, the counts of evaluate(1): memory beyond the state, no
  * overflow, candidates at least the neighbours (all n (n + nb - 1) pairs
- * for brute force, far fewer otherwise), and neighbours (fluid-fluid and
- * fluid-wall) the reference's lists' pairs, but for pairs within float
- * rounding of h.
+ * for brute force, fewer than half of them otherwise: 2 to 6 % in the
+ * scenes, 22 % for zindex-blocks' blocks of 1.5 h in a 6x6x7 column),
+ * and neighbours (fluid-fluid and fluid-wall) the reference's lists'
+ * pairs, but for pairs within float rounding of h.
  */
 GPU_SPH_PARAMS(counts_match_the_reference, GPU_SPH_NSCENES)
 ParameterizedTest(struct gpu_sph_case *c, gpu_sph, counts_match_the_reference, .timeout = 120)
 {
 	const struct sph_variant *v = gpu_sph_case_variant(c);
-	const char *scene = gpu_sph_scenes[c->scene];
+	const char *scene = GPU_SPH_SCENE(c);
 	struct sph_ref_state s;
 	struct gpu_sph_run r;
 	unsigned long long all, ref, band, diff;
@@ -166,7 +169,7 @@ ParameterizedTest(struct gpu_sph_case *c, gpu_sph, counts_match_the_reference, .
 		cr_expect(r.counts.candidates == all, "%s on %s: %llu candidates, n (n + nb - 1) = %llu",
 			  v->name, scene, r.counts.candidates, all);
 	else
-		cr_expect(r.counts.candidates < all / 4, "%s on %s: %llu candidates of %llu pairs",
+		cr_expect(r.counts.candidates < all / 2, "%s on %s: %llu candidates of %llu pairs",
 			  v->name, scene, r.counts.candidates, all);
 	cr_expect(diff <= band, "%s on %s: %llu neighbours, reference %llu (%llu fluid, %zu wall), "
 		  "%llu within rounding of h", v->name, scene, r.counts.neighbours, ref,
@@ -187,8 +190,8 @@ ParameterizedTest(struct gpu_sph_case *c, gpu_sph, is_deterministic, .timeout = 
 	struct gpu_sph_run a, b;
 	size_t n;
 
-	gpu_sph_stepped(&a, v, GPU_SPH_COLUMN);
-	gpu_sph_stepped(&b, v, GPU_SPH_COLUMN);
+	gpu_sph_stepped(&a, v, gpu_sph_column(GPU_SPH_COLUMN));
+	gpu_sph_stepped(&b, v, gpu_sph_column(GPU_SPH_COLUMN));
 	n = a.sc.n;
 	cr_expect(memcmp(a.rho, b.rho, n * sizeof(float)) == 0, "%s: rho differs run to run",
 		  v->name);
@@ -232,7 +235,7 @@ ParameterizedTest(struct gpu_sph_case *c, gpu_sph, refuses_bad_input, .timeout =
 	struct sph_input in;
 	struct sph_params p;
 
-	gpu_sph_scene(&r, v->ops, v->name, GPU_SPH_COLUMN, GPU_SPH_SEED);
+	gpu_sph_scene(&r, v->ops, v->name, gpu_sph_column(GPU_SPH_COLUMN), GPU_SPH_SEED);
 	in = (struct sph_input){ r.sc.n, r.sc.pos4, r.sc.vel4, r.sc.nb, r.sc.bnd4 };
 	in.n = 0;
 	gpu_sph_refused(v, &in, &r.sc.p, "0 fluid", "n = 0");
@@ -267,7 +270,7 @@ ParameterizedTest(struct gpu_sph_case *c, gpu_sph, read_returns_callers_order, .
 	float *pos, *vel;
 	size_t n, mid;
 
-	gpu_sph_scene(&r, v->ops, v->name, GPU_SPH_COLUMN, GPU_SPH_SEED);
+	gpu_sph_scene(&r, v->ops, v->name, gpu_sph_column(GPU_SPH_COLUMN), GPU_SPH_SEED);
 	n = r.sc.n;
 	pos = malloc(4 * n * sizeof(float));
 	vel = malloc(4 * n * sizeof(float));
@@ -303,9 +306,7 @@ ParameterizedTest(struct gpu_sph_case *c, gpu_sph, read_returns_callers_order, .
 	}
 	/* the particle at the middle of the column, scene index ix + nx (iy +
 	 * ny iz), fed at n - 1 - that */
-	mid = n - 1 - (GPU_SPH_COLUMN_NX / 2 +
-		       GPU_SPH_COLUMN_NX * (GPU_SPH_COLUMN_NY / 2 +
-					    GPU_SPH_COLUMN_NY * (GPU_SPH_COLUMN_NZ / 2)));
+	mid = n - 1 - (size_t)(r.col.nx / 2 + r.col.nx * (r.col.ny / 2 + r.col.ny * (r.col.nz / 2)));
 	cr_expect(fabs(r.rho[mid] - r.sc.p.rho0) < 0.05 * r.sc.p.rho0,
 		  "%s: rho of the middle particle %g", v->name, r.rho[mid]);
 	cr_expect(v->ops->read(r.ctx, NULL, NULL, r.rho, NULL) == 0);
@@ -440,8 +441,8 @@ Test(gpu_sph, grid_count_equals_grid_radix_bitwise, .timeout = 120)
 
 	gpu_sph_require(vr);
 	gpu_sph_require(vc);
-	gpu_sph_stepped(&a, vr, GPU_SPH_COLUMN);
-	gpu_sph_stepped(&b, vc, GPU_SPH_COLUMN);
+	gpu_sph_stepped(&a, vr, gpu_sph_column(GPU_SPH_COLUMN));
+	gpu_sph_stepped(&b, vc, gpu_sph_column(GPU_SPH_COLUMN));
 	n = a.sc.n;
 	cr_expect(memcmp(a.rho, b.rho, n * sizeof(float)) == 0 &&
 			  memcmp(a.pos, b.pos, 4 * n * sizeof(float)) == 0 &&
@@ -554,7 +555,7 @@ ParameterizedTest(size_t *k, gpu_sph_planted, is_caught, .timeout = 120)
 		cr_skip_test("planted %s: no GPU here: %s", pl->what, no_gpu);
 	if (!pl->ops)
 		cr_skip_test("planted %s: not in this build (built without nvcc)", pl->what);
-	gpu_sph_scene(&r, pl->ops, pl->what, GPU_SPH_COLUMN, GPU_SPH_SEED);
+	gpu_sph_scene(&r, pl->ops, pl->what, gpu_sph_column(GPU_SPH_COLUMN), GPU_SPH_SEED);
 	gpu_sph_create(&r);
 	if (gpu_sph_try_advance(&r, GPU_SPH_STEPS, &t, why, sizeof why) != 0) {
 		snprintf(how, sizeof how, "the run failing (%s)", why);

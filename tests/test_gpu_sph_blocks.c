@@ -35,7 +35,7 @@ Test(gpu_sph_blocks, grid_buckets_reports_overflow, .timeout = 60)
 	const char *err, *held;
 	unsigned count = 0;
 
-	gpu_sph_scene(&r, v->ops, v->name, GPU_SPH_COLUMN, GPU_SPH_SEED);
+	gpu_sph_scene(&r, v->ops, v->name, gpu_sph_column(GPU_SPH_COLUMN), GPU_SPH_SEED);
 	cr_assert(setenv("SPH_BUCKET_CAPACITY", BLK_SMALL_CAPACITY, 1) == 0);
 	gpu_sph_create(&r);
 	unsetenv("SPH_BUCKET_CAPACITY");
@@ -60,7 +60,7 @@ Test(gpu_sph_blocks, grid_buckets_refuses_bad_capacity, .timeout = 60)
 	const char *bad[] = { "0", "-3", "4097", "12x", "many" };
 	struct gpu_sph_run r;
 
-	gpu_sph_scene(&r, v->ops, v->name, GPU_SPH_COLUMN, GPU_SPH_SEED);
+	gpu_sph_scene(&r, v->ops, v->name, gpu_sph_column(GPU_SPH_COLUMN), GPU_SPH_SEED);
 	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
 		char err[256] = "";
 
@@ -84,7 +84,7 @@ Test(gpu_sph_blocks, grid_buckets_counts_the_bucket_array, .timeout = 60)
 	struct gpu_sph_run r;
 	double cells = 1.0;
 
-	gpu_sph_scene(&r, v->ops, v->name, GPU_SPH_COLUMN, GPU_SPH_SEED);
+	gpu_sph_scene(&r, v->ops, v->name, gpu_sph_column(GPU_SPH_COLUMN), GPU_SPH_SEED);
 	gpu_sph_create(&r);
 	r.ops->counts(r.ctx, &r.counts);
 	for (int c = 0; c < 3; c++)
