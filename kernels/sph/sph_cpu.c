@@ -241,9 +241,8 @@ static void sph_cpu_density_of(struct sph_cpu *s, size_t i, unsigned long long *
 				sum[w] += (w ? xj[3] : 1.0f) * sph_poly6_q3(r2, s->c.inv_h2);
 			}
 	}
-	// rho = c_rho sum [1 FLOP]
-	s->rho[i] = s->c.c_rho * (sum[0] + sum[1]);
-	sph_pressure(s->rho[i], s->c.k, s->c.rho0, &s->pres[i], &s->hinv[i]);
+	sph_eos(sum[0] + sum[1], s->c.c_rho, s->c.k, s->c.rho0, &s->rho[i], &s->pres[i],
+		&s->hinv[i]);
 }
 
 /* Acceleration of fluid slot i from the densities of this step. */

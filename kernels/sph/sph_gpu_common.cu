@@ -75,6 +75,10 @@ int sph_gpu_finish(struct sph_gpu *s)
 					     s->stream)) ||
 	    SPH_GPU_CHECK(s, cudaStreamSynchronize(s->stream)))
 		return -1;
+	if (s->m->finish && s->m->finish(s) != 0) {
+		s->failed = 1;
+		return -1;
+	}
 	if (bad != UINT_MAX) {
 		snprintf(s->err, sizeof s->err, "%s: particle %u has a non-finite position", s->name,
 			 bad);
@@ -272,37 +276,45 @@ void sph_gpu_ops_destroy(void *ctx)
 
 /* ---- create ------------------------------------------------------------- */
 
+/* The box, or on an axis where it is open the bounds of the particles
+ * (fluid and walls), into lo, hi (p's box not NaN, not inverted). */
+static void sph_gpu_span(const struct sph_params *p, const struct sph_input *in, double lo[3],
+			 double hi[3])
+{
+	for (int d = 0; d < 3; d++) {
+		lo[d] = p->box_lo[d];
+		hi[d] = p->box_hi[d];
+		if (std::isfinite(lo[d]) && std::isfinite(hi[d]))
+			continue;
+		double plo = in->pos4[d], phi = in->pos4[d];
+
+		for (size_t i = 1; i < in->n; i++) {
+			plo = fmin(plo, in->pos4[4 * i + d]);
+			phi = fmax(phi, in->pos4[4 * i + d]);
+		}
+		for (size_t b = 0; b < in->nb; b++) {
+			plo = fmin(plo, in->bnd4[4 * b + d]);
+			phi = fmax(phi, in->bnd4[4 * b + d]);
+		}
+		lo[d] = std::isfinite(lo[d]) ? lo[d] : plo;
+		hi[d] = std::isfinite(hi[d]) ? fmax(hi[d], lo[d]) : fmax(phi, lo[d]);
+	}
+}
+
 /*
- * The grid of cells of side h (1 + margin) over the box, or over the
- * particles' bounds (fluid and walls) on an axis where the box is open.
+ * The grid of cells of side h (1 + margin) over lo .. hi (sph_gpu_span).
  * -1 with a message when it needs more than SPH_GPU_MAX_CELLS cells, or
  * more than morton_side a side when that is set.
  */
 static int sph_gpu_grid_init(struct sph_gpu_grid *g, int morton_side, const struct sph_params *p,
-			     const struct sph_input *in, const char *name, char *err,
+			     const double lo[3], const double hi[3], const char *name, char *err,
 			     size_t errlen)
 {
 	double cells = 1.0;
 
 	g->cell = p->h * (1.0 + SPH_GPU_GRID_MARGIN);
 	for (int d = 0; d < 3; d++) {
-		double lo = p->box_lo[d], hi = p->box_hi[d];
-
-		if (!std::isfinite(lo) || !std::isfinite(hi)) {
-			double plo = in->pos4[d], phi = in->pos4[d];
-
-			for (size_t i = 1; i < in->n; i++) {
-				plo = fmin(plo, in->pos4[4 * i + d]);
-				phi = fmax(phi, in->pos4[4 * i + d]);
-			}
-			for (size_t b = 0; b < in->nb; b++) {
-				plo = fmin(plo, in->bnd4[4 * b + d]);
-				phi = fmax(phi, in->bnd4[4 * b + d]);
-			}
-			lo = std::isfinite(lo) ? lo : plo;
-			hi = std::isfinite(hi) ? fmax(hi, lo) : fmax(phi, lo);
-		}
-		const double side = floor((hi - lo) / g->cell) + 1.0;
+		const double side = floor((hi[d] - lo[d]) / g->cell) + 1.0;
 
 		if (morton_side && !(side <= morton_side)) {
 			snprintf(err, errlen, "%s: the box needs %.0f cells of %g m along axis %d; "
@@ -315,7 +327,7 @@ static int sph_gpu_grid_init(struct sph_gpu_grid *g, int morton_side, const stru
 				 "than %zu cells", name, g->cell, SPH_GPU_MAX_CELLS);
 			return -1;
 		}
-		g->lo[d] = lo;
+		g->lo[d] = lo[d];
 		g->dim[d] = (int)side;
 	}
 	g->ncells = (unsigned)cells;
@@ -435,8 +447,11 @@ int sph_gpu_create(const struct sph_gpu_method *m, void **ctx, const struct sph_
 	s->n = (int)in->n;
 	s->nb = (int)in->nb;
 	s->slots = (int)(m->walls_in_slots ? in->n + in->nb : in->n);
-	if (sph_consts_init(&s->cs, p, name, err, errlen) != 0 ||
-	    (m->grid && sph_gpu_grid_init(&s->grid, m->morton_side, p, in, name, err, errlen) != 0))
+	if (sph_consts_init(&s->cs, p, name, err, errlen) != 0)
+		goto out_destroy;
+	sph_gpu_span(p, in, s->span_lo, s->span_hi);
+	if (m->grid && sph_gpu_grid_init(&s->grid, m->morton_side, p, s->span_lo, s->span_hi, name,
+					 err, errlen) != 0)
 		goto out_destroy;
 	if (sph_gpu_start(s, in) != 0) {
 		snprintf(err, errlen, "%s", s->err);

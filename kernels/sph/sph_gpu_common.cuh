@@ -83,6 +83,11 @@ struct sph_gpu_method {
 	int (*steps)(struct sph_gpu *s, int reps, struct sph_phase_times *t);
 	/* Releases what init made beyond sph_gpu_alloc (graphs); may be NULL. */
 	void (*fini)(struct sph_gpu *s);
+	/* After the queued work is done (sph_gpu_finish): the method's own
+	 * device flags, such as a fixed-capacity structure that overflowed.
+	 * 0, or -1 with s->err (and s->overflow = 1 for an overflow). May be
+	 * NULL. */
+	int (*finish)(struct sph_gpu *s);
 };
 
 struct sph_gpu {
@@ -91,7 +96,10 @@ struct sph_gpu {
 	int n, nb;		/* fluid and boundary particles */
 	int slots;		/* n, or n + nb with walls_in_slots */
 	struct sph_consts cs;
-	struct sph_gpu_grid grid;
+	/* What a grid spans: the box, or on an axis where the box is open the
+	 * bounds of the particles (fluid and walls) at create. */
+	double span_lo[3], span_hi[3];
+	struct sph_gpu_grid grid;	/* when m->grid */
 
 	/* particle state, slot order */
 	float4 *pos, *vel, *acc;
@@ -253,6 +261,25 @@ __device__ __forceinline__ void sph_gpu_check_finite(float4 x, unsigned id, unsi
 {
 	if (!isfinite(x.x) || !isfinite(x.y) || !isfinite(x.z))
 		atomicMin(bad, id);
+}
+
+/* key[i] = the cell of slot i in grid g: its Morton key (MORTON, every
+ * dim at most 1024) or its linear index; a non-finite position's id into
+ * *bad. */
+template <bool MORTON>
+static __global__ void sph_gpu_key_kernel(const float4 *__restrict__ pos,
+					  const unsigned *__restrict__ id, unsigned *__restrict__ key,
+					  int slots, sph_gpu_grid g, unsigned *__restrict__ bad)
+{
+	const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i >= (unsigned)slots)
+		return;
+	const float4 x = pos[i];
+	const int3 c = sph_gpu_cell_of(g, x);
+
+	sph_gpu_check_finite(x, id[i], bad);
+	key[i] = MORTON ? morton_encode3(c.x, c.y, c.z) : sph_gpu_linear(c.x, c.y, c.z, g.dim);
 }
 
 /* Candidate pairs (j != i) and those of them with r^2 < h^2. */

@@ -387,11 +387,9 @@ static __global__ void __launch_bounds__(SPH_GPU_BLOCK)
 			id[i] = sid[i];
 			pos_ref[i] = xi;
 			if (DENSITY) {
-				// rho = c_rho sum [1 FLOP]
-				const float r = cs.c_rho * sum;
-				float p, hinv;
+				float r, p, hinv;
 
-				sph_pressure(r, cs.k, cs.rho0, &p, &hinv);
+				sph_eos(sum, cs.c_rho, cs.k, cs.rho0, &r, &p, &hinv);
 				rho[i] = r;
 				xp[i] = make_float4(xi.x, xi.y, xi.z, p);
 				vh[i] = make_float4(v.x, v.y, v.z, hinv);
@@ -443,12 +441,10 @@ static __global__ void __launch_bounds__(SPH_GPU_BLOCK)
 		}
 		sum = sph_nlist_group_sum<T>(sum, mask);
 		if (t == 0) {
-			// rho = c_rho sum [1 FLOP]
-			const float r = cs.c_rho * sum;
 			const float4 v = vel[i];
-			float p, hinv;
+			float r, p, hinv;
 
-			sph_pressure(r, cs.k, cs.rho0, &p, &hinv);
+			sph_eos(sum, cs.c_rho, cs.k, cs.rho0, &r, &p, &hinv);
 			rho[i] = r;
 			xp[i] = make_float4(xi.x, xi.y, xi.z, p);
 			vh[i] = make_float4(v.x, v.y, v.z, hinv);
@@ -907,30 +903,23 @@ static void sph_nlist_fini(struct sph_gpu *s)
 		cudaGraphExecDestroy(q->graph);
 }
 
-/* A list overflow found by sph_gpu_finish's wait: named in the error. */
-static int sph_nlist_check_overflow(struct sph_gpu *s)
+/* After the queued work (sph_gpu_finish): a list that overflowed fails
+ * the run, named in the error. */
+static int sph_nlist_finish(struct sph_gpu *s)
 {
 	struct sph_nlist *q = sph_nlist_of(s);
 	int over = 0;
 
-	if (SPH_GPU_CHECK(s, cudaMemcpyAsync(&over, q->overflow, sizeof over,
-					     cudaMemcpyDeviceToHost, s->stream)) ||
-	    SPH_GPU_CHECK(s, cudaStreamSynchronize(s->stream)))
+	if (SPH_GPU_CHECK(s, cudaMemcpy(&over, q->overflow, sizeof over, cudaMemcpyDeviceToHost)))
 		return -1;
 	if (over) {
 		snprintf(s->err, sizeof s->err, "%s: a neighbour list overflowed its %d entries per "
 			 "thread (%d threads per particle): results would be wrong", s->name,
 			 q->cap, q->threads);
 		s->overflow = 1;
-		s->failed = 1;
 		return -1;
 	}
 	return 0;
-}
-
-static int sph_nlist_steps_checked(struct sph_gpu *s, int reps, struct sph_phase_times *t)
-{
-	return sph_nlist_steps(s, reps, t) || sph_nlist_check_overflow(s) ? -1 : 0;
 }
 
 /* evaluate's build: a rebuild forced. */
@@ -945,22 +934,16 @@ static int sph_nlist_build_now(struct sph_gpu *s)
 	return sph_nlist_build(s);
 }
 
-/* evaluate's force pass: forces only, then the overflow check. */
-static int sph_nlist_force_checked(struct sph_gpu *s)
-{
-	return sph_nlist_force_only(s) || sph_nlist_check_overflow(s) ? -1 : 0;
-}
-
 static const struct sph_gpu_method sph_nlist_method = {
 	"sph-gpu-nlist", sizeof(struct sph_nlist), false, true, 0, NULL, sph_nlist_init,
-	sph_nlist_build_now, sph_nlist_density, sph_nlist_force_checked, sph_nlist_no_integrate,
-	sph_nlist_steps_checked, sph_nlist_fini,
+	sph_nlist_build_now, sph_nlist_density, sph_nlist_force_only, sph_nlist_no_integrate,
+	sph_nlist_steps, sph_nlist_fini, sph_nlist_finish,
 };
 
 static const struct sph_gpu_method sph_verlet_method = {
 	"sph-gpu-verlet", sizeof(struct sph_nlist), false, true, 0, NULL, sph_nlist_init,
-	sph_nlist_build_now, sph_nlist_density, sph_nlist_force_checked, sph_nlist_no_integrate,
-	sph_nlist_steps_checked, sph_nlist_fini,
+	sph_nlist_build_now, sph_nlist_density, sph_nlist_force_only, sph_nlist_no_integrate,
+	sph_nlist_steps, sph_nlist_fini, sph_nlist_finish,
 };
 
 static int sph_nlist_create(void **ctx, const struct sph_input *in, const struct sph_params *p,

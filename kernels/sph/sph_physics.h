@@ -93,12 +93,22 @@ SPH_FN float sph_poly6_q3(float r2, float inv_h2)
 }
 
 /* Pressure p = k max(rho - rho0, 0) and hinv = 1 / (2 rho) of a particle
- * of density rho = c_rho (its poly6 sum). */
+ * of density rho. */
 SPH_FN void sph_pressure(float rho, float k, float rho0, float *pres, float *hinv)
 {
 	// [4 FLOPS]
 	*pres = k * fmaxf(rho - rho0, 0.0f);
 	*hinv = 0.5f / rho;
+}
+
+/* Density rho = c_rho sum of a particle from its poly6 sum, and its
+ * pressure and hinv (sph_pressure). */
+SPH_FN void sph_eos(float sum, float c_rho, float k, float rho0, float *rho, float *pres,
+		    float *hinv)
+{
+	// rho = c_rho sum [1 FLOP]
+	*rho = c_rho * sum;
+	sph_pressure(*rho, k, rho0, pres, hinv);
 }
 
 /*
