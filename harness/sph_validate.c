@@ -19,12 +19,14 @@
  * kernel vanishing at h).
  */
 
-/* Ordered pairs (i, j != i) whose r^2 is within the band around h^2, found
- * with the reference's grid. */
-static unsigned long long sph_validate_near_h(const double *x, size_t n, double h)
+/* Pairs (i, j) of fluid particle i (x, n of them) and target j (y, m of
+ * them; the fluid itself when y == x, j != i) whose r^2 is within the
+ * band around h^2, found with the reference's grid over the targets. */
+static unsigned long long sph_validate_near_h(const double *x, size_t n, const double *y,
+					      size_t m, double h)
 {
 	struct sph_ref_grid g;
-	if (sph_ref_grid_build(&g, x, n, h) != 0)
+	if (m == 0 || sph_ref_grid_build(&g, y, m, h) != 0)
 		return 0;
 	const double lo = h * h * (1.0 - SPH_VALIDATE_H_BAND), hi = h * h * (1.0 + SPH_VALIDATE_H_BAND);
 	unsigned long long count = 0;
@@ -43,9 +45,9 @@ static unsigned long long sph_validate_near_h(const double *x, size_t n, double 
 						size_t j = g.order[k];
 						double r2 = 0;
 						for (int d = 0; d < 3; d++)
-							r2 += (x[3 * i + d] - x[3 * j + d]) *
-							      (x[3 * i + d] - x[3 * j + d]);
-						count += j != i && r2 >= lo && r2 <= hi;
+							r2 += (x[3 * i + d] - y[3 * j + d]) *
+							      (x[3 * i + d] - y[3 * j + d]);
+						count += !(y == x && j == i) && r2 >= lo && r2 <= hi;
 					}
 				}
 	}
@@ -54,13 +56,13 @@ static unsigned long long sph_validate_near_h(const double *x, size_t n, double 
 }
 
 int sph_validate(const struct sph_params *p, const float *pos4, const float *vel4,
-		 const float *rho, const float *acc4, size_t n, const struct sph_counts *counts,
-		 struct sph_validation *out)
+		 const float *rho, const float *acc4, size_t n, const float *bnd4, size_t nb,
+		 const struct sph_counts *counts, struct sph_validation *out)
 {
 	memset(out, 0, sizeof *out);
 	out->n = n;
 	struct sph_ref_state s;
-	if (sph_ref_state_init(&s, pos4, vel4, n) != 0)
+	if (sph_ref_state_init(&s, p, pos4, vel4, n, bnd4, nb) != 0)
 		return -1;
 	if (sph_ref_evaluate(&s, p) != 0) {
 		sph_ref_state_free(&s);
@@ -86,8 +88,9 @@ int sph_validate(const struct sph_params *p, const float *pos4, const float *vel
 		if (da > out->acc_err)
 			out->acc_err = da, out->worst_acc = i;
 	}
-	out->ref_pairs = s.nbrs.pairs;
-	out->near_h = sph_validate_near_h(s.x, n, p->h);
+	out->ref_pairs = s.nbrs.pairs + s.bnbrs.pairs;
+	out->near_h = sph_validate_near_h(s.x, n, s.x, n, p->h) +
+		      sph_validate_near_h(s.x, n, s.xb, s.nb, p->h);
 	out->var_pairs = counts->neighbours;
 	unsigned long long diff = out->var_pairs > out->ref_pairs ? out->var_pairs - out->ref_pairs
 								   : out->ref_pairs - out->var_pairs;

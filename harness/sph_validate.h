@@ -23,18 +23,20 @@ struct sph_validation {
 	size_t n;
 	double rho_err, acc_err;      /* as defined above */
 	size_t worst_rho, worst_acc;  /* particle indices */
-	unsigned long long ref_pairs; /* ordered (i, j != i) pairs with r < h, reference */
+	unsigned long long ref_pairs; /* ordered (i, j != i) pairs with r < h, reference, walls included */
 	unsigned long long near_h;    /* ordered pairs in the band around h */
 	unsigned long long var_pairs; /* the variant's count */
 	bool pairs_ok, overflow, pass;
 };
 
-/* Compares a variant's state (pos4, vel4, rho, acc4 in original order, as
- * its read() gives them after evaluate) and pair count with the reference
- * evaluated on the same positions and velocities. Returns 0, or -1 when
+/* Compares a variant's state (pos4, vel4, rho, acc4 of its n fluid
+ * particles in original order, as its read() gives them after evaluate)
+ * and pair count with the reference evaluated on the same positions and
+ * velocities, with the same nb boundary particles bnd4 (NULL when nb ==
+ * 0). Pairs count fluid-fluid and fluid-boundary. Returns 0, or -1 when
  * the reference could not run (memory, a non-finite position). */
 int sph_validate(const struct sph_params *p, const float *pos4, const float *vel4,
-		 const float *rho, const float *acc4, size_t n, const struct sph_counts *counts,
-		 struct sph_validation *out);
+		 const float *rho, const float *acc4, size_t n, const float *bnd4, size_t nb,
+		 const struct sph_counts *counts, struct sph_validation *out);
 
 #endif
