@@ -765,6 +765,80 @@ static void sph_test_run_stable(struct sph_ref_state *s,
 }
 
 /*
+ * Water at rest in a box that just fits it (column 8x8x8@0, no jitter:
+ * the lattice at the walls' gap from the floor and the four side walls,
+ * every particle at rest density but the free surface's), for one second
+ * of simulated time (2,084 steps of 0.48 ms): it must stay where it is.
+ *   height   the mean height of the particles that started in the top
+ *            layer (the free surface), within 1 % of H of where it
+ *            started, after every step;
+ *   density  every particle at most 1 % above rho0 (compression, which
+ *            the free surface does not hide; still water needs
+ *            2 g H / c^2 = 0.75 % at the floor, the symmetric pressure
+ *            gradient being half of grad p: sph_ref.h), and every
+ *            particle more than h below that surface at most 1 % below
+ *            rho0 (the surface itself is at ~0.8 rho0 for want of
+ *            neighbours).
+ * The bounds are the issue's, not fitted to a measurement. Measured with
+ * the reference as of this commit, which does NOT meet them: the surface
+ * sinks steadily, -2.9 % H at 0.97 s (sph_scene_surge's residual height
+ * at the back wall: -4.3 %), the water along the side walls sliding down
+ * (the column at a vertical edge by a whole d) and the interior rising,
+ * i.e. still water turning over; rho_max 1.0207 rho0 at 0.023 s (the
+ * bottom corner particle, the column dropping before its pressure has
+ * built up; 1.0114 at the start), 1.009 to 1.014 after 0.1 s; the least
+ * density below the surface 0.9857 rho0 at 0.75 s.
+ */
+Test(sph_ref, water_at_rest_keeps_height_and_density, .timeout = 60)
+{
+	struct sph_scene sc;
+	struct sph_ref_state s;
+	struct sph_ref_stats st;
+	const struct sph_params *p;
+	size_t layer, top0;
+	double z0 = 0.0, dz_worst = 0.0, rho_hi = 0.0, rho_lo = HUGE_VAL;
+	double t_dz = 0.0, t_hi = 0.0, t_lo = 0.0;
+	int steps;
+
+	sph_test_column("8x8x8@0", 1, 0.0, &sc, &s);
+	p = &sc.p;
+	steps = (int)ceil(1.0 / p->dt);
+	layer = 8 * 8;
+	top0 = sc.n - layer;
+	for (size_t i = top0; i < sc.n; i++)
+		z0 += s.x[3 * i + 2] / (double)layer;
+	for (int k = 1; k <= steps; k++) {
+		double z = 0.0, dz;
+
+		cr_assert(sph_ref_step(&s, p) == 0, "step %d failed", k);
+		cr_assert(sph_ref_evaluate(&s, p) == 0);
+		sph_ref_stats(&s, p, &st);
+		cr_assert(st.nonfinite == 0 && st.outside == 0 &&
+			  s.clamps == 0, "step %d: %zu not finite, %zu "
+			  "outside, %zu clamped", k, st.nonfinite, st.outside,
+			  s.clamps);
+		for (size_t i = top0; i < sc.n; i++)
+			z += s.x[3 * i + 2] / (double)layer;
+		dz = (z - z0) / sc.height;
+		if (fabs(dz) > fabs(dz_worst))
+			dz_worst = dz, t_dz = k * p->dt;
+		if (st.rho_max > rho_hi)
+			rho_hi = st.rho_max, t_hi = k * p->dt;
+		for (size_t i = 0; i < sc.n; i++)
+			if (s.x[3 * i + 2] < z - p->h && s.rho[i] < rho_lo)
+				rho_lo = s.rho[i], t_lo = k * p->dt;
+	}
+	cr_expect(fabs(dz_worst) <= 0.01, "the surface moved by %+.4f H "
+		  "(t = %.3f s)", dz_worst, t_dz);
+	cr_expect(rho_hi <= 1.01 * p->rho0, "rho_max %.5f rho0 (t = %.3f s)",
+		  rho_hi / p->rho0, t_hi);
+	cr_expect(rho_lo >= 0.99 * p->rho0, "below the surface rho_min "
+		  "%.5f rho0 (t = %.3f s)", rho_lo / p->rho0, t_lo);
+	sph_ref_state_free(&s);
+	sph_scene_free(&sc);
+}
+
+/*
  * The dam break for 1000 steps at 10 x 10 x 12 (1200 fluid particles in
  * a tank 4 widths long, 5,216 boundary particles, 0.38 s of flow;
  * measured: +8.0 % density, 3.4 m/s, energy at most 2.5e-4 M g H above
