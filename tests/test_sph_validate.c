@@ -7,30 +7,36 @@
 #include "../harness/sph_validate.h"
 #include "../reference/sph_scene.h"
 
-/* A small column's state as the double reference evaluates it, rounded to
- * float: what a perfect float variant would return. */
+/* A small column's state, walls included, as the double reference
+ * evaluates it, rounded to float: what a perfect float variant would
+ * return. */
 struct sv_case {
+	struct sph_scene sc;	/* parameters, walls (bnd4, nb) */
 	struct sph_params p;
 	size_t n;
 	float *pos4, *vel4, *rho, *acc4;
 	struct sph_counts counts;
+	unsigned long long wall_pairs;	/* fluid-boundary, of counts.neighbours */
 };
 
 static void sv_make(struct sv_case *c)
 {
-	const int nx = 8, ny = 8, nz = 10;
+	struct sph_column col;
+	char err[256] = "";
 	memset(c, 0, sizeof *c);
-	cr_assert_eq(sph_scene_params(nx, ny, nz, &c->p), 0);
-	c->n = sph_scene_particles(nx, ny, nz);
-	c->pos4 = malloc(4 * c->n * sizeof(float));
-	c->vel4 = malloc(4 * c->n * sizeof(float));
+	cr_assert_eq(sph_scene_column_parse("8x8x10", &col, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(sph_scene_build(&col, 3, &c->sc, err, sizeof err), 0, "%s", err);
+	cr_assert_gt(c->sc.nb, 0);
+	c->p = c->sc.p;
+	c->n = c->sc.n;
+	c->pos4 = c->sc.pos4;
+	c->vel4 = c->sc.vel4;
 	c->rho = malloc(c->n * sizeof(float));
 	c->acc4 = calloc(4 * c->n, sizeof(float));
-	cr_assert(c->pos4 && c->vel4 && c->rho && c->acc4);
-	cr_assert_eq(sph_scene_dam_break(nx, ny, nz, 3, &c->p, c->pos4, c->vel4), 0);
+	cr_assert(c->rho && c->acc4);
 	/* Move the lattice off its rest state: a few reference steps. */
 	struct sph_ref_state s;
-	cr_assert_eq(sph_ref_state_init(&s, c->pos4, c->vel4, c->n), 0);
+	cr_assert_eq(sph_ref_state_init(&s, &c->p, c->pos4, c->vel4, c->n, c->sc.bnd4, c->sc.nb), 0);
 	for (int k = 0; k < 30; k++)
 		cr_assert_eq(sph_ref_step(&s, &c->p), 0);
 	for (size_t i = 0; i < 3 * c->n; i++) {
@@ -38,30 +44,32 @@ static void sv_make(struct sv_case *c)
 		c->vel4[4 * (i / 3) + i % 3] = (float)s.v[i];
 	}
 	sph_ref_state_free(&s);
-	cr_assert_eq(sph_ref_state_init(&s, c->pos4, c->vel4, c->n), 0);
+	cr_assert_eq(sph_ref_state_init(&s, &c->p, c->pos4, c->vel4, c->n, c->sc.bnd4, c->sc.nb), 0);
 	cr_assert_eq(sph_ref_evaluate(&s, &c->p), 0);
 	for (size_t i = 0; i < c->n; i++) {
 		c->rho[i] = (float)s.rho[i];
 		for (int d = 0; d < 3; d++)
 			c->acc4[4 * i + d] = (float)s.acc[3 * i + d];
 	}
-	c->counts.neighbours = s.nbrs.pairs;
-	c->counts.candidates = s.nbrs.pairs;
+	cr_assert_gt(s.bnbrs.pairs, 0, "the case needs water at the walls");
+	c->wall_pairs = s.bnbrs.pairs;
+	c->counts.neighbours = s.nbrs.pairs + s.bnbrs.pairs;
+	c->counts.candidates = c->counts.neighbours;
 	sph_ref_state_free(&s);
 }
 
 static void sv_free(struct sv_case *c)
 {
-	free(c->pos4);
-	free(c->vel4);
 	free(c->rho);
 	free(c->acc4);
+	sph_scene_free(&c->sc);
 }
 
 static struct sph_validation sv_run(struct sv_case *c)
 {
 	struct sph_validation v;
-	cr_assert_eq(sph_validate(&c->p, c->pos4, c->vel4, c->rho, c->acc4, c->n, &c->counts, &v), 0);
+	cr_assert_eq(sph_validate(&c->p, c->pos4, c->vel4, c->rho, c->acc4, c->n, c->sc.bnd4,
+				  c->sc.nb, &c->counts, &v), 0);
 	return v;
 }
 
@@ -110,6 +118,37 @@ Test(sph_validate, missing_neighbour_pairs_fail)
 	sv_free(&c);
 }
 
+/* A variant that counts only fluid-fluid pairs (the walls' pairs left out
+ * of its count) fails on the pairs alone. */
+Test(sph_validate, missing_wall_pairs_fail)
+{
+	struct sv_case c;
+	sv_make(&c);
+	c.counts.neighbours -= c.wall_pairs;
+	struct sph_validation v = sv_run(&c);
+	cr_expect(!v.pairs_ok && !v.pass, "%llu of %llu pairs (%llu at the walls) passed",
+		  v.var_pairs, v.ref_pairs, c.wall_pairs);
+	cr_expect_lt(v.rho_err, SPH_VALIDATE_RHO_TOL);
+	sv_free(&c);
+}
+
+/* The walls are part of the physics compared: the same state checked
+ * against a reference without them (as if the variant had ignored its
+ * boundary particles) fails on the densities next to the walls. */
+Test(sph_validate, a_reference_without_walls_disagrees)
+{
+	struct sv_case c;
+	sv_make(&c);
+	struct sph_validation v;
+	c.counts.neighbours -= c.wall_pairs;
+	cr_assert_eq(sph_validate(&c.p, c.pos4, c.vel4, c.rho, c.acc4, c.n, NULL, 0, &c.counts, &v),
+		     0);
+	cr_expect(v.pairs_ok, "fluid-fluid pairs %llu, reference %llu", v.var_pairs, v.ref_pairs);
+	cr_expect(!v.pass);
+	cr_expect_gt(v.rho_err, 100 * SPH_VALIDATE_RHO_TOL, "rho err %.3g", v.rho_err);
+	sv_free(&c);
+}
+
 Test(sph_validate, overflow_and_nan_fail)
 {
 	struct sv_case c;
@@ -154,20 +193,30 @@ static double sv_rms_acc(const struct sv_case *c)
 	return sqrt(s / (double)c->n);
 }
 
-/* Ordered pairs (i, j != i) with |r^2 / h^2 - 1| < SV_H_BAND, by brute force. */
+/* Whether fluid particle i of c and point y (float4) are within the band
+ * around h: |r^2 / h^2 - 1| < SV_H_BAND. */
+static int sv_near_h(const struct sv_case *c, size_t i, const float *y)
+{
+	double r2 = 0;
+	for (int d = 0; d < 3; d++) {
+		double dx = (double)c->pos4[4 * i + d] - y[d];
+		r2 += dx * dx;
+	}
+	return fabs(r2 / (c->p.h * c->p.h) - 1.0) < SV_H_BAND;
+}
+
+/* Ordered pairs (i, j != i) of fluid particles and pairs (i, b) of fluid
+ * and boundary particles with |r^2 / h^2 - 1| < SV_H_BAND, by brute
+ * force. */
 static unsigned long long sv_pairs_near_h(const struct sv_case *c)
 {
 	unsigned long long count = 0;
-	double h2 = c->p.h * c->p.h;
-	for (size_t i = 0; i < c->n; i++)
-		for (size_t j = 0; j < c->n; j++) {
-			double r2 = 0;
-			for (int d = 0; d < 3; d++) {
-				double dx = (double)c->pos4[4 * i + d] - c->pos4[4 * j + d];
-				r2 += dx * dx;
-			}
-			count += j != i && fabs(r2 / h2 - 1.0) < SV_H_BAND;
-		}
+	for (size_t i = 0; i < c->n; i++) {
+		for (size_t j = 0; j < c->n; j++)
+			count += j != i && sv_near_h(c, i, &c->pos4[4 * j]);
+		for (size_t b = 0; b < c->sc.nb; b++)
+			count += sv_near_h(c, i, &c->sc.bnd4[4 * b]);
+	}
 	return count;
 }
 
