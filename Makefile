@@ -246,12 +246,17 @@ FIGURES = plots/out
 # The collapse picture: `bin/harness sph snapshot` wrote its data (any
 # variant gives the same physics; the committed one is sph-cpu-grid's).
 COLLAPSE = results/sph/collapse-16128.csv
+# The dam break against Martin and Moyce: `bin/harness sph physics` wrote it.
+PHYSICS = $(or $(FROM),results/h200)/sph-physics.csv
 figures: deps-run deps-figures
 	@$(MAKE) --no-print-directory $(BIN)
 	$(BIN) plot --suite all $(if $(FROM),--from $(FROM)) --out $(FIGURES)
 	@if [ -f $(COLLAPSE) ]; then \
 	  gnuplot -e "datafile='$(COLLAPSE)'; outbase='$(FIGURES)/sph-collapse'; steps='0 625 1250 2500'; dt=1.6e-4" plots/sph-collapse.gp && \
 	  echo "sph-collapse: $(COLLAPSE) -> $(FIGURES)/sph-collapse.png, .svg"; fi
+	@if [ -f $(PHYSICS) ]; then \
+	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-martin-moyce'" plots/sph-martin-moyce.gp && \
+	  echo "sph-martin-moyce: $(PHYSICS) -> $(FIGURES)/sph-martin-moyce.png, .svg"; fi
 
 # The regression gate: the rows (SUITE, or REGRESS_ARGS such as
 # '--variant jsplit-k4 --n 2^16 --rounds 4 --threshold 2') run with REV's

@@ -295,19 +295,21 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 	results_json_host(&j);
 	results_json_ranks(&j, meta);
 	results_json_build(&j);
-	json_key(&j, "timing");
-	json_begin_object(&j);
-	json_kv_double(&j, "min_time_s", meta->timing->min_time);
-	json_kv_double(&j, "max_time_s", meta->timing->max_time);
-	json_kv_double(&j, "max_noise_pct", meta->timing->max_noise);
-	json_kv_double(&j, "sample_time_s", meta->timing->sample_time);
-	json_kv_int(&j, "min_samples", (long long)meta->timing->min_samples);
-	json_kv_string(&j, "noise_measure", "relative sample standard deviation");
-	if (testhook_active(TESTHOOK_WORK))
-		json_kv_string(&j, "test_hook_work", testhook_active(TESTHOOK_WORK));
-	if (testhook_active(TESTHOOK_SLOWDOWN))
-		json_kv_string(&j, "test_hook_slowdown", testhook_active(TESTHOOK_SLOWDOWN));
-	json_end_object(&j);
+	if (meta->timing) {
+		json_key(&j, "timing");
+		json_begin_object(&j);
+		json_kv_double(&j, "min_time_s", meta->timing->min_time);
+		json_kv_double(&j, "max_time_s", meta->timing->max_time);
+		json_kv_double(&j, "max_noise_pct", meta->timing->max_noise);
+		json_kv_double(&j, "sample_time_s", meta->timing->sample_time);
+		json_kv_int(&j, "min_samples", (long long)meta->timing->min_samples);
+		json_kv_string(&j, "noise_measure", "relative sample standard deviation");
+		if (testhook_active(TESTHOOK_WORK))
+			json_kv_string(&j, "test_hook_work", testhook_active(TESTHOOK_WORK));
+		if (testhook_active(TESTHOOK_SLOWDOWN))
+			json_kv_string(&j, "test_hook_slowdown", testhook_active(TESTHOOK_SLOWDOWN));
+		json_end_object(&j);
+	}
 	if (table->json)
 		table->json(&j, table->ctx);
 	json_end_object(&j);

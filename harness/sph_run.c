@@ -16,6 +16,7 @@
 #include "gpu_device.h"
 #include "json_out.h"
 #include "results.h"
+#include "sph_physics.h"
 #include "sph_validate.h"
 #include "sysinfo.h"
 #include "testhook.h"
@@ -28,7 +29,7 @@ struct sph_options {
 	enum { SPH_LIST, SPH_CHECK, SPH_RUN, SPH_SNAPSHOT } cmd;
 	bool help, quiet, variant_given;
 	bool selected[SPH_VARIANT_COUNT];
-	const struct sph_column *columns[SPH_RUN_MAX_COLUMNS];
+	struct sph_column columns[SPH_RUN_MAX_COLUMNS];
 	size_t ncolumns;
 	uint64_t seed;
 	int warm_steps;
@@ -64,8 +65,9 @@ static bool sph_suite_exists(const char *name)
 /* One (variant, column) result. */
 struct sph_row {
 	const struct sph_variant *v;
-	const struct sph_column *col;
-	size_t n;
+	struct sph_column col;
+	size_t n, nb;      /* fluid and boundary particles */
+	unsigned long long clamps; /* last-resort clamps, warm-up and timing included */
 	const char *device_name;
 	uint64_t seed;
 	int warm_steps;
@@ -87,14 +89,17 @@ static void sph_help(void)
 {
 	printf("usage: harness sph list\n"
 	       "       harness sph check|run [options]\n"
-	       "       harness sph snapshot --variant NAME --column C --at 0,300,600 --out FILE.csv\n\n"
-	       "The SPH step of reference/sph_ref.h (Mueller 2003 water, reflective walls)\n"
-	       "on the dam-break columns of the SPH paper: each variant runs --warm-steps\n"
+	       "       harness sph snapshot --variant NAME --column C --at 0,300,600 --out FILE.csv\n"
+	       "       harness sph physics [options]   (see harness sph physics --help)\n\n"
+	       "The SPH step of reference/sph_ref.h (Mueller 2003 water, walls of boundary\n"
+	       "particles) on the dam-break columns of the SPH paper: each variant runs --warm-steps\n"
 	       "steps, is validated against the double reference on the positions it\n"
 	       "reached, then (run) timed step by step, phase by phase.\n\n"
 	       "  --variant, -v PAT   SPH variant name or glob, comma-separated (all available)\n"
-	       "  --column LIST       particle counts of columns, comma-separated, or\n"
-	       "                      'paper' (16128,75200,129024,255600) or 'all' (16128)\n"
+	       "  --column LIST       columns, comma-separated: a name (16128 ... 4207500,\n"
+	       "                      martin-moyce), NXxNYxNZ[@L] (L: the tank's length in\n"
+	       "                      column widths, 4; @0 a box that fits), 'paper'\n"
+	       "                      (16128,75200,129024,255600) or 'all' (every name) (16128)\n"
 	       "  --seed S            jitter of the lattice (42)\n"
 	       "  --warm-steps W      steps before validation and timing (20)\n"
 	       "  --min-time S, --max-time S, --max-noise PCT   as for 'harness run'\n"
@@ -109,7 +114,8 @@ static void sph_help(void)
 	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input.\n");
 }
 
-/* Adds the columns named in s ("16128,75200", "paper", "all"). */
+/* Adds the columns of s: named ones ("16128", "martin-moyce"), NXxNYxNZ[@L],
+ * "paper" (the paper's four) or "all" (every named column). */
 static int sph_parse_columns(const char *s, struct sph_options *o, char *err, size_t errlen)
 {
 	size_t count;
@@ -119,27 +125,21 @@ static int sph_parse_columns(const char *s, struct sph_options *o, char *err, si
 		return CLI_USAGE;
 	int rc = CLI_OK;
 	for (char *w = strtok_r(copy, ",", &save); w && rc == CLI_OK; w = strtok_r(NULL, ",", &save)) {
-		for (size_t i = 0; i < count && rc == CLI_OK; i++) {
-			bool take = strcmp(w, "all") == 0 || (strcmp(w, "paper") == 0 && all[i].paper) ||
-				    strcmp(w, all[i].name) == 0;
-			if (!take)
+		bool group = strcmp(w, "all") == 0 || strcmp(w, "paper") == 0;
+		struct sph_column one;
+		if (!group && sph_scene_column_parse(w, &one, err, errlen) != 0) {
+			rc = CLI_USAGE;
+			break;
+		}
+		for (size_t i = 0; i < (group ? count : 1) && rc == CLI_OK; i++) {
+			if (group && !(w[0] == 'a' || all[i].paper))
 				continue;
 			if (o->ncolumns == SPH_RUN_MAX_COLUMNS) {
 				snprintf(err, errlen, "--column: at most %d columns", SPH_RUN_MAX_COLUMNS);
 				rc = CLI_USAGE;
 			} else {
-				o->columns[o->ncolumns++] = &all[i];
+				o->columns[o->ncolumns++] = group ? all[i] : one;
 			}
-		}
-		if (rc == CLI_OK && strcmp(w, "all") != 0 && strcmp(w, "paper") != 0 &&
-		    !sph_scene_column_find(w)) {
-			char names[256] = "";
-			for (size_t i = 0; i < count && strlen(names) < 200; i++) {
-				strcat(names, i ? ", " : "");
-				strcat(names, all[i].name);
-			}
-			snprintf(err, errlen, "unknown column '%s' (allowed: %s, paper, all)", w, names);
-			rc = CLI_USAGE;
 		}
 	}
 	free(copy);
@@ -223,7 +223,7 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 	else if (strcmp(argv[1], "run") == 0)
 		o->cmd = SPH_RUN;
 	else {
-		snprintf(err, errlen, "unknown command '%s' (allowed: list, check, run, snapshot)", argv[1]);
+		snprintf(err, errlen, "unknown command '%s' (allowed: list, check, run, snapshot, physics)", argv[1]);
 		return CLI_USAGE;
 	}
 	char **av = argv + 1;
@@ -342,9 +342,10 @@ static int sph_timed_steps(void *arg, int reps, double *seconds)
 
 /* Warm-up steps, validation on the positions reached, then (run) timing.
  * Returns CLI_OK, or CLI_FAILED when the variant failed or is invalid. */
-static int sph_measure(const struct sph_options *o, const struct sph_params *p,
-		       const float *pos4, const float *vel4, struct sph_row *row)
+static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
+		       struct sph_row *row)
 {
+	const struct sph_params *p = &sc->p;
 	const struct sph_ops *ops = row->v->ops;
 	size_t n = row->n;
 	char err[256];
@@ -357,25 +358,26 @@ static int sph_measure(const struct sph_options *o, const struct sph_params *p,
 		fprintf(stderr, "harness: sph: out of memory for %zu particles\n", n);
 		goto out_free;
 	}
-	if (ops->create(&ctx, pos4, vel4, n, p, err, sizeof err) != 0) {
-		fprintf(stderr, "harness: sph: %s on %s: %s\n", row->v->name, row->col->name, err);
+	const struct sph_input in = { sc->n, sc->pos4, sc->vel4, sc->nb, sc->bnd4 };
+	if (ops->create(&ctx, &in, p, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph: %s on %s: %s\n", row->v->name, row->col.name, err);
 		goto out_free;
 	}
 	if ((o->warm_steps > 0 && ops->steps(ctx, o->warm_steps, &ignored) != 0) ||
 	    ops->evaluate(ctx, 1) != 0 || ops->read(ctx, rp, rv, rr, ra) != 0) {
-		fprintf(stderr, "harness: sph: %s on %s failed: %s\n", row->v->name, row->col->name,
+		fprintf(stderr, "harness: sph: %s on %s failed: %s\n", row->v->name, row->col.name,
 			ops->error(ctx));
 		goto out_destroy;
 	}
 	ops->counts(ctx, &row->counts);
-	if (sph_validate(p, rp, rv, rr, ra, n, &row->counts, &row->val) != 0) {
+	if (sph_validate(p, rp, rv, rr, ra, n, sc->bnd4, sc->nb, &row->counts, &row->val) != 0) {
 		fprintf(stderr, "harness: sph: the reference could not evaluate %s's state\n", row->v->name);
 		goto out_destroy;
 	}
 	if (!row->val.pass) {
 		fprintf(stderr,
 			"harness: sph: %s on %s FAILED validation: rho_err %.3e (tol %.0e) at %zu, acc_err %.3e (tol %.0e) at %zu, pairs %llu vs %llu (+-%llu near h)%s\n",
-			row->v->name, row->col->name, row->val.rho_err, SPH_VALIDATE_RHO_TOL,
+			row->v->name, row->col.name, row->val.rho_err, SPH_VALIDATE_RHO_TOL,
 			row->val.worst_rho, row->val.acc_err, SPH_VALIDATE_ACC_TOL, row->val.worst_acc,
 			row->val.var_pairs, row->val.ref_pairs, row->val.near_h,
 			row->val.overflow ? ", a bucket overflowed" : "");
@@ -393,6 +395,9 @@ static int sph_measure(const struct sph_options *o, const struct sph_params *p,
 		}
 		row->timed = status == CLI_OK;
 	}
+	struct sph_counts after;
+	ops->counts(ctx, &after);
+	row->clamps = after.clamps;
 out_destroy:
 	ops->destroy(ctx);
 out_free:
@@ -404,7 +409,8 @@ out_free:
 }
 
 static const char *const sph_columns_csv[] = {
-	"variant", "method", "device", "device_name", "column", "n", "seed", "warm_steps",
+	"variant", "method", "device", "device_name", "column", "n", "boundary_particles", "seed",
+	"warm_steps", "clamps",
 	"valid", "rho_max_rel_err", "acc_max_rel_rms_err", "tol_rho", "tol_acc",
 	"neighbour_pairs", "reference_pairs", "near_h_pairs", "candidate_pairs",
 	"candidates_per_neighbour", "aux_bytes", "aux_bytes_per_particle", "samples",
@@ -430,10 +436,12 @@ static void sph_format(const void *ctx, size_t r, char (*c)[RESULTS_CELL])
 	snprintf(c[i++], 64, "%s", row->v->method);
 	snprintf(c[i++], 64, "%s", variant_device_name(row->v->device));
 	snprintf(c[i++], 64, "%s", row->device_name);
-	snprintf(c[i++], 64, "%s", row->col->name);
+	snprintf(c[i++], 64, "%s", row->col.name);
 	snprintf(c[i++], 64, "%zu", row->n);
+	snprintf(c[i++], 64, "%zu", row->nb);
 	snprintf(c[i++], 64, "%llu", (unsigned long long)row->seed);
 	snprintf(c[i++], 64, "%d", row->warm_steps);
+	snprintf(c[i++], 64, "%llu", row->clamps);
 	snprintf(c[i++], 64, "%d", row->val.pass ? 1 : 0);
 	snprintf(c[i++], 64, "%.3e", row->val.rho_err);
 	snprintf(c[i++], 64, "%.3e", row->val.acc_err);
@@ -485,7 +493,9 @@ static void sph_json(struct json_out *j, const void *ctx)
 	json_kv_string(j, "pairs", "variant pair count = reference's, +- pairs with |r^2/h^2 - 1| < 1e-4");
 	json_kv_string(j, "positions", "those the variant reached after warm_steps steps");
 	json_end_object(j);
-	json_kv_string(j, "physics", "reference/sph_ref.h: Mueller 2003, clamped pressure, reflective walls, symplectic Euler");
+	json_kv_string(j, "physics", "reference/sph_ref.h: Mueller 2003, clamped pressure, walls of boundary particles (Akinci 2012) with a last-resort reflective clamp, symplectic Euler");
+	json_kv_string(j, "pairs_counted", "fluid-fluid and fluid-boundary, i != j, in the density pass");
+	json_kv_string(j, "clamps", "coordinates the last-resort clamp put back on a wall, from create to the end of timing");
 	json_key(j, "samples");
 	json_begin_array(j);
 	for (size_t r = 0; r < t->nrows; r++)
@@ -541,16 +551,12 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 	bool have_gpu = gpu_device_query(0, &gpu) == 0;
 	int status = CLI_OK;
 	for (size_t k = 0; k < o->ncolumns; k++) {
-		const struct sph_column *col = o->columns[k];
-		struct sph_params p;
-		size_t n = sph_scene_particles(col->nx, col->ny, col->nz);
-		float *pos4 = malloc(4 * n * sizeof(float)), *vel4 = malloc(4 * n * sizeof(float));
-		if (!pos4 || !vel4 || sph_scene_params(col->nx, col->ny, col->nz, &p) != 0 ||
-		    sph_scene_dam_break(col->nx, col->ny, col->nz, o->seed, &p, pos4, vel4) != 0) {
-			fprintf(stderr, "harness: sph: cannot build column %s\n", col->name);
+		const struct sph_column *col = &o->columns[k];
+		struct sph_scene sc;
+		char err[256];
+		if (sph_scene_build(col, o->seed, &sc, err, sizeof err) != 0) {
+			fprintf(stderr, "harness: sph: cannot build column %s: %s\n", col->name, err);
 			status = CLI_FAILED;
-			free(pos4);
-			free(vel4);
 			continue;
 		}
 		for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
@@ -559,16 +565,16 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 				continue;
 			struct sph_row *row = &(*rows)[(*nrows)++];
 			row->v = v;
-			row->col = col;
-			row->n = n;
+			row->col = *col;
+			row->n = sc.n;
+			row->nb = sc.nb;
 			row->seed = o->seed;
 			row->warm_steps = o->warm_steps;
 			row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
-			if (sph_measure(o, &p, pos4, vel4, row) != CLI_OK)
+			if (sph_measure(o, &sc, row) != CLI_OK)
 				status = CLI_FAILED;
 		}
-		free(pos4);
-		free(vel4);
+		sph_scene_free(&sc);
 	}
 	return status;
 }
@@ -703,20 +709,25 @@ static int sph_snapshot(const struct sph_options *o)
 	}
 	if (atomic_path_writable(o->out, err, sizeof err) != 0)
 		return sph_usage(err);
-	const struct sph_column *col = o->columns[0];
-	struct sph_params p;
-	size_t n = sph_scene_particles(col->nx, col->ny, col->nz);
+	const struct sph_column *col = &o->columns[0];
+	struct sph_scene sc;
+	if (sph_scene_build(col, o->seed, &sc, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph: cannot build column %s: %s\n", col->name, err);
+		return CLI_FAILED;
+	}
+	const struct sph_params p = sc.p;
+	const size_t n = sc.n;
 	int status = CLI_FAILED;
 	void *ctx = NULL;
 	struct atomic_file af = { 0 };
 	float *pos4 = malloc(4 * n * sizeof(float)), *vel4 = malloc(4 * n * sizeof(float));
 	float *rho = malloc(n * sizeof(float));
-	if (!pos4 || !vel4 || !rho || sph_scene_params(col->nx, col->ny, col->nz, &p) != 0 ||
-	    sph_scene_dam_break(col->nx, col->ny, col->nz, o->seed, &p, pos4, vel4) != 0) {
-		fprintf(stderr, "harness: sph: cannot build column %s\n", col->name);
+	const struct sph_input in = { sc.n, sc.pos4, sc.vel4, sc.nb, sc.bnd4 };
+	if (!pos4 || !vel4 || !rho) {
+		fprintf(stderr, "harness: sph: out of memory for %zu particles\n", n);
 		goto out_free;
 	}
-	if (v->ops->create(&ctx, pos4, vel4, n, &p, err, sizeof err) != 0) {
+	if (v->ops->create(&ctx, &in, &p, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: sph: %s: %s\n", v->name, err);
 		goto out_free;
 	}
@@ -768,6 +779,7 @@ out_free:
 	free(pos4);
 	free(vel4);
 	free(rho);
+	sph_scene_free(&sc);
 	return status;
 }
 
@@ -781,6 +793,8 @@ int sph_command(int argc, char **argv)
 {
 	struct sph_options o;
 	char err[512];
+	if (argc > 2 && strcmp(argv[2], "physics") == 0)
+		return sph_physics_command(argc - 1, argv + 1);
 	if (sph_parse(argc - 1, argv + 1, &o, err, sizeof err) != CLI_OK)
 		return sph_usage(err);
 	if (o.help) {

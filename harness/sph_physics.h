@@ -1,0 +1,49 @@
+/* sph_physics.h - bin/harness sph physics: the SPH water against experiment and known answers */
+#ifndef HARNESS_SPH_PHYSICS_H
+#define HARNESS_SPH_PHYSICS_H
+
+#include <stddef.h>
+
+/*
+ * Two checks of what an SPH variant's water does over time (the
+ * validation of `sph check` judges one step's arithmetic; these judge the
+ * physics it adds up to):
+ *
+ *   dambreak  the column of Martin and Moyce (1952), height 2 x width,
+ *             collapses; its surge front Z = z / a and residual height
+ *             H / (n^2 a) against T = t sqrt(2 g / a) are compared with
+ *             their tabulated points (results/published/
+ *             martin_moyce1952.csv): within SPH_PHYSICS_SURGE_TOL of each
+ *             point with T in [1, 3].
+ *   rest      water at rest in a box that fits it (no jitter) for one
+ *             second: its height within SPH_PHYSICS_REST_TOL of the start
+ *             and the density of its bulk and its densest particle within
+ *             SPH_PHYSICS_REST_TOL of rho0, at every sample.
+ */
+#define SPH_PHYSICS_SURGE_TOL	0.10
+#define SPH_PHYSICS_REST_TOL	0.01
+#define SPH_PHYSICS_T_LO	1.0	/* the judged range of T */
+#define SPH_PHYSICS_T_HI	3.0
+
+/* One experimental point: T = t sqrt(2 g / a) and the value there. */
+struct sph_physics_point {
+	double T, value;
+};
+
+/* The points of Martin and Moyce (1952), n^2 = 2, as in
+ * results/published/martin_moyce1952.csv: surge front Z (Table 2) and
+ * residual height H / (n^2 a) (Table 6, its tau = t sqrt(g / a) times
+ * sqrt 2). Sets *count. */
+const struct sph_physics_point *sph_physics_mm_front(size_t *count);
+const struct sph_physics_point *sph_physics_mm_height(size_t *count);
+
+/* The simulated curve (T[k], y[k]), k < m, T ascending, at T: linear
+ * interpolation; NAN outside [T[0], T[m - 1]]. */
+double sph_physics_interp(const double *T, const double *y, size_t m, double at);
+
+/* The sph physics command: argv[0] is "sph", argv[1] "physics". Returns
+ * 0 every judged value within its bound, 1 one outside (or a variant
+ * failure), 2 bad input. */
+int sph_physics_command(int argc, char **argv);
+
+#endif
