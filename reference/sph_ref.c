@@ -573,6 +573,11 @@ double sph_ref_wall_gap(const struct sph_params *p, double bspacing)
 	return 0.5 * (lo + hi);
 }
 
+double sph_ref_pressure(const struct sph_params *p, double rho)
+{
+	return p->k * fmax(rho - p->rho0, 0.0);
+}
+
 void sph_ref_density(const struct sph_params *p, const double *x,
 		     const struct sph_nbr_list *nl,
 		     const struct sph_ref_wall *wall, double *rho,
@@ -596,7 +601,7 @@ void sph_ref_density(const struct sph_params *p, const double *x,
 					&x[3 * i], &wall->x[3 * b]), h);
 		}
 		rho[i] = r;
-		pres[i] = p->k * fmax(r - p->rho0, 0.0);
+		pres[i] = sph_ref_pressure(p, r);
 	}
 }
 

@@ -282,6 +282,9 @@ int sph_ref_boundary_psi(const struct sph_params *p, const double *xb,
  */
 double sph_ref_wall_gap(const struct sph_params *p, double bspacing);
 
+/* The equation of state: k max(rho - rho0, 0) [Pa]. */
+double sph_ref_pressure(const struct sph_params *p, double rho);
+
 /*
  * Densities and pressures of the nl->n fluid particles at x[3n]:
  * rho[i] = m W_poly6(0) + sum over the list of m W_poly6(r_ij)

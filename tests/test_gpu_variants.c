@@ -113,8 +113,15 @@ ParameterizedTest(struct gpu_case *c, gpu_variants, validate_and_repeat, .timeou
 
 /* A planted bug must fail validation or change between runs, at sizes
  * with several tiles and one that is not a multiple of the tile. The log
- * names the plant and what caught it at each size. */
-static void expect_planted_caught(const char *what, nbody_gpu_fn fn)
+ * names the plant and what caught it at each size. A race (race = true)
+ * shows only where warps drift apart: with 1000 or 4097 bodies (4 or 17
+ * blocks on 132 SMs, one block each) the warps of a block read a tile in
+ * near lock-step and the missing trailing barrier went unseen on an H100
+ * (bit-identical, max_norm 9e-7 at N = 1000); at 65536 (256 blocks, two
+ * per SM) it moved forces by 2e-2. Such a plant must be caught at the
+ * largest size; the smaller ones are logged (compute-sanitizer racecheck
+ * is the tool for those). */
+static void expect_planted_caught_as(const char *what, nbody_gpu_fn fn, bool race)
 {
 	struct variant v = nbody_variants[NBODY_V_tiled_p256];
 	v.name = what;
@@ -133,12 +140,18 @@ static void expect_planted_caught(const char *what, nbody_gpu_fn fn)
 				"repeat %s\n", what, sizes[k], caught ? "caught" : "MISSED",
 			val.pass ? "passed" : "FAILED", val.max_norm, val.tol.max_norm,
 			repeats ? "bit-identical" : "DIFFERS");
-		cr_expect(caught, "planted %s passed at N=%zu (max_norm %.3e)", what, sizes[k],
-			  val.max_norm);
+		const bool must = !race || k + 1 == sizeof sizes / sizeof *sizes;
+		cr_expect(caught || !must, "planted %s passed at N=%zu (max_norm %.3e)", what,
+			  sizes[k], val.max_norm);
 		instance_destroy(&in);
 		free(pos4);
 		free(acc3);
 	}
+}
+
+static void expect_planted_caught(const char *what, nbody_gpu_fn fn)
+{
+	expect_planted_caught_as(what, fn, false);
 }
 
 Test(gpu_variants, planted_missing_barrier_is_caught, .timeout = 120)
@@ -156,7 +169,7 @@ Test(gpu_variants, planted_off_by_one_tile_is_caught, .timeout = 120)
 Test(gpu_variants, planted_no_trailing_barrier_is_caught, .timeout = 120)
 {
 	require_gpu();
-	expect_planted_caught("no-trailing-barrier", planted_no_trailing_barrier);
+	expect_planted_caught_as("no-trailing-barrier", planted_no_trailing_barrier, true);
 }
 
 Test(gpu_variants, planted_off_by_one_in_tile_is_caught, .timeout = 120)

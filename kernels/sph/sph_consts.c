@@ -3,13 +3,14 @@
 
 #include <stdio.h>
 
-/* The smallest float >= v, and the largest <= v (v not NaN; beyond the
- * floats' range, an infinity): the box rounded inward, so a clamped
- * particle is inside the box in double too. */
+/* The smallest float >= v, and the largest <= v (v not NaN; an open
+ * side, +-inf, stays infinite, so that a particle flung to infinity is
+ * caught as non-finite rather than clamped): the box rounded inward, so
+ * a clamped particle is inside the box in double too. */
 static float sph_float_at_least(double v)
 {
 	if (fabs(v) > FLT_MAX)
-		return v > 0.0 ? INFINITY : -FLT_MAX;
+		return v > 0.0 || isinf(v) ? (float)v : -FLT_MAX;
 	const float f = (float)v;
 	return (double)f < v ? nextafterf(f, INFINITY) : f;
 }
@@ -17,7 +18,7 @@ static float sph_float_at_least(double v)
 static float sph_float_at_most(double v)
 {
 	if (fabs(v) > FLT_MAX)
-		return v < 0.0 ? -INFINITY : FLT_MAX;
+		return v < 0.0 || isinf(v) ? (float)v : FLT_MAX;
 	const float f = (float)v;
 	return (double)f > v ? nextafterf(f, -INFINITY) : f;
 }

@@ -526,8 +526,12 @@ static int sph_cpu_create(void **ctx, const struct sph_input *in, const struct s
 			 "velocity", bad);
 		return -1;
 	}
+	if (in->nb && !in->bnd4) {
+		snprintf(err, errlen, "sph-cpu-grid: %zu boundary particles without positions", in->nb);
+		return -1;
+	}
 	bad = sph_first_nonfinite(in->bnd4, NULL, in->nb);
-	if (bad < in->nb || (in->nb && !in->bnd4)) {
+	if (bad < in->nb) {
 		snprintf(err, errlen, "sph-cpu-grid: boundary particle %zu has a non-finite position",
 			 bad);
 		return -1;

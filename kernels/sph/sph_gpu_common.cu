@@ -429,6 +429,10 @@ int sph_gpu_create(const struct sph_gpu_method *m, void **ctx, const struct sph_
 			 bad);
 		return -1;
 	}
+	if (in->nb && !in->bnd4) {
+		snprintf(err, errlen, "%s: %zu boundary particles without positions", name, in->nb);
+		return -1;
+	}
 	bad = in->nb ? sph_first_nonfinite(in->bnd4, NULL, in->nb) : 0;
 	if (in->nb && bad < in->nb) {
 		snprintf(err, errlen, "%s: boundary particle %zu has a non-finite position", name,
