@@ -364,6 +364,13 @@ static int plot_write_published_file(FILE *fp, const char *path, char *err, size
 	struct csv_table t;
 	if (csv_table_read(path, &t, err, errlen) != 0)
 		return -1;
+	/* An experiment's series (a column T, as martin_moyce1952.csv) is
+	 * drawn by its own figure, not among the rates. */
+	if (csv_table_col(&t, "T") >= 0 && csv_table_col(&t, "n") < 0) {
+		fprintf(fp, "# %s: a series over T, not rates: left out\n", path);
+		csv_table_free(&t);
+		return 0;
+	}
 	const char *cols[] = { "source", "quantity", "value", "n", "unit", "device" };
 	for (size_t i = 0; i < 6; i++) {
 		if (csv_table_col(&t, cols[i]) >= 0)

@@ -227,7 +227,14 @@ Test(sph_validate, density_error_at_the_bound)
 	float *rho_ref = malloc(c.n * sizeof(float));
 	cr_assert_not_null(rho_ref);
 	memcpy(rho_ref, c.rho, c.n * sizeof(float));
+	/* A particle below rest density: its pressure stays clamped at zero
+	 * under the plant, so the accelerations, judged on the variant's own
+	 * densities, move only through 1 / rho (~1e-5 relative) and the
+	 * density bound alone decides. */
 	size_t i = c.n / 3;
+	while (i < c.n && !(rho_ref[i] < 0.999 * c.p.rho0))
+		i++;
+	cr_assert_lt(i, c.n, "no particle below rest density");
 	sv_plant_rho(&c, rho_ref, i, SV_FAIL);
 	struct sph_validation v = sv_run(&c);
 	cr_expect(!v.pass, "density error %.3e (%.1fx the bound) passed", v.rho_err, SV_FAIL);
