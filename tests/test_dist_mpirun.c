@@ -45,11 +45,13 @@ static int count_entries(const char *dir)
 	return n;
 }
 
-Test(dist_mpirun, two_and_three_ranks_validate_uneven_n, .timeout = 120)
+/* 2, 3 and 4 ranks (4: the 4-GPU run's decomposition, on CPU ranks):
+ * N below, at and above P, uneven shares, ranks that own no body. */
+Test(dist_mpirun, two_to_four_ranks_validate_uneven_n, .timeout = 180)
 {
 	char err[4096];
 	need_mpirun();
-	for (int ranks = 2; ranks <= 3; ranks++) {
+	for (int ranks = 2; ranks <= 4; ranks++) {
 		int rc = mpi_harness(ranks, NULL,
 				     "check --variant 'dist-*-cpu' --n 1,2,3,1000,1024,4097 --quiet", err,
 				     sizeof err);
@@ -191,9 +193,10 @@ Test(dist_mpirun, scaling_suite_writes_one_file_per_p, .timeout = 300)
 	snprintf(cmd, sizeof cmd, "%s %s", cli_harness_bin(), args);
 	cr_assert_eq(cli_run(cmd, err, sizeof err), 0, "P = 1: %s", err);
 	cr_assert_eq(mpi_harness(2, NULL, args, err, sizeof err), 0, "P = 2: %s", err);
+	cr_assert_eq(mpi_harness(4, NULL, args, err, sizeof err), 0, "P = 4: %s", err);
 	struct csv_table t;
 	char path[1200];
-	for (int p = 1; p <= 2; p++) {
+	for (int p = 1; p <= 4; p *= 2) {
 		snprintf(path, sizeof path, "%s/weak-scaling-p%d.csv", dir, p);
 		cr_assert_eq(csv_table_read(path, &t, err, sizeof err), 0, "%s", err);
 		cr_expect_gt(t.nrows, 0, "%s has rows", path);
