@@ -1,0 +1,144 @@
+/* render_ref.h - the SPH paper's rendering pipeline in double precision: the oracle */
+#ifndef RENDER_REF_H
+#define RENDER_REF_H
+
+#include <stddef.h>
+
+#include "sph_ref.h"
+
+/*
+ * Goswami et al. 2010, section 4: surface particles are extracted from
+ * the simulation's particles (4.1), rasterised into a distance field
+ * (4.2), and the field is raycast (4.3). This is the double-precision
+ * reference every GPU stage will be validated against, kept simple.
+ *
+ * 1. Surface particles (4.1, after Zhang, Solenthaler and Pajarola 2008).
+ *    The neighbours of fluid particle i are the fluid particles j != i
+ *    with |x_j - x_i| < h (the walls' boundary particles are not
+ *    neighbours here: water against a wall is drawn, as through glass).
+ *    With equal masses the centre of mass of i's neighbourhood, i
+ *    included, is com_i = (x_i + sum_j x_j) / (1 + n_i). i is a surface
+ *    particle when
+ *        |x_i - com_i| > com_threshold h      or      n_i < min_neighbours.
+ *    Defaults (render_params_default): com_threshold = 0.1 (an interior
+ *    lattice particle has com_i = x_i; one in a flat free surface of the
+ *    lattice of spacing d = h / 2 is 0.21 h off), min_neighbours = 0.6
+ *    times the neighbours of an interior particle of the rest lattice
+ *    (render_rest_neighbours: 32 at h = 2 d).
+ *
+ * 2. Distance field (4.2). A grid of voxels over the box lo .. hi, the
+ *    voxel size v = (longest side) / res (res = 256 by default), dim[k] =
+ *    ceil((hi[k] - lo[k]) / v) + 1 voxels on axis k, voxel (i, j, k) at lo
+ *    + (i, j, k) v. Every value starts at the maximum r_max^2. For every
+ *    surface particle p, every voxel c with |c_k - p_k| <= r on each axis
+ *    (the box of radius r around p, r = 1.5 d by default) and d = |c - p|:
+ *        d <= r_max:  value = min(value, max(d, r_min)^2)
+ *    with r_max = r sqrt(3) (the box's corner, as the paper has it) and
+ *    r_min = 0.25 d (every distance below maps to the transfer function's
+ *    value at r_min). Values are squared distances [m^2].
+ *    Normals: the gradient by central differences (equation 5) of the
+ *    field's distance sqrt(value), one-sided at the grid's faces.
+ *
+ * 3. Raycasting (4.3). A pinhole camera (eye, look-at point, up, vertical
+ *    field of view) shoots one ray per pixel centre; samples every
+ *    (longest side) / samples_per_unit metres (250 per unit distance, the
+ *    unit being the box's longest side) from where the ray enters the
+ *    box to where it leaves it; at each sample the distance field is
+ *    interpolated trilinearly (its square root taken per voxel first),
+ *    mapped by the transfer function
+ *        alpha(d) = alpha_max exp(-((d - surface_d) / band)^2),
+ *        colour   = water blue, lit by Phong (ambient + diffuse + specular,
+ *                   a directional light) with the normal the normalised
+ *                   gradient interpolated trilinearly,
+ *    and composited front to back, C += (1 - A) alpha c, A += (1 - A)
+ *    alpha, stopping once A >= opaque; the background (white) fills the
+ *    rest: pixel = C + (1 - A) background. Empty space is skipped with a
+ *    coarse occupancy grid of 8^3-voxel bricks: a brick none of whose
+ *    voxels (and the one-voxel rim that interpolation reads) holds a
+ *    value below the maximum is stepped over. Defaults: surface_d = 0.5 d
+ *    (a particle's radius), band = 0.25 d, alpha_max = 0.6, opaque = 0.99.
+ */
+
+struct render_params {
+	/* extraction */
+	double com_threshold;	/* times h */
+	double min_neighbours;	/* fewer: a surface particle */
+	/* distance field */
+	int res;		/* voxels along the box's longest side */
+	double r;		/* half-side of the rasterised box [m] */
+	double r_min, r_max;	/* the band [m]; r_max = r sqrt(3) */
+	/* raycasting */
+	double samples_per_unit;	/* along a ray, per longest side */
+	double surface_d, band;	/* transfer function [m] */
+	double alpha_max, opaque;
+	double light[3];	/* direction towards the light, normalised */
+	double colour[3];	/* the water's, in [0, 1] */
+	double background[3];
+};
+
+/* Neighbours (r < h, self excluded) of an interior particle of the cubic
+ * lattice of spacing p->spacing. */
+int render_rest_neighbours(const struct sph_params *p);
+
+/* The defaults above for water of parameters p. */
+void render_params_default(struct render_params *rp, const struct sph_params *p);
+
+/*
+ * Surface particles of the n fluid positions x[3n] (boundary particles
+ * are not passed). surface[i] = 1 or 0; *count the number of 1s.
+ * Neighbours from sph_ref_neighbours_grid. Returns 0, or -1 when the
+ * grid cannot be built (memory, a non-finite position).
+ */
+int render_ref_surface(const struct sph_params *p, const struct render_params *rp,
+		       const double *x, size_t n, unsigned char *surface, size_t *count);
+
+/* The criterion's two numbers for particle i, for tests and for judging
+ * a float variant's borderline particles: |x_i - com_i| / h and n_i. */
+void render_ref_surface_criterion(const struct sph_params *p, const double *x,
+				  const struct sph_nbr_list *nl, size_t i,
+				  double *com_off, size_t *neighbours);
+
+/* A distance field: value[(k dim[1] + j) dim[0] + i] for voxel (i, j, k). */
+struct render_field {
+	int dim[3];
+	double lo[3];
+	double voxel;		/* [m] */
+	double max;		/* the initial value, r_max^2 */
+	double *value;		/* squared distances [m^2] */
+};
+
+/*
+ * Allocates the field over the box lo .. hi at rp->res and rasterises the
+ * m surface positions s[3m] into it as above. Returns 0, or -1 (field
+ * empty) for res < 2 or > 4096, an empty or non-finite box, or no memory.
+ */
+int render_ref_field(const struct render_params *rp, const double lo[3], const double hi[3],
+		     const double *s, size_t m, struct render_field *f);
+
+/* The gradient of sqrt(value) at voxel (i, j, k) by central differences
+ * (one-sided at the faces), per metre. */
+void render_ref_gradient(const struct render_field *f, int i, int j, int k, double g[3]);
+
+void render_field_free(struct render_field *f);
+
+/* A pinhole camera. */
+struct render_camera {
+	double eye[3], at[3], up[3];
+	double fov_deg;		/* vertical field of view */
+	int width, height;	/* pixels */
+};
+
+/* A camera looking at the box lo .. hi from the front (-y side), a
+ * little above, framing the whole box, at width x height. */
+void render_camera_default(struct render_camera *c, const double lo[3], const double hi[3],
+			   int width, int height);
+
+/*
+ * Raycasts f through camera c into rgb[3 width height] (row 0 the top,
+ * each channel in [0, 1]). Returns 0, or -1 for a camera of no pixels,
+ * a degenerate view (eye == at, up parallel to the view) or no memory.
+ */
+int render_ref_raycast(const struct render_params *rp, const struct render_field *f,
+		       const struct render_camera *c, double *rgb);
+
+#endif /* RENDER_REF_H */
