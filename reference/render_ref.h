@@ -22,18 +22,28 @@
  *        |x_i - com_i| > com_threshold h      or      n_i < min_neighbours.
  *    Defaults (render_params_default): com_threshold = 0.1 (an interior
  *    lattice particle has com_i = x_i; one in a flat free surface of the
- *    lattice of spacing d = h / 2 is 0.21 h off), min_neighbours = 0.6
- *    times the neighbours of an interior particle of the rest lattice
- *    (render_rest_neighbours: 32 at h = 2 d).
+ *    lattice of spacing d = h / 2 has 17 neighbours and is 0.25 h off),
+ *    min_neighbours = 0.6 times the neighbours of an interior particle of
+ *    the rest lattice (render_rest_neighbours: 26 at h = 2 d, the pairs
+ *    at exactly 2 d = h left out). In a lattice built in floating point
+ *    rounding takes some of those 2 d pairs in (measured on 8^3 cubes at
+ *    d = 1 cm and 1.37 cm: an interior particle then has 26 to 29
+ *    neighbours and is up to 0.058 h off, a face particle 17 to 20 and
+ *    0.236 h at least), so 0.1 still separates the outer layer (the
+ *    surface) from the second (not).
  *
  * 2. Distance field (4.2). A grid of voxels over the box lo .. hi, the
  *    voxel size v = (longest side) / res (res = 256 by default), dim[k] =
- *    ceil((hi[k] - lo[k]) / v) + 1 voxels on axis k, voxel (i, j, k) at lo
- *    + (i, j, k) v. Every value starts at the maximum r_max^2. For every
+ *    ceil((hi[k] - lo[k]) / v - 1e-9) + 1 voxels on axis k (the 1e-9 voxel
+ *    absorbs rounding in the division: the longest side has exactly res +
+ *    1), voxel (i, j, k) at lo + (i, j, k) v, each coordinate computed as
+ *    lo[k] + i v. Every value starts at the maximum r_max^2. For every
  *    surface particle p, every voxel c with |c_k - p_k| <= r on each axis
  *    (the box of radius r around p, r = 1.5 d by default) and d = |c - p|:
  *        d <= r_max:  value = min(value, max(d, r_min)^2)
- *    with r_max = r sqrt(3) (the box's corner, as the paper has it) and
+ *    with r_max = r sqrt(3) (the box's corner, as the paper has it: a
+ *    voxel exactly on a corner is at d = r_max, where rounding decides
+ *    the test, but its value is r_max^2, the maximum, either way) and
  *    r_min = 0.25 d (every distance below maps to the transfer function's
  *    value at r_min). Values are squared distances [m^2].
  *    Normals: the gradient by central differences (equation 5) of the
@@ -110,13 +120,14 @@ struct render_field {
 /*
  * Allocates the field over the box lo .. hi at rp->res and rasterises the
  * m surface positions s[3m] into it as above. Returns 0, or -1 (field
- * empty) for res < 2 or > 4096, an empty or non-finite box, or no memory.
+ * empty) for res < 2 or > 4096, an empty (hi[k] <= lo[k] on an axis) or
+ * non-finite box, a non-finite position, or no memory.
  */
 int render_ref_field(const struct render_params *rp, const double lo[3], const double hi[3],
 		     const double *s, size_t m, struct render_field *f);
 
 /* The gradient of sqrt(value) at voxel (i, j, k) by central differences
- * (one-sided at the faces), per metre. */
+ * (one-sided at the faces; 0 on an axis of one voxel), per metre. */
 void render_ref_gradient(const struct render_field *f, int i, int j, int k, double g[3]);
 
 void render_field_free(struct render_field *f);
