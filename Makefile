@@ -122,6 +122,8 @@ build/reference/sph_ref.o:          CFLAGS = $(OPT) -g -fopenmp
 # The N-body reference shares the checked bodies among threads the same way.
 build/reference/nbody_ref.o:        CFLAGS = $(OPT) -g -fopenmp
 build/kernels/sph/sph_cpu.o:            CFLAGS = -O3 -g -fopenmp
+# The render reference's rays are independent pixels, one pragma.
+build/reference/render_raycast.o:   CFLAGS = $(OPT) -g -fopenmp
 
 BIN := bin/harness
 TESTBIN := bin/tests
