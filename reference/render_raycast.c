@@ -13,6 +13,8 @@
 #define RAYCAST_MAX_SIDE 16384
 /* A gradient shorter than this [1/1] has no direction: ambient only. */
 #define RAYCAST_FLAT_GRADIENT 1e-9
+/* up is parallel to the view when the sine between them is below this. */
+#define RAYCAST_PARALLEL 1e-9
 /* Skipping lands this fraction of a step early, so that a sample lying on
  * a brick's exit face (up to rounding) is evaluated, never skipped. */
 #define RAYCAST_SKIP_MARGIN 1e-6
@@ -121,7 +123,7 @@ static int raycast_view_make(const struct render_camera *c, struct raycast_view 
 		return -1;
 	cross3(v->fwd, v->up, v->right);
 	right_len = normalise3(v->right);
-	if (!(right_len > RAYCAST_FLAT_GRADIENT))
+	if (!(right_len > RAYCAST_PARALLEL))
 		return -1;	/* up parallel to the view */
 	cross3(v->right, v->fwd, v->up);
 	v->half_h = tan(0.5 * c->fov_deg * RAYCAST_PI / 180.0);
