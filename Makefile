@@ -21,6 +21,10 @@
 # those of pkg-config ompi; `make MPI=0` builds without. NCCL (their GPU
 # form) is probed by compiling and linking against it, in the CUDA toolkit
 # or in the system's paths (/usr/include, /usr/lib/x86_64-linux-gnu).
+#
+# libpng (the renderer's PNG output) is optional too: probed by compiling
+# and linking against it; `make PNG=0` builds without, and png_out_write
+# then fails saying so.
 
 CC      ?= cc
 ifeq ($(origin CC),default)
@@ -82,6 +86,16 @@ ALL_CFLAGS += -DHARNESS_HAVE_NCCL=1
 LDLIBS += -lnccl -Wl,-rpath,$(CUDA_LIBDIR)
 endif
 
+PNG ?= 1
+probe_png_src := '\#include <png.h>\nint main(void){png_image i = {0}; i.version = PNG_IMAGE_VERSION; png_image_free(&i); return 0;}\n'
+ifeq ($(PNG),1)
+HAVE_PNG := $(shell printf $(probe_png_src) | $(CC) -x c - -lpng -o /dev/null >/dev/null 2>&1 && echo 1)
+endif
+ifeq ($(HAVE_PNG),1)
+ALL_CFLAGS += -DHARNESS_HAVE_PNG=1
+LDLIBS += -lpng
+endif
+
 # Sources. Every .c under the library folders is part of the harness
 # library; main.c is the program; tests/*.c are the Criterion suite.
 LIB_C   := $(wildcard variants/*.c reference/*.c kernels/*/*.c) \
@@ -122,12 +136,14 @@ build/reference/sph_ref.o:          CFLAGS = $(OPT) -g -fopenmp
 # The N-body reference shares the checked bodies among threads the same way.
 build/reference/nbody_ref.o:        CFLAGS = $(OPT) -g -fopenmp
 build/kernels/sph/sph_cpu.o:            CFLAGS = -O3 -g -fopenmp
+# The render reference's rays are independent pixels, one pragma.
+build/reference/render_raycast.o:   CFLAGS = $(OPT) -g -fopenmp
 
 BIN := bin/harness
 TESTBIN := bin/tests
 GPUTESTBIN := bin/tests-gpu
 
-.PHONY: all run test figures deps deps-mpi deps-run deps-test deps-figures sass ptx regress base-tree clean FORCE
+.PHONY: all run test figures deps deps-mpi deps-png deps-run deps-test deps-figures sass ptx regress base-tree clean FORCE
 all: $(BIN)
 
 $(BIN): $(MAIN_OBJ) $(LIB_OBJ) | bin
@@ -205,7 +221,12 @@ probe_mpi = printf '\#include <mpi.h>\nint main(int c, char **v){MPI_Init(&c, &v
 deps-mpi:
 	@[ "$(MPI)" != 1 ] || $(probe_mpi) || { $(call apt_install,libopenmpi-dev openmpi-bin); } || \
 	  echo "OpenMPI could not be installed: the distributed variants will be unavailable"
-deps-run: deps-mpi
+# libpng is optional: without it the harness builds and writes no PNG.
+probe_png = printf $(probe_png_src) | $(CC) -x c - -o /dev/null -lpng >/dev/null 2>&1
+deps-png:
+	@[ "$(PNG)" != 1 ] || $(probe_png) || { $(call apt_install,libpng-dev); } || \
+	  echo "libpng could not be installed: PNG output will be unavailable"
+deps-run: deps-mpi deps-png
 	@$(probe_csv) || { $(call apt_install,libcsv-dev); }
 probe_gnuplot = command -v gnuplot >/dev/null 2>&1
 deps-figures:

@@ -67,7 +67,26 @@
  *    voxels (and the one-voxel rim that interpolation reads) holds a
  *    value below the maximum is stepped over. Defaults: surface_d = 0.5 d
  *    (a particle's radius), band = 0.25 d, alpha_max = 0.6, opaque = 0.99.
+ *    Precisely, so that a GPU raycaster can match it: the box a ray
+ *    crosses is the field's, lo .. lo + (dim - 1) voxel, and the unit is
+ *    its longest side; sample s lies at t_in + s step (t_in the entry, or
+ *    0 where the eye is inside) for every t <= t_out. A sample whose
+ *    eight voxels all hold the maximum is empty space and contributes
+ *    nothing (alpha there is below 1e-30 at the defaults), which is what
+ *    makes the skipping exact: the image is the same with it or without.
+ *    The sample's colour is colour (RENDER_PHONG_AMBIENT + RENDER_PHONG_
+ *    DIFFUSE max(n.light, 0)) + RENDER_PHONG_SPECULAR max(r.v, 0)^
+ *    RENDER_PHONG_SHININESS (r the light reflected about n, v towards the
+ *    eye; no specular where n.light <= 0), each channel clamped to
+ *    [0, 1]; where the interpolated gradient is below 1e-9 (no
+ *    direction) it is colour RENDER_PHONG_AMBIENT alone.
  */
+
+/* The Phong model's constants (not parameters: one lighting for all). */
+#define RENDER_PHONG_AMBIENT	0.2
+#define RENDER_PHONG_DIFFUSE	0.7
+#define RENDER_PHONG_SPECULAR	0.3
+#define RENDER_PHONG_SHININESS	32.0
 
 struct render_params {
 	/* extraction */
@@ -140,16 +159,43 @@ struct render_camera {
 };
 
 /* A camera looking at the box lo .. hi from the front (-y side), a
- * little above, framing the whole box, at width x height. */
+ * little above, framing the whole box, at width x height: z up, a
+ * vertical field of view of 40 degrees, looking 20 degrees down at the
+ * box's centre from just far enough that every corner projects within
+ * 1 / 1.1 of the image's half-width and half-height. */
 void render_camera_default(struct render_camera *c, const double lo[3], const double hi[3],
 			   int width, int height);
 
 /*
  * Raycasts f through camera c into rgb[3 width height] (row 0 the top,
- * each channel in [0, 1]). Returns 0, or -1 for a camera of no pixels,
- * a degenerate view (eye == at, up parallel to the view) or no memory.
+ * each channel in [0, 1]). Pixel (px, py)'s ray goes from the eye through
+ * at + (x right + y up') dist tan(fov / 2), x = (2 (px + 0.5) / width - 1)
+ * width / height, y = 1 - 2 (py + 0.5) / height (right = view x up and
+ * up' = right x view, normalised; dist = |at - eye|). Returns 0, or -1 for
+ * a camera of no pixels or more than 16384 on a side, a degenerate view
+ * (eye == at, up parallel to the view, fov outside (0, 180) degrees,
+ * anything non-finite), a field of fewer than 2 voxels on an axis or no
+ * values, samples_per_unit or band not positive, or no memory.
  */
 int render_ref_raycast(const struct render_params *rp, const struct render_field *f,
 		       const struct render_camera *c, double *rgb);
+
+/* What render_ref_raycast_ex can report besides the image. Each array is
+ * NULL (not wanted) or width x height, in the image's order. */
+struct render_ray_out {
+	double alpha_min;	/* for first: a sample's alpha above this */
+	double *first;		/* the distance from the eye of the ray's first
+				 * sample of alpha > alpha_min; -1 if none */
+	double *opacity;	/* A where the ray stopped */
+	long *samples;		/* samples evaluated, skipped ones not counted */
+	long long skipped;	/* set: the image's samples stepped over */
+};
+
+/* render_ref_raycast with the empty-space skipping on (skip != 0, as
+ * render_ref_raycast) or off, and what out asks for (out may be NULL).
+ * The image is the same either way; the tests compare. */
+int render_ref_raycast_ex(const struct render_params *rp, const struct render_field *f,
+			  const struct render_camera *c, int skip, double *rgb,
+			  struct render_ray_out *out);
 
 #endif /* RENDER_REF_H */
