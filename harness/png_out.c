@@ -92,3 +92,12 @@ int png_out_write(const char *path, const double *rgb, int width, int height,
 }
 
 #endif /* HARNESS_HAVE_PNG */
+
+int png_out_available(void)
+{
+#ifdef HARNESS_HAVE_PNG
+	return 1;
+#else
+	return 0;
+#endif
+}

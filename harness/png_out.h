@@ -20,4 +20,7 @@
 int png_out_write(const char *path, const double *rgb, int width, int height,
 		  char *err, size_t errlen);
 
+/* Whether this build writes PNG files (HARNESS_HAVE_PNG). */
+int png_out_available(void);
+
 #endif /* PNG_OUT_H */

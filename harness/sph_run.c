@@ -17,6 +17,7 @@
 #include "json_out.h"
 #include "results.h"
 #include "sph_physics.h"
+#include "sph_render.h"
 #include "sph_validate.h"
 #include "sysinfo.h"
 #include "testhook.h"
@@ -90,7 +91,8 @@ static void sph_help(void)
 	printf("usage: harness sph list\n"
 	       "       harness sph check|run [options]\n"
 	       "       harness sph snapshot --variant NAME --column C --at 0,300,600 --out FILE.csv\n"
-	       "       harness sph physics [options]   (see harness sph physics --help)\n\n"
+	       "       harness sph physics [options]   (see harness sph physics --help)\n"
+	       "       harness sph render --variant NAME --column C --at STEPS --out DIR\n\n"
 	       "The SPH step of reference/sph_ref.h (Mueller 2003 water, walls of boundary\n"
 	       "particles) on the dam-break columns of the SPH paper: each variant runs --warm-steps\n"
 	       "steps, is validated against the double reference on the positions it\n"
@@ -223,7 +225,7 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 	else if (strcmp(argv[1], "run") == 0)
 		o->cmd = SPH_RUN;
 	else {
-		snprintf(err, errlen, "unknown command '%s' (allowed: list, check, run, snapshot, physics)", argv[1]);
+		snprintf(err, errlen, "unknown command '%s' (allowed: list, check, run, snapshot, physics, render)", argv[1]);
 		return CLI_USAGE;
 	}
 	char **av = argv + 1;
@@ -795,6 +797,8 @@ int sph_command(int argc, char **argv)
 	char err[512];
 	if (argc > 2 && strcmp(argv[2], "physics") == 0)
 		return sph_physics_command(argc - 1, argv + 1);
+	if (argc > 2 && strcmp(argv[2], "render") == 0)
+		return sph_render_command(argc - 1, argv + 1);
 	if (sph_parse(argc - 1, argv + 1, &o, err, sizeof err) != CLI_OK)
 		return sph_usage(err);
 	if (o.help) {

@@ -1,0 +1,319 @@
+/* sph_render.c - bin/harness sph render: frames of an SPH run through the rendering reference */
+#define _GNU_SOURCE
+#include "sph_render.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../reference/render_ref.h"
+#include "../reference/sph_scene.h"
+#include "../variants/sph_registry.h"
+#include "atomic_file.h"
+#include "cli.h"
+#include "png_out.h"
+
+#define RENDER_MAX_SIDE		8192	/* pixels a side */
+#define RENDER_MAX_RES		1024	/* voxels along the longest side */
+#define RENDER_MAX_FIELD_BYTES	((size_t)4 << 30)
+#define RENDER_MAX_AT		16
+
+struct render_options {
+	int variant;
+	struct sph_column col;
+	unsigned long at[RENDER_MAX_AT];
+	size_t nat;
+	int width, height, res;
+	uint64_t seed;
+	const char *out;
+	bool quiet, help;
+};
+
+static int render_usage(const char *msg)
+{
+	fprintf(stderr, "harness: sph render: %s\n", msg);
+	return CLI_USAGE;
+}
+
+static void render_help(void)
+{
+	printf("usage: harness sph render --variant NAME --column C --at STEPS --out DIR\n"
+	       "                          [--width W] [--height H] [--res R] [--seed S]\n\n"
+	       "Runs one SPH variant on one column and renders its water at each step of\n"
+	       "--at with the rendering reference of reference/render_ref.h (surface\n"
+	       "particles, distance field, raycasting, in double on the CPU) into\n"
+	       "DIR/<variant>-<column>-<step>.png.\n\n"
+	       "  --variant, -v NAME  one SPH variant (see harness sph list)\n"
+	       "  --column C          a named column or NXxNYxNZ[@L] (16128)\n"
+	       "  --at LIST           ascending steps, comma-separated, at most %d\n"
+	       "  --out, -o DIR       where the frames go (created)\n"
+	       "  --width W, --height H  pixels (1280 x 720; at most %d a side)\n"
+	       "  --res R             distance-field voxels along the box's longest side\n"
+	       "                      (256; 2 .. %d)\n"
+	       "  --seed S            jitter of the lattice (42)\n"
+	       "  --quiet, -q         no progress lines\n"
+	       "Exit status: 0 every frame written, 1 a failure, 2 bad input.\n",
+	       RENDER_MAX_AT, RENDER_MAX_SIDE, RENDER_MAX_RES);
+}
+
+/* A whole number in lo .. hi for option opt. */
+static int render_int(const char *opt, const char *s, int lo, int hi, int *out, char *err,
+		      size_t errlen)
+{
+	double v;
+	if (cli_parse_double(opt, s, lo, hi, &v, err, errlen) != CLI_OK)
+		return CLI_USAGE;
+	if (v != floor(v)) {
+		snprintf(err, errlen, "%s '%s' is not a whole number", opt, s);
+		return CLI_USAGE;
+	}
+	*out = (int)v;
+	return CLI_OK;
+}
+
+static int render_parse_at(const char *s, struct render_options *o, char *err, size_t errlen)
+{
+	char *copy = strdup(s), *save = NULL;
+	int rc = copy ? CLI_OK : CLI_USAGE;
+	o->nat = 0;
+	for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; w && rc == CLI_OK;
+	     w = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		rc = cli_parse_u64("--at", w, &v, err, errlen);
+		if (rc == CLI_OK && (o->nat == RENDER_MAX_AT || v > 1000000 ||
+				     (o->nat && v <= o->at[o->nat - 1]))) {
+			snprintf(err, errlen, "--at '%s': at most %d ascending steps, each <= 1000000", s,
+				 RENDER_MAX_AT);
+			rc = CLI_USAGE;
+		}
+		if (rc == CLI_OK)
+			o->at[o->nat++] = (unsigned long)v;
+	}
+	free(copy);
+	return rc;
+}
+
+static int render_parse(int argc, char **argv, struct render_options *o, char *err, size_t errlen)
+{
+	enum { OPT_COLUMN = 300, OPT_AT, OPT_WIDTH, OPT_HEIGHT, OPT_RES, OPT_SEED };
+	static const struct option longopts[] = {
+		{ "variant", required_argument, NULL, 'v' },
+		{ "column", required_argument, NULL, OPT_COLUMN },
+		{ "at", required_argument, NULL, OPT_AT },
+		{ "out", required_argument, NULL, 'o' },
+		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "height", required_argument, NULL, OPT_HEIGHT },
+		{ "res", required_argument, NULL, OPT_RES },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	memset(o, 0, sizeof *o);
+	o->variant = -1;
+	o->width = 1280;
+	o->height = 720;
+	o->res = 256;
+	o->seed = 42;
+	if (sph_scene_column_parse("16128", &o->col, err, errlen) != 0)
+		return CLI_USAGE;
+	int rc = CLI_OK, c;
+	optind = 0;
+	opterr = 0;
+	while (rc == CLI_OK && (c = getopt_long(argc, argv, ":v:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'v': {
+			bool sel[SPH_VARIANT_COUNT] = { false };
+			if (sph_variant_match(optarg, sel) != 1) {
+				snprintf(err, errlen, "--variant '%s' must name one SPH variant (see 'harness sph list')",
+					 optarg);
+				rc = CLI_USAGE;
+			}
+			for (size_t i = 0; i < SPH_VARIANT_COUNT && rc == CLI_OK; i++)
+				if (sel[i])
+					o->variant = (int)i;
+			break;
+		}
+		case OPT_COLUMN:
+			if (sph_scene_column_parse(optarg, &o->col, err, errlen) != 0)
+				rc = CLI_USAGE;
+			break;
+		case OPT_AT: rc = render_parse_at(optarg, o, err, errlen); break;
+		case 'o': o->out = optarg; break;
+		case OPT_WIDTH: rc = render_int("--width", optarg, 1, RENDER_MAX_SIDE, &o->width, err, errlen); break;
+		case OPT_HEIGHT: rc = render_int("--height", optarg, 1, RENDER_MAX_SIDE, &o->height, err, errlen); break;
+		case OPT_RES: rc = render_int("--res", optarg, 2, RENDER_MAX_RES, &o->res, err, errlen); break;
+		case OPT_SEED: rc = cli_parse_u64("--seed", optarg, &o->seed, err, errlen); break;
+		case 'q': o->quiet = true; break;
+		case 'h': o->help = true; break;
+		case ':':
+			snprintf(err, errlen, "%s needs a value", argv[optind - 1]);
+			rc = CLI_USAGE;
+			break;
+		default:
+			snprintf(err, errlen, "unknown option '%s' (see 'harness sph render --help')",
+				 argv[optind - 1]);
+			rc = CLI_USAGE;
+			break;
+		}
+	}
+	if (rc == CLI_OK && optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+		rc = CLI_USAGE;
+	}
+	if (rc == CLI_OK && !o->help && (o->variant < 0 || o->nat == 0 || !o->out)) {
+		snprintf(err, errlen, "render needs --variant NAME, --at STEPS and --out DIR");
+		rc = CLI_USAGE;
+	}
+	return rc;
+}
+
+/* The field's voxels for a box at resolution res, as render_ref_field
+ * sizes it. */
+static double render_field_voxels(const double lo[3], const double hi[3], int res)
+{
+	double side = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2])), v = side / res, n = 1;
+	for (int k = 0; k < 3; k++)
+		n *= ceil((hi[k] - lo[k]) / v) + 1.0;
+	return n;
+}
+
+/* One frame: the fluid positions pos4 (n) rendered into path. */
+static int render_frame(const struct render_options *o, const struct sph_scene *sc,
+			const float *pos4, const char *path, size_t *surface_count)
+{
+	char err[256];
+	struct render_params rp;
+	struct render_field f = { 0 };
+	struct render_camera cam;
+	const struct sph_params *p = &sc->p;
+	const size_t n = sc->n;
+	int rc = -1;
+	double *x = malloc(3 * n * sizeof *x), *s = NULL, *rgb = NULL;
+	unsigned char *surf = malloc(n);
+	size_t m = 0;
+	if (!x || !surf)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		for (int d = 0; d < 3; d++)
+			x[3 * i + d] = pos4[4 * i + d];
+	render_params_default(&rp, p);
+	rp.res = o->res;
+	if (render_ref_surface(p, &rp, x, n, surf, &m) != 0)
+		goto out;
+	s = malloc((m ? 3 * m : 1) * sizeof *s);
+	if (!s)
+		goto out;
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (surf[i])
+			memcpy(&s[3 * k++], &x[3 * i], 3 * sizeof *s);
+	render_camera_default(&cam, p->box_lo, p->box_hi, o->width, o->height);
+	rgb = malloc(3 * (size_t)o->width * (size_t)o->height * sizeof *rgb);
+	if (!rgb || render_ref_field(&rp, p->box_lo, p->box_hi, s, m, &f) != 0 ||
+	    render_ref_raycast(&rp, &f, &cam, rgb) != 0)
+		goto out;
+	if (png_out_write(path, rgb, o->width, o->height, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph render: %s\n", err);
+		goto out_quiet;
+	}
+	*surface_count = m;
+	rc = 0;
+	goto out_quiet;
+out:
+	fprintf(stderr, "harness: sph render: %s: out of memory or a non-finite position\n", path);
+out_quiet:
+	render_field_free(&f);
+	free(x);
+	free(surf);
+	free(s);
+	free(rgb);
+	return rc;
+}
+
+int sph_render_command(int argc, char **argv)
+{
+	struct render_options o;
+	char err[512];
+	if (render_parse(argc - 1, argv + 1, &o, err, sizeof err) != CLI_OK)
+		return render_usage(err);
+	if (o.help) {
+		render_help();
+		return CLI_OK;
+	}
+	const struct sph_variant *v = &sph_variants[o.variant];
+	const char *why;
+	if (!sph_variant_available(v, &why)) {
+		snprintf(err, sizeof err, "%s cannot run here: %s", v->name, why);
+		return render_usage(err);
+	}
+	if (!png_out_available()) {
+		snprintf(err, sizeof err, "this build has no libpng (make installs libpng-dev)");
+		return render_usage(err);
+	}
+	struct sph_scene sc;
+	if (sph_scene_build(&o.col, o.seed, &sc, err, sizeof err) != 0)
+		return render_usage(err);
+	const double voxels = render_field_voxels(sc.p.box_lo, sc.p.box_hi, o.res);
+	const double bytes = voxels * sizeof(double) +
+			     3.0 * o.width * (double)o.height * sizeof(double);
+	if (bytes > (double)RENDER_MAX_FIELD_BYTES) {
+		snprintf(err, sizeof err, "--res %d at %d x %d needs %.1f GiB (at most %zu GiB)", o.res,
+			 o.width, o.height, bytes / (1 << 30), RENDER_MAX_FIELD_BYTES >> 30);
+		sph_scene_free(&sc);
+		return render_usage(err);
+	}
+	/* The directory is made here, last, and taken back if it cannot hold
+	 * the frames: bad input leaves nothing behind. */
+	char probe[1200];
+	const bool made = access(o.out, F_OK) != 0;
+	atomic_mkdir_p(o.out);
+	snprintf(probe, sizeof probe, "%s/%s-%s-%lu.png", o.out, v->name, o.col.name, o.at[0]);
+	if (atomic_path_writable(probe, err, sizeof err) != 0) {
+		if (made)
+			rmdir(o.out);
+		sph_scene_free(&sc);
+		return render_usage(err);
+	}
+
+	int status = CLI_FAILED;
+	void *ctx = NULL;
+	float *pos4 = malloc(4 * sc.n * sizeof *pos4);
+	const struct sph_input in = { sc.n, sc.pos4, sc.vel4, sc.nb, sc.bnd4 };
+	if (!pos4) {
+		fprintf(stderr, "harness: sph render: out of memory for %zu particles\n", sc.n);
+		goto out;
+	}
+	if (v->ops->create(&ctx, &in, &sc.p, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph render: %s: %s\n", v->name, err);
+		goto out;
+	}
+	unsigned long done = 0;
+	for (size_t k = 0; k < o.nat; k++) {
+		struct sph_phase_times t = { 0 };
+		if ((o.at[k] > done && v->ops->steps(ctx, (int)(o.at[k] - done), &t) != 0) ||
+		    v->ops->read(ctx, pos4, NULL, NULL, NULL) != 0) {
+			fprintf(stderr, "harness: sph render: %s failed: %s\n", v->name, v->ops->error(ctx));
+			goto out_destroy;
+		}
+		done = o.at[k];
+		char path[1200];
+		size_t m = 0;
+		snprintf(path, sizeof path, "%s/%s-%s-%lu.png", o.out, v->name, o.col.name, done);
+		if (render_frame(&o, &sc, pos4, path, &m) != 0)
+			goto out_destroy;
+		if (!o.quiet)
+			printf("wrote %s: step %lu (t = %.4f s), %zu of %zu particles on the surface\n",
+			       path, done, done * sc.p.dt, m, sc.n);
+	}
+	status = CLI_OK;
+out_destroy:
+	v->ops->destroy(ctx);
+out:
+	free(pos4);
+	sph_scene_free(&sc);
+	return status;
+}
