@@ -15,14 +15,17 @@ const struct compare_kind compare_kinds[] = {
 		.slug = "nbody",
 		.signature = "interactions_per_s",
 		.keys = { "variant", "n", "tile_p", "threads_q", "unroll", "bodies_k", "precision",
-			  "mode" },
-		.numeric = { "n", "tile_p", "threads_q", "unroll", "bodies_k" },
+			  "mode", "ranks" },
+		.numeric = { "n", "tile_p", "threads_q", "unroll", "bodies_k", "ranks" },
+		/* a row on P ranks is another measurement than one on 1 */
+		.optional_key = "ranks",
+		.optional_default = "1",
 		.metric = { "interactions_per_s", "steps_per_s" },
 		.mode_col = "mode",
 		.mode_when = { "forces", "steps" },
 		.unit = "interactions/s (forces rows), steps/s (steps rows)",
-		.shown = { "n", "mode" },
-		.shown_heading = { "N", "mode" },
+		.shown = { "n", "mode", "ranks" },
+		.shown_heading = { "N", "mode", "P" },
 		.time_col = "time_median_s",
 		.samples_col = "samples",
 		.reps_col = "reps_per_sample",
@@ -34,7 +37,7 @@ const struct compare_kind compare_kinds[] = {
 		.slug = "sph",
 		.signature = "build_ms",
 		.keys = { "variant", "column" },
-		.numeric = { "column" },
+		/* "column" is a particle count, a name or NXxNYxNZ@L: text */
 		.metric = { "steps_per_s" },
 		.unit = "steps/s; per phase new/base of ms per step (lower is faster)",
 		.shown = { "column" },
@@ -95,7 +98,8 @@ static const struct compare_kind *compare_check_columns(const struct csv_table *
 		return NULL;
 	}
 	for (size_t i = 0; kind->keys[i]; i++)
-		if (compare_need_column(t, kind->keys[i], err, errlen) != 0)
+		if ((!kind->optional_key || strcmp(kind->keys[i], kind->optional_key) != 0) &&
+		    compare_need_column(t, kind->keys[i], err, errlen) != 0)
 			return NULL;
 	for (size_t i = 0; i < sizeof compare_common / sizeof *compare_common; i++)
 		if (compare_need_column(t, compare_common[i], err, errlen) != 0)
@@ -156,10 +160,12 @@ static int compare_read_key(const struct compare_kind *kind, const struct csv_ta
 	}
 	for (k->count = 0; kind->keys[k->count]; k->count++) {
 		const char *col = kind->keys[k->count];
-		if (compare_is_numeric(kind, col) &&
+		const bool absent = kind->optional_key && strcmp(col, kind->optional_key) == 0 &&
+				    csv_table_col(t, col) < 0;
+		if (!absent && compare_is_numeric(kind, col) &&
 		    csv_table_long(t, row, col, &ignored, err, errlen) != 0)
 			return -1;
-		k->cells[k->count] = strdup(compare_cell(t, row, col));
+		k->cells[k->count] = strdup(absent ? kind->optional_default : compare_cell(t, row, col));
 		if (!k->cells[k->count]) {
 			snprintf(err, errlen, "%s: out of memory", t->path);
 			return -1;

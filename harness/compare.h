@@ -85,6 +85,9 @@ struct compare_kind {
 	 * Those in numeric[] must hold integers. */
 	const char *keys[COMPARE_MAX_KEYS + 1];
 	const char *numeric[COMPARE_MAX_KEYS + 1];
+	/* A key column files written before it existed lack, and the value
+	 * such a file means (N-body: "ranks", "1"); NULL: none. */
+	const char *optional_key, *optional_default;
 	/* The figure compared (higher is better): metric[0], or metric[1]
 	 * where the column mode_col holds mode_when[1] (it must hold
 	 * mode_when[0] or mode_when[1]); mode_col NULL: always metric[0]. */
@@ -92,7 +95,7 @@ struct compare_kind {
 	const char *mode_col, *mode_when[2];
 	const char *unit;      /* what the figures are, for the printout */
 	/* Key columns printed after the variant, with their headings. */
-	const char *shown[3], *shown_heading[3];
+	const char *shown[4], *shown_heading[4];
 	/* Further figures shown as new/base beside the verdict (times, lower
 	 * is better), NULL-terminated; they do not count. */
 	const char *details[COMPARE_MAX_DETAILS + 1], *detail_heading[COMPARE_MAX_DETAILS + 1];

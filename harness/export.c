@@ -67,9 +67,15 @@ static void export_name(const struct compare_kind *kind, const struct csv_table 
 {
 	size_t n = (size_t)snprintf(out, outlen, "%s/%s", kind->slug,
 				    export_cell(t, row, kind->keys[0]));
-	for (size_t i = 1; kind->keys[i] && n < outlen; i++)
-		n += (size_t)snprintf(out + n, outlen - n, "/%s:%s", kind->keys[i],
-				      export_cell(t, row, kind->keys[i]));
+	for (size_t i = 1; kind->keys[i] && n < outlen; i++) {
+		const char *v = export_cell(t, row, kind->keys[i]);
+		/* The optional key at its default (or absent) stays out of the
+		 * name, so one-rank rows keep the names they were tracked by. */
+		if (kind->optional_key && strcmp(kind->keys[i], kind->optional_key) == 0 &&
+		    (v[0] == '\0' || strcmp(v, kind->optional_default) == 0))
+			continue;
+		n += (size_t)snprintf(out + n, outlen - n, "/%s:%s", kind->keys[i], v);
+	}
 }
 
 /* Seconds in the largest unit that keeps the value >= 1. */

@@ -359,25 +359,33 @@ static size_t edited_row(const struct edited *e, const char *variant, const char
 	return 0;
 }
 
-/* Writes the edited table to e->path, with an extra column at the end
- * when extra (later versions of a kind gain columns). */
-static void edited_write(struct edited *e, bool extra)
+/* Writes the edited table to e->path with one more column, name, holding
+ * value in every row (NULL: none). */
+static void edited_write_col(struct edited *e, const char *name, const char *value)
 {
+	const bool extra = name != NULL;
 	FILE *fp = fopen(e->path, "w");
 	cr_assert_not_null(fp);
 	const char *fields[64];
 	cr_assert_lt(e->t.ncols, 63);
 	for (size_t c = 0; c < e->t.ncols; c++)
 		fields[c] = e->t.header[c];
-	fields[e->t.ncols] = "a_later_versions_column";
+	fields[e->t.ncols] = name;
 	cr_assert_eq(csv_write_row(fp, fields, e->t.ncols + extra), 0);
 	for (size_t r = 0; r < e->t.nrows; r++) {
 		for (size_t c = 0; c < e->t.ncols; c++)
 			fields[c] = csv_table_cell(&e->t, r, c);
-		fields[e->t.ncols] = "1234";
+		fields[e->t.ncols] = value;
 		cr_assert_eq(csv_write_row(fp, fields, e->t.ncols + extra), 0);
 	}
 	cr_assert_eq(fclose(fp), 0);
+}
+
+/* Writes the edited table to e->path, with an extra column at the end
+ * when extra (later versions of a kind gain columns). */
+static void edited_write(struct edited *e, bool extra)
+{
+	edited_write_col(e, extra ? "a_later_versions_column" : NULL, "1234");
 }
 
 static void edited_close(struct edited *e)
@@ -504,4 +512,42 @@ Test(compare, cli_min_change_option)
 	char e[4096];
 	cr_expect_eq(harness_compare(FIX "base.csv " FIX "slowed.csv --min-change=25", e, sizeof e),
 		     0, "20 %% slower is under a 25 %% floor: %s", e);
+}
+
+/* N-body rows join on the ranks they ran on: a file from before the
+ * column means one rank; rows on 2 ranks are another measurement. */
+Test(compare, rows_join_on_ranks)
+{
+	struct edited e;
+	struct compare_report r;
+	edited_open(&e, FIX "base.csv");
+	cr_assert_lt(csv_table_col(&e.t, "ranks"), 0, "the fixture predates the ranks column");
+	edited_write_col(&e, "ranks", "1");
+	compare_fixtures(FIX "base.csv", e.path, &same_device, &r);
+	cr_expect_gt(r.count, 0);
+	cr_expect_eq(r.only_base + r.only_new, 0, "ranks 1 joins a file without the column");
+	compare_report_free(&r);
+	edited_write_col(&e, "ranks", "2");
+	compare_fixtures(FIX "base.csv", e.path, &same_device, &r);
+	cr_expect_eq(r.only_base, r.count / 2, "2 ranks join nothing of 1");
+	cr_expect_eq(r.only_new, r.count / 2);
+	cr_expect_eq(compare_exit_status(&r), 0, "rows only on one side are no regression");
+	compare_report_free(&r);
+	edited_close(&e);
+}
+
+/* SPH columns are names too (martin-moyce, NXxNYxNZ@L), not only counts. */
+Test(compare, sph_named_columns)
+{
+	struct edited e;
+	struct compare_report r;
+	edited_open(&e, SPH_TABLE);
+	size_t row = edited_row(&e, "sph-gpu-grid-count", "column", "16128");
+	edited_set(&e, row, "column", "martin-moyce", 0);
+	edited_write(&e, false);
+	compare_fixtures(e.path, e.path, &same_device, &r);
+	const struct compare_entry *x = sph_entry(&r, "sph-gpu-grid-count", "martin-moyce");
+	cr_expect_eq(x->raw.verdict, COMPARE_SAME);
+	compare_report_free(&r);
+	edited_close(&e);
 }

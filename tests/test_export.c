@@ -159,6 +159,11 @@ Test(export, nbody_results_as_gbench_json)
 			       "bodies_k:1/precision:fp32/mode:forces\""), "the key in the name");
 	cr_expect(strstr(json, "\"host_name\": \"vm\"") && strstr(json, "\"num_cpus\": 16"),
 		  "the context from the sidecar");
+	/* a row on two ranks says so in its name; one rank keeps the name above */
+	json = export_run("results/h200x2/scaling-p2.csv", &status);
+	cr_assert_eq(status, 0);
+	cr_expect(strstr(json, "\"name\": \"nbody/dist-ring/n:65536/tile_p:0/threads_q:1/unroll:1/"
+			       "bodies_k:1/precision:fp32/mode:forces/ranks:2\""), "ranks in the name");
 }
 
 Test(export, sph_results_as_gbench_json)
