@@ -18,8 +18,23 @@
  *   rest      water at rest in a box that fits it (no jitter) for one
  *             second: its height within SPH_PHYSICS_REST_TOL of the start
  *             and the density of its bulk and its densest particle within
- *             SPH_PHYSICS_REST_TOL of rho0, at every sample.
+ *             SPH_PHYSICS_REST_TOL of rho0, at every sample. The second
+ *             starts from the column relaxed by kinetic damping (runs of
+ *             SPH_PHYSICS_RELAX_CYCLE_S, each from the positions the last
+ *             reached at zero velocity, SPH_PHYSICS_RELAX_S in all): the
+ *             lattice at uniform density is not the discrete rest state.
+ *             Its free surface lacks neighbours above, reads ~0.5 rho0,
+ *             has no pressure under the clamped equation of state and
+ *             settles into the layers below until they carry it: by
+ *             ~0.4 d (measured in the reference on 8 x 8 x 8: -5 % of H
+ *             over 2.5 s, then still), while the column is compressed
+ *             by 2 g H / c^2 at the floor (Mueller's symmetric pressure
+ *             force carries half the gradient, sph_ref.h). The relaxed
+ *             height over the lattice's is a row of its own
+ *             (rest_relaxed_height), shown, not judged.
  */
+#define SPH_PHYSICS_RELAX_S		3.0
+#define SPH_PHYSICS_RELAX_CYCLE_S	0.05
 #define SPH_PHYSICS_SURGE_TOL	0.10
 #define SPH_PHYSICS_REST_TOL	0.01
 #define SPH_PHYSICS_T_LO	1.0	/* the judged range of T */
