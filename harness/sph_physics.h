@@ -17,8 +17,10 @@
  *             point with T in [1, 3].
  *   rest      water at rest in a box that fits it (no jitter) for one
  *             second: its height within SPH_PHYSICS_REST_TOL of the start
- *             and the density of its bulk and its densest particle within
- *             SPH_PHYSICS_REST_TOL of rho0, at every sample. The second
+ *             and the mean density of its bulk within SPH_PHYSICS_REST_TOL
+ *             of rho0, at every sample (the densest particle is shown,
+ *             not judged: the floor's hydrostatic compression, sph_physics.c
+ *             rest_sample). The second
  *             starts from the column relaxed by kinetic damping (runs of
  *             SPH_PHYSICS_RELAX_CYCLE_S, each from the positions the last
  *             reached at zero velocity, SPH_PHYSICS_RELAX_S in all): the
