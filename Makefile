@@ -271,13 +271,17 @@ COLLAPSE = results/sph/collapse-16128.csv
 PHYSICS = $(or $(FROM),results/h200)/sph-physics.csv
 figures: deps-run deps-figures
 	@$(MAKE) --no-print-directory $(BIN)
-	$(BIN) plot --suite all $(if $(FROM),--from $(FROM)) --out $(FIGURES)
-	@if [ -f $(COLLAPSE) ]; then \
+	@# every figure whose data is there is drawn; the status is the worst
+	@echo "$(BIN) plot --suite all $(if $(FROM),--from $(FROM)) --out $(FIGURES)"; \
+	$(BIN) plot --suite all $(if $(FROM),--from $(FROM)) --out $(FIGURES); st=$$?; \
+	mkdir -p $(FIGURES); \
+	if [ -f $(COLLAPSE) ]; then \
 	  gnuplot -e "datafile='$(COLLAPSE)'; outbase='$(FIGURES)/sph-collapse'; steps='0 625 1250 2500'; dt=1.6e-4" plots/sph-collapse.gp && \
-	  echo "sph-collapse: $(COLLAPSE) -> $(FIGURES)/sph-collapse.png, .svg"; fi
-	@if [ -f $(PHYSICS) ]; then \
+	  echo "sph-collapse: $(COLLAPSE) -> $(FIGURES)/sph-collapse.png, .svg" || st=1; fi; \
+	if [ -f $(PHYSICS) ]; then \
 	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-martin-moyce'" plots/sph-martin-moyce.gp && \
-	  echo "sph-martin-moyce: $(PHYSICS) -> $(FIGURES)/sph-martin-moyce.png, .svg"; fi
+	  echo "sph-martin-moyce: $(PHYSICS) -> $(FIGURES)/sph-martin-moyce.png, .svg" || st=1; fi; \
+	exit $$st
 
 # The regression gate: the rows (SUITE, or REGRESS_ARGS such as
 # '--variant jsplit-k4 --n 2^16 --rounds 4 --threshold 2') run with REV's
