@@ -79,6 +79,7 @@ struct phys_options {
 	bool dambreak, rest, quiet;
 	struct sph_column dam_col, rest_col;
 	uint64_t seed;
+	double friction; /* the dam break's wall_friction */
 	const char *out;
 };
 
@@ -210,6 +211,7 @@ static int phys_dambreak(const struct phys_options *o, struct phys_rows *rs, boo
 		fprintf(stderr, "harness: sph physics: %s\n", err);
 		return -1;
 	}
+	sc.p.wall_friction = o->friction;
 	struct dam_state d = { .sc = &sc, .scale = sqrt(2.0 * SPH_WATER_G / sc.width) };
 	long every = lround(SPH_PHYSICS_DAM_DT / d.scale / sc.p.dt);
 	every = every < 1 ? 1 : every;
@@ -498,6 +500,8 @@ static void phys_help(void)
 	       "                      NXxNYxNZ[@L]\n"
 	       "  --rest-column C     the still water's column (%s; jitter 0)\n"
 	       "  --seed S            jitter of the dam break's lattice (42)\n"
+	       "  --wall-friction F   the dam break's walls: 0 free slip (the default),\n"
+	       "                      1 as if the wall were fluid at rest (0 .. 10)\n"
 	       "  --out, -o FILE.csv  every sample and point (results/local/sph-physics-<UTC>.csv)\n"
 	       "  --quiet, -q         no table\n"
 	       "Exit status: 0 every judged value within its bound, 1 one outside or a\n"
@@ -525,13 +529,14 @@ static int phys_default_variant(void)
 static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help, char *err,
 		      size_t errlen)
 {
-	enum { OPT_CHECK = 300, OPT_COLUMN, OPT_REST_COLUMN, OPT_SEED };
+	enum { OPT_CHECK = 300, OPT_COLUMN, OPT_REST_COLUMN, OPT_SEED, OPT_FRICTION };
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },
 		{ "check", required_argument, NULL, OPT_CHECK },
 		{ "column", required_argument, NULL, OPT_COLUMN },
 		{ "rest-column", required_argument, NULL, OPT_REST_COLUMN },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "wall-friction", required_argument, NULL, OPT_FRICTION },
 		{ "out", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -541,6 +546,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 	o->variant = -1;
 	o->dambreak = o->rest = true;
 	o->seed = 42;
+	o->friction = SPH_WATER_FRICTION;
 	*help = false;
 	if (sph_scene_column_parse("martin-moyce", &o->dam_col, err, errlen) != 0 ||
 	    sph_scene_column_parse(SPH_PHYSICS_REST_COLUMN, &o->rest_col, err, errlen) != 0)
@@ -580,6 +586,9 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 				rc = CLI_USAGE;
 			break;
 		case OPT_SEED: rc = cli_parse_u64("--seed", optarg, &o->seed, err, errlen); break;
+		case OPT_FRICTION:
+			rc = cli_parse_double("--wall-friction", optarg, 0, 10, &o->friction, err, errlen);
+			break;
 		case 'o': o->out = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'h': *help = true; break;
