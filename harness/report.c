@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "results.h"
 
 #define REPORT_DEFAULT_FROM "results/h200"
+#define REPORT_SPH_DEFAULT_FROM "results/h100"
 
 /* The rows of the main table: N, precision and the target the harness was
  * asked to reach there (interactions/s). */
@@ -35,8 +37,7 @@ static void report_sci(char *buf, size_t len, double v, int decimals)
 	snprintf(buf, len, "%.*fe%d", decimals, m, e);
 }
 
-/* 1,048,576 */
-static void report_grouped(char *buf, size_t len, long long v)
+void report_grouped(char *buf, size_t len, long long v)
 {
 	char digits[32];
 	snprintf(digits, sizeof digits, "%lld", v);
@@ -176,22 +177,31 @@ static int report_fig31_6(const struct report_file *f, char *err, size_t errlen)
 
 int report_command(int argc, char **argv)
 {
-	const char *from = REPORT_DEFAULT_FROM;
+	const char *from = NULL;
+	bool sph = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--from") == 0 && i + 1 < argc) {
 			from = argv[++i];
+		} else if (strcmp(argv[i], "--sph") == 0) {
+			sph = true;
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: harness report [--from DIR]\n\n"
+			printf("usage: harness report [--sph] [--from DIR]\n\n"
 			       "Prints the README's N-body results tables from DIR/baseline.csv,\n"
-			       "DIR/steps.csv and DIR/fig31-6.csv (default DIR: %s).\n",
-			       REPORT_DEFAULT_FROM);
+			       "DIR/steps.csv and DIR/fig31-6.csv (default DIR: %s); with --sph\n"
+			       "its SPH tables from DIR/sph-table.csv and DIR/sph-large.csv\n"
+			       "(default DIR: %s).\n",
+			       REPORT_DEFAULT_FROM, REPORT_SPH_DEFAULT_FROM);
 			return 0;
 		} else {
 			fprintf(stderr, "harness: report: unknown argument '%s' (usage: harness report "
-					"[--from DIR])\n", argv[i]);
+					"[--sph] [--from DIR])\n", argv[i]);
 			return 2;
 		}
 	}
+	if (sph)
+		return report_sph(from ? from : REPORT_SPH_DEFAULT_FROM);
+	if (!from)
+		from = REPORT_DEFAULT_FROM;
 	struct report_file base, steps, fig;
 	char err[4200];
 	int rc = 2;

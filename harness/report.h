@@ -2,6 +2,8 @@
 #ifndef HARNESS_REPORT_H
 #define HARNESS_REPORT_H
 
+#include <stddef.h>
+
 /*
  * `harness report [--from DIR]` (default results/h200) prints, in the
  * README's Markdown, the table of the best variant and `auto` at the
@@ -12,5 +14,15 @@
  * file is missing, malformed or lacks a row the tables need (one line).
  */
 int report_command(int argc, char **argv);
+
+/* `harness report --sph [--from DIR]` (default results/h100, where this
+ * round's SPH rows are): the SPH steps/s table from DIR/sph-table.csv and
+ * DIR/sph-large.csv (when there), with the paper's GTX 280 rates from
+ * results/published, and the per-phase table at 255,600 particles, as
+ * the README prints them. 0, or 2 with one line. */
+int report_sph(const char *from);
+
+/* v with thousands separated as the README writes them: 1,048,576. */
+void report_grouped(char *buf, size_t len, long long v);
 
 #endif

@@ -56,3 +56,27 @@ Test(report, missing_results_are_one_line_and_exit_2)
 	cr_expect(strstr(err, "/nonexistent-results/baseline.csv"), "%s", err);
 	cr_expect_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
 }
+
+/* Every line `report --sph` prints stands in the README: its SPH tables
+ * are the data's. */
+Test(report, readme_sph_tables_come_from_the_data)
+{
+	static char out[1 << 16];
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s report --sph --from results/h100", cli_harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	const char *readme = report_readme();
+	size_t lines = 0;
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n"), lines++)
+		cr_expect(strstr(readme, line), "README.md lacks the SPH report's line:\n%s", line);
+	cr_expect_gt(lines, 10, "%zu lines", lines);
+}
+
+Test(report, sph_without_results_is_one_line_and_exit_2)
+{
+	char cmd[512], e[4096];
+	snprintf(cmd, sizeof cmd, "%s report --sph --from /nonexistent-results", cli_harness_bin());
+	cr_expect_eq(cli_run(cmd, e, sizeof e), 2, "%s", e);
+	cr_expect(strncmp(e, "harness: report: ", 17) == 0 && strchr(e, '\n') == strrchr(e, '\n'),
+		  "%s", e);
+}
