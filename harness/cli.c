@@ -47,6 +47,54 @@ int cli_parse_double(const char *opt, const char *s, double lo, double hi, doubl
 	return CLI_OK;
 }
 
+int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out, char *err,
+		  size_t errlen)
+{
+	double v;
+	if (cli_parse_double(opt, s, lo, hi, &v, err, errlen) != CLI_OK)
+		return CLI_USAGE;
+	if (v != floor(v)) {
+		snprintf(err, errlen, "%s '%s' is not a whole number", opt, s);
+		return CLI_USAGE;
+	}
+	*out = (int)v;
+	return CLI_OK;
+}
+
+int cli_parse_steps(const char *opt, const char *s, size_t max_count, unsigned long max_step,
+		    unsigned long *at, size_t *count, char *err, size_t errlen)
+{
+	char *copy = strdup(s), *save = NULL;
+	int rc = copy ? CLI_OK : CLI_USAGE;
+	if (!copy)
+		snprintf(err, errlen, "%s: out of memory", opt);
+	*count = 0;
+	for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; w && rc == CLI_OK;
+	     w = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		rc = cli_parse_u64(opt, w, &v, err, errlen);
+		if (rc == CLI_OK && (*count == max_count || v > max_step ||
+				     (*count && v <= at[*count - 1]))) {
+			snprintf(err, errlen, "%s '%s': at most %zu ascending steps, each <= %lu", opt, s,
+				 max_count, max_step);
+			rc = CLI_USAGE;
+		}
+		if (rc == CLI_OK)
+			at[(*count)++] = (unsigned long)v;
+	}
+	free(copy);
+	return rc;
+}
+
+int cli_getopt_error(int c, const char *arg, const char *cmd, char *err, size_t errlen)
+{
+	if (c == ':')
+		snprintf(err, errlen, "%s needs a value", arg);
+	else
+		snprintf(err, errlen, "unknown option '%s' (see 'harness %s --help')", arg, cmd);
+	return CLI_USAGE;
+}
+
 int cli_parse_timing(const char *opt, const char *value, struct timing_opts *t, char *err,
 		     size_t errlen)
 {

@@ -68,6 +68,17 @@ int cli_parse_suite_n(const char *s, size_t ranks, size_t **out, size_t *count, 
 int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out,
 		     char *err, size_t errlen);
 int cli_parse_u64(const char *opt, const char *s, uint64_t *out, char *err, size_t errlen);
+/* A whole number in lo .. hi. */
+int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out, char *err,
+		  size_t errlen);
+/* "0,300,600": at most max_count ascending steps, each <= max_step, into
+ * at[] and *count. */
+int cli_parse_steps(const char *opt, const char *s, size_t max_count, unsigned long max_step,
+		    unsigned long *at, size_t *count, char *err, size_t errlen);
+
+/* The message for what getopt_long returned as c (':' a missing value,
+ * else an unknown option) about option text arg, for `harness cmd`. */
+int cli_getopt_error(int c, const char *arg, const char *cmd, char *err, size_t errlen);
 
 /* Marks in o->selected the variants matching each comma-separated name or
  * glob of s. CLI_OK, or CLI_USAGE naming a pattern that matches nothing. */

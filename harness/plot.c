@@ -46,6 +46,7 @@ const size_t plot_suite_count = sizeof plot_suites / sizeof plot_suites[0];
 #define PLOT_DEFAULT_OUT "plots/out"
 #define PLOT_SCRIPTS_DIR "plots"
 #define PLOT_PUBLISHED_DIR "results/published"
+#define PLOT_PUBLISHED_SCHEMA "nbody-harness-published/1"
 #define PLOT_MAX_COMPARE 16
 
 const struct plot_suite *plot_suite_find(const char *name)
@@ -364,13 +365,25 @@ static int plot_write_published_file(FILE *fp, const char *path, char *err, size
 	struct csv_table t;
 	if (csv_table_read(path, &t, err, errlen) != 0)
 		return -1;
-	/* An experiment's series (a column T, as martin_moyce1952.csv) is
-	 * drawn by its own figure, not among the rates. */
-	if (csv_table_col(&t, "T") >= 0 && csv_table_col(&t, "n") < 0) {
-		fprintf(fp, "# %s: a series over T, not rates: left out\n", path);
-		csv_table_free(&t);
-		return 0;
+	/* The sidecar says what a published file is: only the documents'
+	 * rates (or a file without a sidecar) go among them; a series such
+	 * as martin_moyce1952's has a figure of its own. */
+	char *side = results_sidecar_path(path), jerr[256];
+	struct json_in_value doc;
+	if (side && json_in_read_file(side, &doc, jerr, sizeof jerr) == 0) {
+		const struct json_in_value *schema = json_in_member(&doc, "schema");
+		const bool rates = !schema || schema->type != JSON_IN_STRING ||
+				   strcmp(schema->string, PLOT_PUBLISHED_SCHEMA) == 0;
+		if (!rates)
+			fprintf(fp, "# %s: %s, not rates: left out\n", path, schema->string);
+		json_in_free(&doc);
+		if (!rates) {
+			free(side);
+			csv_table_free(&t);
+			return 0;
+		}
 	}
+	free(side);
 	const char *cols[] = { "source", "quantity", "value", "n", "unit", "device" };
 	for (size_t i = 0; i < 6; i++) {
 		if (csv_table_col(&t, cols[i]) >= 0)

@@ -71,38 +71,6 @@
 /* Surface particles                                                */
 /* ---------------------------------------------------------------- */
 
-/* Whether particle i of x (in grid g, support h) has another particle j
- * with |r^2 / h^2 - 1| < SPH_VALIDATE_H_BAND: a pair float may put on
- * either side of h. */
-static bool render_validate_near_h(const struct sph_ref_grid *g, const double *x, size_t i,
-				   double h)
-{
-	const double lo = h * h * (1.0 - SPH_VALIDATE_H_BAND), hi = h * h * (1.0 + SPH_VALIDATE_H_BAND);
-	int c[3];
-
-	sph_ref_grid_cell(g, &x[3 * i], c);
-	for (int dz = -1; dz <= 1; dz++)
-	for (int dy = -1; dy <= 1; dy++)
-	for (int dx = -1; dx <= 1; dx++) {
-		const int cx = c[0] + dx, cy = c[1] + dy, cz = c[2] + dz;
-
-		if (cx < 0 || cy < 0 || cz < 0 || cx >= g->dim[0] || cy >= g->dim[1] ||
-		    cz >= g->dim[2])
-			continue;
-		const size_t cell = sph_ref_grid_index(g, cx, cy, cz);
-		for (size_t k = g->start[cell]; k < g->start[cell + 1]; k++) {
-			const size_t j = g->order[k];
-			double r2 = 0.0;
-
-			for (int d = 0; d < 3; d++)
-				r2 += (x[3 * j + d] - x[3 * i + d]) * (x[3 * j + d] - x[3 * i + d]);
-			if (j != i && r2 > lo && r2 < hi)
-				return true;
-		}
-	}
-	return false;
-}
-
 int render_validate_surface(const struct sph_params *p, const struct render_params *rp,
 			    const double *x, size_t n, const unsigned char *var_surface,
 			    struct render_surface_check *out)
@@ -132,7 +100,7 @@ int render_validate_surface(const struct sph_params *p, const struct render_para
 		render_ref_surface_criterion(p, x, &nl, i, &off, &nb);
 		if (var_surface[i] <= 1 &&
 		    (fabs(off - rp->com_threshold) <= RENDER_VALIDATE_COM_BAND ||
-		     render_validate_near_h(&g, x, i, p->h))) {
+		     sph_validate_band_pairs(&g, x, &x[3 * i], i, p->h) > 0)) {
 			out->borderline++;
 			continue;
 		}

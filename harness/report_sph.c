@@ -62,20 +62,16 @@ static void rs_rate(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.1f", v);
 }
 
-/* The paper's GTX 280 physics rate at n from the published file, or 0. */
-static double rs_paper(long long n)
+/* The paper's GTX 280 physics rate at n in the published table t (NULL:
+ * none read), or 0. */
+static double rs_paper(const struct csv_table *t, long long n)
 {
-	struct csv_table t;
-	char err[512];
 	double v = 0;
-	if (csv_table_read("results/published/goswami2010_sph.csv", &t, err, sizeof err) != 0)
-		return 0;
-	for (size_t i = 0; i < t.nrows; i++)
-		if (strcmp(rs_cell(&t, i, "quantity"), "physical_simulation_fps") == 0 &&
-		    strcmp(rs_cell(&t, i, "device"), "GeForce GTX 280") == 0 &&
-		    atoll(rs_cell(&t, i, "n")) == n)
-			v = atof(rs_cell(&t, i, "value"));
-	csv_table_free(&t);
+	for (size_t i = 0; t && i < t->nrows; i++)
+		if (strcmp(rs_cell(t, i, "quantity"), "physical_simulation_fps") == 0 &&
+		    strcmp(rs_cell(t, i, "device"), "GeForce GTX 280") == 0 &&
+		    atoll(rs_cell(t, i, "n")) == n)
+			v = atof(rs_cell(t, i, "value"));
 	return v;
 }
 
@@ -108,6 +104,10 @@ static void rs_rates(const struct report_sph_rows *rs)
 				ns[nn++] = n;
 		}
 	qsort(ns, nn, sizeof *ns, rs_cmp_ll);
+	struct csv_table paper_t;
+	char perr[512];
+	const bool have_paper = csv_table_read("results/published/goswami2010_sph.csv", &paper_t,
+					       perr, sizeof perr) == 0;
 	printf("| particles (+ boundary) |");
 	for (size_t v = 0; v < REPORT_SPH_NV; v++)
 		printf(" %s |", rs_short(report_sph_variants[v]));
@@ -139,7 +139,7 @@ static void rs_rates(const struct report_sph_rows *rs)
 			else
 				printf(rate[v] == top ? " **%s** |" : " %s |", cell);
 		}
-		double paper = rs_paper(ns[j]);
+		double paper = rs_paper(have_paper ? &paper_t : NULL, ns[j]);
 		if (paper > 0) {
 			rs_rate(cell, sizeof cell, paper);
 			printf(" %s |\n", cell);
@@ -147,6 +147,8 @@ static void rs_rates(const struct report_sph_rows *rs)
 			printf(" |\n");
 		}
 	}
+	if (have_paper)
+		csv_table_free(&paper_t);
 }
 
 /* The per-phase table at n. 0, or -1 when a variant lacks its row. */

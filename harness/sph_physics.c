@@ -556,19 +556,10 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 	opterr = 0;
 	while (rc == CLI_OK && (c = getopt_long(argc, argv, ":v:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'v': {
-			bool sel[SPH_VARIANT_COUNT] = { false };
-			size_t hits = sph_variant_match(optarg, sel);
-			if (hits != 1) {
-				snprintf(err, errlen, "--variant '%s' must name one SPH variant (see 'harness sph list')",
-					 optarg);
+		case 'v':
+			if ((o->variant = sph_variant_one(optarg, err, errlen)) < 0)
 				rc = CLI_USAGE;
-			}
-			for (size_t i = 0; i < SPH_VARIANT_COUNT && rc == CLI_OK; i++)
-				if (sel[i])
-					o->variant = (int)i;
 			break;
-		}
 		case OPT_CHECK:
 			o->dambreak = strcmp(optarg, "dambreak") == 0 || strcmp(optarg, "all") == 0;
 			o->rest = strcmp(optarg, "rest") == 0 || strcmp(optarg, "all") == 0;
@@ -592,15 +583,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		case 'o': o->out = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'h': *help = true; break;
-		case ':':
-			snprintf(err, errlen, "%s needs a value", argv[optind - 1]);
-			rc = CLI_USAGE;
-			break;
-		default:
-			snprintf(err, errlen, "unknown option '%s' (see 'harness sph physics --help')",
-				 argv[optind - 1]);
-			rc = CLI_USAGE;
-			break;
+		default: rc = cli_getopt_error(c, argv[optind - 1], "sph physics", err, errlen); break;
 		}
 	}
 	if (rc == CLI_OK && optind < argc) {

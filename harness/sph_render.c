@@ -60,43 +60,6 @@ static void render_help(void)
 	       RENDER_MAX_AT, RENDER_MAX_SIDE, RENDER_MAX_RES);
 }
 
-/* A whole number in lo .. hi for option opt. */
-static int render_int(const char *opt, const char *s, int lo, int hi, int *out, char *err,
-		      size_t errlen)
-{
-	double v;
-	if (cli_parse_double(opt, s, lo, hi, &v, err, errlen) != CLI_OK)
-		return CLI_USAGE;
-	if (v != floor(v)) {
-		snprintf(err, errlen, "%s '%s' is not a whole number", opt, s);
-		return CLI_USAGE;
-	}
-	*out = (int)v;
-	return CLI_OK;
-}
-
-static int render_parse_at(const char *s, struct render_options *o, char *err, size_t errlen)
-{
-	char *copy = strdup(s), *save = NULL;
-	int rc = copy ? CLI_OK : CLI_USAGE;
-	o->nat = 0;
-	for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; w && rc == CLI_OK;
-	     w = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
-		rc = cli_parse_u64("--at", w, &v, err, errlen);
-		if (rc == CLI_OK && (o->nat == RENDER_MAX_AT || v > 1000000 ||
-				     (o->nat && v <= o->at[o->nat - 1]))) {
-			snprintf(err, errlen, "--at '%s': at most %d ascending steps, each <= 1000000", s,
-				 RENDER_MAX_AT);
-			rc = CLI_USAGE;
-		}
-		if (rc == CLI_OK)
-			o->at[o->nat++] = (unsigned long)v;
-	}
-	free(copy);
-	return rc;
-}
-
 static int render_parse(int argc, char **argv, struct render_options *o, char *err, size_t errlen)
 {
 	enum { OPT_COLUMN = 300, OPT_AT, OPT_WIDTH, OPT_HEIGHT, OPT_RES, OPT_SEED };
@@ -126,39 +89,26 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 	opterr = 0;
 	while (rc == CLI_OK && (c = getopt_long(argc, argv, ":v:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'v': {
-			bool sel[SPH_VARIANT_COUNT] = { false };
-			if (sph_variant_match(optarg, sel) != 1) {
-				snprintf(err, errlen, "--variant '%s' must name one SPH variant (see 'harness sph list')",
-					 optarg);
+		case 'v':
+			if ((o->variant = sph_variant_one(optarg, err, errlen)) < 0)
 				rc = CLI_USAGE;
-			}
-			for (size_t i = 0; i < SPH_VARIANT_COUNT && rc == CLI_OK; i++)
-				if (sel[i])
-					o->variant = (int)i;
 			break;
-		}
 		case OPT_COLUMN:
 			if (sph_scene_column_parse(optarg, &o->col, err, errlen) != 0)
 				rc = CLI_USAGE;
 			break;
-		case OPT_AT: rc = render_parse_at(optarg, o, err, errlen); break;
+		case OPT_AT:
+			rc = cli_parse_steps("--at", optarg, RENDER_MAX_AT, 1000000, o->at, &o->nat, err,
+					     errlen);
+			break;
 		case 'o': o->out = optarg; break;
-		case OPT_WIDTH: rc = render_int("--width", optarg, 1, RENDER_MAX_SIDE, &o->width, err, errlen); break;
-		case OPT_HEIGHT: rc = render_int("--height", optarg, 1, RENDER_MAX_SIDE, &o->height, err, errlen); break;
-		case OPT_RES: rc = render_int("--res", optarg, 2, RENDER_MAX_RES, &o->res, err, errlen); break;
+		case OPT_WIDTH: rc = cli_parse_int("--width", optarg, 1, RENDER_MAX_SIDE, &o->width, err, errlen); break;
+		case OPT_HEIGHT: rc = cli_parse_int("--height", optarg, 1, RENDER_MAX_SIDE, &o->height, err, errlen); break;
+		case OPT_RES: rc = cli_parse_int("--res", optarg, 2, RENDER_MAX_RES, &o->res, err, errlen); break;
 		case OPT_SEED: rc = cli_parse_u64("--seed", optarg, &o->seed, err, errlen); break;
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
-		case ':':
-			snprintf(err, errlen, "%s needs a value", argv[optind - 1]);
-			rc = CLI_USAGE;
-			break;
-		default:
-			snprintf(err, errlen, "unknown option '%s' (see 'harness sph render --help')",
-				 argv[optind - 1]);
-			rc = CLI_USAGE;
-			break;
+		default: rc = cli_getopt_error(c, argv[optind - 1], "sph render", err, errlen); break;
 		}
 	}
 	if (rc == CLI_OK && optind < argc) {

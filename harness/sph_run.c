@@ -165,28 +165,6 @@ static int sph_parse_variants(const char *s, struct sph_options *o, char *err, s
 	return rc;
 }
 
-/* --at: ascending step numbers, comma-separated, at most 16. */
-static int sph_parse_at(const char *s, struct sph_options *o, char *err, size_t errlen)
-{
-	char *copy = strdup(s), *save = NULL;
-	if (!copy)
-		return CLI_USAGE;
-	int rc = CLI_OK;
-	o->nat = 0;
-	for (char *w = strtok_r(copy, ",", &save); w && rc == CLI_OK; w = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
-		rc = cli_parse_u64("--at", w, &v, err, errlen);
-		if (rc == CLI_OK && (o->nat == 16 || v > 1000000 || (o->nat && v <= o->at[o->nat - 1]))) {
-			snprintf(err, errlen, "--at '%s': at most 16 ascending steps, each <= 1000000", s);
-			rc = CLI_USAGE;
-		}
-		if (rc == CLI_OK)
-			o->at[o->nat++] = (unsigned long)v;
-	}
-	free(copy);
-	return rc;
-}
-
 enum { SPH_OPT_COLUMN = 300, SPH_OPT_SEED, SPH_OPT_WARM, SPH_OPT_MIN, SPH_OPT_MAX, SPH_OPT_NOISE,
        SPH_OPT_SUITE, SPH_OPT_OUT_DIR, SPH_OPT_AT };
 
@@ -230,7 +208,6 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 	}
 	char **av = argv + 1;
 	int rc = CLI_OK, c;
-	double warm = 0;
 	uint64_t seed;
 	optind = 0;
 	opterr = 0;
@@ -243,12 +220,7 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 			o->seed = seed;
 			break;
 		case SPH_OPT_WARM:
-			rc = cli_parse_double("--warm-steps", optarg, 0, 100000, &warm, err, errlen);
-			if (rc == CLI_OK && warm != floor(warm)) {
-				snprintf(err, errlen, "--warm-steps '%s' is not a whole number", optarg);
-				rc = CLI_USAGE;
-			}
-			o->warm_steps = (int)warm;
+			rc = cli_parse_int("--warm-steps", optarg, 0, 100000, &o->warm_steps, err, errlen);
 			break;
 		case SPH_OPT_MIN: rc = cli_parse_timing("--min-time", optarg, &o->timing, err, errlen); break;
 		case SPH_OPT_MAX: rc = cli_parse_timing("--max-time", optarg, &o->timing, err, errlen); break;
@@ -262,17 +234,12 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 			}
 			break;
 		case SPH_OPT_OUT_DIR: o->out_dir = optarg; break;
-		case SPH_OPT_AT: rc = sph_parse_at(optarg, o, err, errlen); break;
+		case SPH_OPT_AT:
+			rc = cli_parse_steps("--at", optarg, 16, 1000000, o->at, &o->nat, err, errlen);
+			break;
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
-		case ':':
-			snprintf(err, errlen, "%s needs a value", av[optind - 1]);
-			rc = CLI_USAGE;
-			break;
-		default:
-			snprintf(err, errlen, "unknown option '%s' (see 'harness sph --help')", av[optind - 1]);
-			rc = CLI_USAGE;
-			break;
+		default: rc = cli_getopt_error(c, av[optind - 1], "sph", err, errlen); break;
 		}
 	}
 	if (rc == CLI_OK && optind < argc - 1) {

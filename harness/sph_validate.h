@@ -29,6 +29,13 @@ struct sph_validation {
 	bool pairs_ok, overflow, pass;
 };
 
+/* Pairs of point xi with the targets y[3 m] that grid g was built over
+ * (index self left out; (size_t)-1: none) whose r^2 is within the band
+ * |r^2 / h^2 - 1| <= SPH_VALIDATE_H_BAND, which float rounding may put
+ * on either side of h. */
+unsigned long long sph_validate_band_pairs(const struct sph_ref_grid *g, const double *y,
+					  const double xi[3], size_t self, double h);
+
 /* Compares a variant's state (pos4, vel4, rho, acc4 of its n fluid
  * particles in original order, as its read() gives them after evaluate)
  * and pair count with the reference evaluated on the same positions and

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,6 +51,29 @@ static inline int cli_run(const char *cmdline, char *errtext, size_t errlen)
 static inline int cli_run_stdout(const char *cmdline, char *out, size_t outlen)
 {
 	return cli_run_capture(cmdline, ">%s", out, outlen);
+}
+
+/* Runs "bin/harness CMD ARGS" (cmd: "sph", "sph physics", ...); returns
+ * the exit status and stderr in errtext. */
+static inline int cli_run_cmd(const char *cmd, const char *args, char *errtext, size_t len)
+{
+	char line[2048];
+	snprintf(line, sizeof line, "%s %s %s", cli_harness_bin(), cmd, args);
+	return cli_run(line, errtext, len);
+}
+
+/* "harness CMD ARGS" must exit 2 with one line on stderr, starting
+ * "harness: CMD: " and mentioning mention. */
+static inline void cli_expect_usage(const char *cmd, const char *args, const char *mention)
+{
+	char e[4096], prefix[128];
+	const int rc = cli_run_cmd(cmd, args, e, sizeof e);
+	snprintf(prefix, sizeof prefix, "harness: %s: ", cmd);
+	cr_expect_eq(rc, 2, "'%s %s': exit %d: %s", cmd, args, rc, e);
+	cr_expect(strncmp(e, prefix, strlen(prefix)) == 0, "'%s %s': %s", cmd, args, e);
+	cr_expect(strstr(e, mention) != NULL, "'%s %s' lacks '%s': %s", cmd, args, mention, e);
+	cr_expect(strchr(e, '\n') != NULL && strchr(e, '\n') == strrchr(e, '\n') &&
+		  e[strlen(e) - 1] == '\n', "one line: %s", e);
 }
 
 #endif

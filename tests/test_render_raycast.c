@@ -15,32 +15,14 @@
 #define SPACING 0.02
 #define TEST_PI 3.14159265358979323846
 
-/* The render parameters of render_ref.h's defaults for spacing d, set
- * field by field. */
+/* render_ref.h's defaults for water of spacing d, on this file's grid. */
 static void params_set(struct render_params *rp, double d)
 {
-	const double light[3] = { 0.3, -0.5, 0.8 };
-	const double len = sqrt(light[0] * light[0] + light[1] * light[1] + light[2] * light[2]);
+	struct sph_params p;
 
-	memset(rp, 0, sizeof *rp);
-	rp->com_threshold = 0.1;
-	rp->min_neighbours = 0.6 * 32;
+	sph_params_water(&p, d, 10 * d);
+	render_params_default(rp, &p);
 	rp->res = RES;
-	rp->r = 1.5 * d;
-	rp->r_min = 0.25 * d;
-	rp->r_max = rp->r * sqrt(3.0);
-	rp->samples_per_unit = 250.0;
-	rp->surface_d = 0.5 * d;
-	rp->band = 0.25 * d;
-	rp->alpha_max = 0.6;
-	rp->opaque = 0.99;
-	for (int k = 0; k < 3; k++) {
-		rp->light[k] = light[k] / len;
-		rp->background[k] = 1.0;
-	}
-	rp->colour[0] = 0.2;
-	rp->colour[1] = 0.45;
-	rp->colour[2] = 0.8;
 }
 
 /* An n^3 field over the cube, every voxel at fill; f->max is rp's r_max^2. */

@@ -147,26 +147,14 @@ Test(sph_physics, tables_equal_the_published_csv)
 
 /* ---- the command ---------------------------------------------------------- */
 
-/* Runs "bin/harness sph physics ARGS"; returns the exit status and stderr. */
 static int phys_cli(const char *args, char *errtext, size_t len)
 {
-	char cmd[2048];
-
-	snprintf(cmd, sizeof cmd, "%s sph physics %s", cli_harness_bin(), args);
-	return cli_run(cmd, errtext, len);
+	return cli_run_cmd("sph physics", args, errtext, len);
 }
 
-/* ARGS must exit 2 with one line on stderr that mentions mention. */
 static void expect_phys_usage(const char *args, const char *mention)
 {
-	char e[4096];
-	const int rc = phys_cli(args, e, sizeof e);
-
-	cr_expect_eq(rc, 2, "'sph physics %s': exit %d: %s", args, rc, e);
-	cr_expect(strncmp(e, "harness: sph physics: ", 22) == 0, "'sph physics %s': %s", args, e);
-	cr_expect(strstr(e, mention) != NULL, "'sph physics %s' lacks '%s': %s", args, mention, e);
-	cr_expect(strchr(e, '\n') != NULL && strchr(e, '\n') == strrchr(e, '\n') &&
-		  e[strlen(e) - 1] == '\n', "one line: %s", e);
+	cli_expect_usage("sph physics", args, mention);
 }
 
 Test(sph_physics, bad_input_exits_2_with_one_line)

@@ -12,23 +12,14 @@
 #include "cli_run.h"
 #include "tmp_dir.h"
 
-/* Runs `harness sph render ARGS`; stderr into e. */
 static int render_cli(const char *args, char *e, size_t elen)
 {
-	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "%s sph render %s", cli_harness_bin(), args);
-	return cli_run(cmd, e, elen);
+	return cli_run_cmd("sph render", args, e, elen);
 }
 
-/* ARGS must exit 2 with one line on stderr that mentions mention. */
 static void expect_render_usage(const char *args, const char *mention)
 {
-	char e[4096];
-	const int rc = render_cli(args, e, sizeof e);
-	cr_expect_eq(rc, 2, "'sph render %s': exit %d: %s", args, rc, e);
-	cr_expect(strncmp(e, "harness: sph render: ", 21) == 0, "'sph render %s': %s", args, e);
-	cr_expect(strstr(e, mention) != NULL, "'sph render %s' lacks '%s': %s", args, mention, e);
-	cr_expect(strchr(e, '\n') != NULL && strchr(e, '\n') == strrchr(e, '\n'), "one line: %s", e);
+	cli_expect_usage("sph render", args, mention);
 }
 
 /* The render command needs libpng; a build without it skips, saying so. */

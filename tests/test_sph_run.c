@@ -15,22 +15,14 @@ static const char *sph_bin(void)
 	return cli_harness_bin();
 }
 
-/* Runs "bin/harness sph ARGS"; returns the exit status and stderr. */
 static int sph_cli(const char *args, char *errtext, size_t len)
 {
-	char cmd[2048];
-	snprintf(cmd, sizeof cmd, "%s sph %s", sph_bin(), args);
-	return cli_run(cmd, errtext, len);
+	return cli_run_cmd("sph", args, errtext, len);
 }
 
 static void expect_sph_usage(const char *args, const char *mention)
 {
-	char e[4096];
-	int rc = sph_cli(args, e, sizeof e);
-	cr_expect_eq(rc, 2, "'sph %s': exit %d: %s", args, rc, e);
-	cr_expect(strncmp(e, "harness: sph: ", 14) == 0, "'sph %s': %s", args, e);
-	cr_expect(strstr(e, mention) != NULL, "'sph %s' lacks '%s': %s", args, mention, e);
-	cr_expect(strchr(e, '\n') == strrchr(e, '\n'), "one line: %s", e);
+	cli_expect_usage("sph", args, mention);
 }
 
 Test(sph_run, user_errors)

@@ -2,6 +2,7 @@
 #include "sph_registry.h"
 
 #include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../harness/gpu_device.h"
@@ -36,6 +37,20 @@ size_t sph_variant_match(const char *pattern, bool selected[SPH_VARIANT_COUNT])
 		}
 	}
 	return matched;
+}
+
+int sph_variant_one(const char *pattern, char *err, size_t errlen)
+{
+	bool sel[SPH_VARIANT_COUNT] = { false };
+	if (sph_variant_match(pattern, sel) != 1) {
+		snprintf(err, errlen, "--variant '%s' must name one SPH variant (see 'harness sph list')",
+			 pattern);
+		return -1;
+	}
+	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
+		if (sel[i])
+			return (int)i;
+	return -1;
 }
 
 bool sph_variant_available(const struct sph_variant *v, const char **why)

@@ -29,6 +29,10 @@ extern const struct sph_variant sph_variants[SPH_VARIANT_COUNT];
  * or fnmatch(3) glob); returns how many matched. */
 size_t sph_variant_match(const char *pattern, bool selected[SPH_VARIANT_COUNT]);
 
+/* The index of the one SPH variant pattern names, or -1 with one line in
+ * err when it names none or several (commands that run one variant). */
+int sph_variant_one(const char *pattern, char *err, size_t errlen);
+
 /* Whether v can run here; *why (may be NULL) gets the reason when not. */
 bool sph_variant_available(const struct sph_variant *v, const char **why);
 
