@@ -99,12 +99,12 @@ endif
 # Sources. Every .c under the library folders is part of the harness
 # library; main.c is the program; tests/*.c are the Criterion suite.
 LIB_C   := $(wildcard variants/*.c reference/*.c kernels/*/*.c) \
-           $(filter-out harness/main.c harness/gpu_stub.c,$(wildcard harness/*.c))
+           $(filter-out harness/main.c harness/gpu_stub.c harness/render_gpu_stub.c,$(wildcard harness/*.c))
 LIB_C   := $(filter-out harness/dist_gpu_stub.c,$(LIB_C))
 ifneq ($(NVCC),)
 LIB_CU  := $(wildcard harness/*.cu kernels/*/*.cu)
 else
-LIB_C   += harness/gpu_stub.c
+LIB_C   += harness/gpu_stub.c harness/render_gpu_stub.c
 LIB_CU  :=
 endif
 # The GPU ranks of the distributed variants need NCCL (and MPI).
@@ -269,6 +269,9 @@ FIGURES = plots/out
 COLLAPSE = results/sph/collapse-16128.csv
 # The dam break against Martin and Moyce: `bin/harness sph physics` wrote it.
 PHYSICS = $(or $(FROM),results/h200)/sph-physics.csv
+# The paper's Tables 1 and 2: the sph-render-table suite wrote it.
+RENDER_TABLE  = $(or $(FROM),results/h200)/sph-render-table.csv
+RENDER_DEVICE = $(if $(findstring h100,$(RENDER_TABLE)),H100,H200)
 figures: deps-run deps-figures
 	@$(MAKE) --no-print-directory $(BIN)
 	@# every figure whose data is there is drawn; the status is the worst
@@ -278,6 +281,10 @@ figures: deps-run deps-figures
 	if [ -f $(COLLAPSE) ]; then \
 	  gnuplot -e "datafile='$(COLLAPSE)'; outbase='$(FIGURES)/sph-collapse'; steps='0 625 1250 2500'; dt=1.6e-4" plots/sph-collapse.gp && \
 	  echo "sph-collapse: $(COLLAPSE) -> $(FIGURES)/sph-collapse.png, .svg" || st=1; fi; \
+	if [ -f $(RENDER_TABLE) ]; then \
+	  $(BIN) report --render --data --from $(dir $(RENDER_TABLE)) > $(FIGURES)/sph-render-table.dat && \
+	  gnuplot -e "datafile='$(FIGURES)/sph-render-table.dat'; outbase='$(FIGURES)/sph-render-table'; device='$(RENDER_DEVICE)'" plots/sph-render-table.gp && \
+	  echo "sph-render-table: $(RENDER_TABLE) -> $(FIGURES)/sph-render-table.png, .svg" || st=1; fi; \
 	if [ -f $(PHYSICS) ]; then \
 	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-martin-moyce'" plots/sph-martin-moyce.gp && \
 	  echo "sph-martin-moyce: $(PHYSICS) -> $(FIGURES)/sph-martin-moyce.png, .svg" || st=1; fi; \

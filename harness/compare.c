@@ -33,6 +33,27 @@ const struct compare_kind compare_kinds[] = {
 			      "noise_pct", "max_norm_err", "rel_l2_err", "sm_clock_end_mhz" },
 	},
 	{
+		/* before SPH: its files have every SPH column too */
+		.name = "SPH rendering",
+		.slug = "sph-render",
+		.signature = "overall_fps",
+		.keys = { "variant", "column", "width", "height", "field_res" },
+		.numeric = { "width", "height", "field_res" },
+		.metric = { "overall_fps" },
+		.unit = "frames/s overall (step + extraction + field + raycast); per stage new/base of ms",
+		.shown = { "column", "width", "height" },
+		.shown_heading = { "particles", "W", "H" },
+		.details = { "extraction_ms", "field_ms", "raycast_ms" },
+		.detail_heading = { "extract", "field", "raycast" },
+		.noise_col = "frame_noise_pct",
+		.valid_col = "render_valid",
+		.time_col = "time_median_step_s",
+		.samples_col = "samples",
+		.counters = { "overall_fps", "physics_fps", "extraction_fps", "rendering_fps",
+			      "extraction_ms", "field_ms", "raycast_ms", "frame_noise_pct",
+			      "surface_particles", "image_psnr_db" },
+	},
+	{
 		.name = "SPH",
 		.slug = "sph",
 		.signature = "build_ms",
@@ -184,9 +205,13 @@ static int compare_read_side(const struct compare_kind *kind, const struct csv_t
 	    (kind->mode_col && compare_choice(t, row, kind->mode_col, kind->mode_when[0],
 					      kind->mode_when[1], &alt, err, errlen) != 0))
 		return -1;
+	if (valid && kind->valid_col &&
+	    compare_choice(t, row, kind->valid_col, "0", "1", &valid, err, errlen) != 0)
+		return -1;
 	s->valid = valid;
 	if (compare_optional_double(t, row, kind->metric[alt], &s->value, err, errlen) != 0 ||
-	    compare_optional_double(t, row, "noise_pct", &s->noise_pct, err, errlen) != 0 ||
+	    compare_optional_double(t, row, kind->noise_col ? kind->noise_col : "noise_pct",
+				    &s->noise_pct, err, errlen) != 0 ||
 	    compare_optional_double(t, row, "pct_of_ceiling", &s->pct_of_ceiling, err, errlen) != 0)
 		return -1;
 	for (size_t d = 0; kind->details[d]; d++)

@@ -99,6 +99,9 @@ struct compare_kind {
 	/* Further figures shown as new/base beside the verdict (times, lower
 	 * is better), NULL-terminated; they do not count. */
 	const char *details[COMPARE_MAX_DETAILS + 1], *detail_heading[COMPARE_MAX_DETAILS + 1];
+	/* The metric's noise, % (NULL: noise_pct); valid_col, beside valid,
+	 * must also hold 1 for a valid row (NULL: none). */
+	const char *noise_col, *valid_col;
 	/* For `harness export`: the median seconds per timed call, how many
 	 * samples and calls per sample (NULL: 1), and the figures exported as
 	 * counters (NULL-terminated). */

@@ -136,8 +136,9 @@ long export_gbench(FILE *fp, const struct csv_table *t, const struct json_in_val
 {
 	const struct compare_kind *kind = compare_kind_of(t);
 	if (!kind) {
-		snprintf(err, errlen, "%s: not a results CSV of bin/harness (no column '%s' nor '%s')",
-			 t->path, compare_kinds[0].signature, compare_kinds[1].signature);
+		snprintf(err, errlen, "%s: not a results CSV of bin/harness (no column '%s', '%s' nor '%s')",
+			 t->path, compare_kinds[0].signature, compare_kinds[1].signature,
+			 compare_kinds[2].signature);
 		return -1;
 	}
 	if (csv_table_col(t, kind->time_col) < 0 || csv_table_col(t, "valid") < 0) {

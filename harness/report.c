@@ -178,26 +178,39 @@ static int report_fig31_6(const struct report_file *f, char *err, size_t errlen)
 int report_command(int argc, char **argv)
 {
 	const char *from = NULL;
-	bool sph = false;
+	bool sph = false, render = false, data = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--from") == 0 && i + 1 < argc) {
 			from = argv[++i];
 		} else if (strcmp(argv[i], "--sph") == 0) {
 			sph = true;
+		} else if (strcmp(argv[i], "--render") == 0) {
+			render = true;
+		} else if (strcmp(argv[i], "--data") == 0) {
+			data = true;
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: harness report [--sph] [--from DIR]\n\n"
+			printf("usage: harness report [--sph | --render [--data]] [--from DIR]\n\n"
 			       "Prints the README's N-body results tables from DIR/baseline.csv,\n"
 			       "DIR/steps.csv and DIR/fig31-6.csv (default DIR: %s); with --sph\n"
 			       "its SPH tables from DIR/sph-table.csv and DIR/sph-large.csv\n"
-			       "(default DIR: %s).\n",
-			       REPORT_DEFAULT_FROM, REPORT_SPH_DEFAULT_FROM);
+			       "(default DIR: %s); with --render the rendering tables (the SPH\n"
+			       "paper's Tables 1 and 2 beside the measured rows) from\n"
+			       "DIR/sph-render-table.csv (default DIR: %s), --data as gnuplot blocks.\n",
+			       REPORT_DEFAULT_FROM, REPORT_SPH_DEFAULT_FROM, REPORT_SPH_DEFAULT_FROM);
 			return 0;
 		} else {
 			fprintf(stderr, "harness: report: unknown argument '%s' (usage: harness report "
-					"[--sph] [--from DIR])\n", argv[i]);
+					"[--sph | --render [--data]] [--from DIR])\n", argv[i]);
 			return 2;
 		}
 	}
+	if ((sph && render) || (data && !render)) {
+		fprintf(stderr, "harness: report: --sph and --render are separate reports; --data goes "
+				"with --render\n");
+		return 2;
+	}
+	if (render)
+		return report_render(from ? from : REPORT_SPH_DEFAULT_FROM, data);
 	if (sph)
 		return report_sph(from ? from : REPORT_SPH_DEFAULT_FROM);
 	if (!from)

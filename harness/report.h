@@ -2,6 +2,7 @@
 #ifndef HARNESS_REPORT_H
 #define HARNESS_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -21,6 +22,13 @@ int report_command(int argc, char **argv);
  * results/published, and the per-phase table at 255,600 particles, as
  * the README prints them. 0, or 2 with one line. */
 int report_sph(const char *from);
+
+/* `harness report --render [--data] [--from DIR]` (default results/h100):
+ * the SPH paper's Tables 1 and 2 beside the measured rows of
+ * DIR/sph-render-table.csv (the paper's method and the fastest variant),
+ * and every variant's stage times; with --data the same fps as gnuplot
+ * blocks for plots/sph-render-table.gp. 0, or 2 with one line. */
+int report_render(const char *from, bool data);
 
 /* v with thousands separated as the README writes them: 1,048,576. */
 void report_grouped(char *buf, size_t len, long long v);

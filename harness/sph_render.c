@@ -15,10 +15,10 @@
 #include "../variants/sph_registry.h"
 #include "atomic_file.h"
 #include "cli.h"
+#include "../kernels/render/render_gpu.h"
 #include "png_out.h"
+#include "render_run.h"
 
-#define RENDER_MAX_SIDE		8192	/* pixels a side */
-#define RENDER_MAX_RES		1024	/* voxels along the longest side */
 #define RENDER_MAX_FIELD_BYTES	((size_t)4 << 30)
 #define RENDER_MAX_AT		16
 
@@ -44,9 +44,10 @@ static void render_help(void)
 	printf("usage: harness sph render --variant NAME --column C --at STEPS --out DIR\n"
 	       "                          [--width W] [--height H] [--res R] [--seed S]\n\n"
 	       "Runs one SPH variant on one column and renders its water at each step of\n"
-	       "--at with the rendering reference of reference/render_ref.h (surface\n"
-	       "particles, distance field, raycasting, in double on the CPU) into\n"
-	       "DIR/<variant>-<column>-<step>.png.\n\n"
+	       "--at through the SPH paper's rendering pipeline into\n"
+	       "DIR/<variant>-<column>-<step>.png: a GPU variant extracts the surface with\n"
+	       "its own neighbour search and renders on the GPU (kernels/render/render_gpu.h),\n"
+	       "the CPU variant through the double reference (reference/render_ref.h).\n\n"
 	       "  --variant, -v NAME  one SPH variant (see harness sph list)\n"
 	       "  --column C          a named column or NXxNYxNZ[@L] (16128)\n"
 	       "  --at LIST           ascending steps, comma-separated, at most %d\n"
@@ -57,7 +58,7 @@ static void render_help(void)
 	       "  --seed S            jitter of the lattice (42)\n"
 	       "  --quiet, -q         no progress lines\n"
 	       "Exit status: 0 every frame written, 1 a failure, 2 bad input.\n",
-	       RENDER_MAX_AT, RENDER_MAX_SIDE, RENDER_MAX_RES);
+	       RENDER_MAX_AT, RENDER_RUN_MAX_SIDE, RENDER_RUN_MAX_RES);
 }
 
 static int render_parse(int argc, char **argv, struct render_options *o, char *err, size_t errlen)
@@ -102,9 +103,9 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 					     errlen);
 			break;
 		case 'o': o->out = optarg; break;
-		case OPT_WIDTH: rc = cli_parse_int("--width", optarg, 1, RENDER_MAX_SIDE, &o->width, err, errlen); break;
-		case OPT_HEIGHT: rc = cli_parse_int("--height", optarg, 1, RENDER_MAX_SIDE, &o->height, err, errlen); break;
-		case OPT_RES: rc = cli_parse_int("--res", optarg, 2, RENDER_MAX_RES, &o->res, err, errlen); break;
+		case OPT_WIDTH: rc = cli_parse_int("--width", optarg, 1, RENDER_RUN_MAX_SIDE, &o->width, err, errlen); break;
+		case OPT_HEIGHT: rc = cli_parse_int("--height", optarg, 1, RENDER_RUN_MAX_SIDE, &o->height, err, errlen); break;
+		case OPT_RES: rc = cli_parse_int("--res", optarg, 2, RENDER_RUN_MAX_RES, &o->res, err, errlen); break;
 		case OPT_SEED: rc = cli_parse_u64("--seed", optarg, &o->seed, err, errlen); break;
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
@@ -130,6 +131,46 @@ static double render_field_voxels(const double lo[3], const double hi[3], int re
 	for (int k = 0; k < 3; k++)
 		n *= ceil((hi[k] - lo[k]) / v) + 1.0;
 	return n;
+}
+
+/* One frame of a variant with surface extraction (the GPU variants):
+ * extraction with its own search, then kernels/render/render_gpu.h. */
+static int render_frame_gpu(const struct sph_ops *ops, void *ctx, struct render_gpu *rg,
+			    const struct render_params *rp, int width, int height,
+			    const char *path, size_t *surface_count)
+{
+	char err[256];
+	struct sph_surface_request rq = { rp->com_threshold, rp->min_neighbours,
+					  render_gpu_surface_buffer(rg), NULL, 0, 0.0 };
+	const size_t px = (size_t)width * (size_t)height;
+	float *img = malloc(3 * px * sizeof *img);
+	double *rgb = malloc(3 * px * sizeof *rgb);
+	int rc = -1;
+	if (!img || !rgb) {
+		fprintf(stderr, "harness: sph render: out of memory for a %d x %d image\n", width, height);
+		goto out;
+	}
+	if (ops->surface(ctx, &rq) != 0) {
+		fprintf(stderr, "harness: sph render: surface extraction failed: %s\n", ops->error(ctx));
+		goto out;
+	}
+	if (render_gpu_field(rg, rq.count) != 0 || render_gpu_raycast(rg) != 0 ||
+	    render_gpu_read_image(rg, img) != 0) {
+		fprintf(stderr, "harness: sph render: %s\n", render_gpu_error(rg));
+		goto out;
+	}
+	for (size_t k = 0; k < 3 * px; k++)
+		rgb[k] = img[k];
+	if (png_out_write(path, rgb, width, height, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph render: %s\n", err);
+		goto out;
+	}
+	*surface_count = rq.count;
+	rc = 0;
+out:
+	free(img);
+	free(rgb);
+	return rc;
 }
 
 /* One frame: the fluid positions pos4 (n) rendered into path. */
@@ -241,6 +282,21 @@ int sph_render_command(int argc, char **argv)
 		fprintf(stderr, "harness: sph render: %s: %s\n", v->name, err);
 		goto out;
 	}
+	/* GPU variants render on the GPU (their own extraction, then
+	 * render_gpu); the others through the reference. */
+	struct render_gpu *rg = NULL;
+	struct render_params rp;
+	render_params_default(&rp, &sc.p);
+	rp.res = o.res;
+	if (v->device == VARIANT_GPU) {
+		struct render_camera cam;
+		render_camera_default(&cam, sc.p.box_lo, sc.p.box_hi, o.width, o.height);
+		if (render_gpu_create(&rg, &rp, sc.p.box_lo, sc.p.box_hi, &cam, sc.n, err,
+				      sizeof err) != 0) {
+			fprintf(stderr, "harness: sph render: %s\n", err);
+			goto out_destroy;
+		}
+	}
 	unsigned long done = 0;
 	for (size_t k = 0; k < o.nat; k++) {
 		struct sph_phase_times t = { 0 };
@@ -253,7 +309,8 @@ int sph_render_command(int argc, char **argv)
 		char path[1200];
 		size_t m = 0;
 		snprintf(path, sizeof path, "%s/%s-%s-%lu.png", o.out, v->name, o.col.name, done);
-		if (render_frame(&o, &sc, pos4, path, &m) != 0)
+		if (rg ? render_frame_gpu(v->ops, ctx, rg, &rp, o.width, o.height, path, &m) != 0
+		       : render_frame(&o, &sc, pos4, path, &m) != 0)
 			goto out_destroy;
 		if (!o.quiet)
 			printf("wrote %s: step %lu (t = %.4f s), %zu of %zu particles on the surface\n",
@@ -261,6 +318,7 @@ int sph_render_command(int argc, char **argv)
 	}
 	status = CLI_OK;
 out_destroy:
+	render_gpu_destroy(rg);
 	v->ops->destroy(ctx);
 out:
 	free(pos4);

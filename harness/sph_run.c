@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "gpu_device.h"
 #include "json_out.h"
+#include "render_run.h"
 #include "results.h"
 #include "sph_physics.h"
 #include "sph_render.h"
@@ -40,16 +41,18 @@ struct sph_options {
 	const char *out_dir; /* --out-dir for suites */
 	unsigned long at[16]; /* snapshot: the steps to record, ascending */
 	size_t nat;
+	bool render;	/* every row also runs the rendering pipeline (render_run.h) */
+	struct render_run_opts ro;
 };
 
-/* The SPH suites: SPH_SUITE(name, variants, columns, timed) lines. */
+/* The SPH suites: SPH_SUITE(name, variants, columns, timed, render) lines. */
 struct sph_suite_line {
 	const char *name, *variants, *columns;
-	bool timed;
+	bool timed, render;
 };
 static const struct sph_suite_line sph_suite_lines[] = {
-#define SPH_SUITE(name_, variants_, columns_, timed_) \
-	{ .name = name_, .variants = variants_, .columns = columns_, .timed = timed_ },
+#define SPH_SUITE(name_, variants_, columns_, timed_, render_) \
+	{ .name = name_, .variants = variants_, .columns = columns_, .timed = timed_, .render = render_ },
 #include "../variants/sph_suites.def"
 #undef SPH_SUITE
 };
@@ -78,6 +81,7 @@ struct sph_row {
 	struct timing_result t;
 	struct sph_phase_times ph; /* summed over ph_steps timed steps */
 	long long ph_steps;
+	struct render_run_result r; /* with --render */
 };
 
 static int sph_usage(const char *msg)
@@ -107,9 +111,16 @@ static void sph_help(void)
 	       "  --min-time S, --max-time S, --max-noise PCT   as for 'harness run'\n"
 	       "  --out, -o FILE.csv  results (run: results/local/sph-<UTC time>.csv)\n"
 	       "  --suite NAME|all    sph-table (every variant on the paper's four columns),\n"
-	       "                      sph-scale (to 4.2 million), sph-memory (memory only):\n"
+	       "                      sph-scale (to 4.2 million), sph-memory (memory only),\n"
+	       "                      sph-render-table (the paper's Tables 1 and 2, rendering):\n"
 	       "                      variants/sph_suites.def; one CSV each in --out-dir\n"
 	       "  --out-dir DIR       where suites write (results/local)\n"
+	       "  --render            also run the SPH paper's rendering pipeline on every\n"
+	       "                      row (surface extraction with the variant's search,\n"
+	       "                      distance field, raycast), validated, then timed frame\n"
+	       "                      by frame (GPU variants; the sph-render-table suite)\n"
+	       "  --width W, --height H  the rendered image (1280 x 720)\n"
+	       "  --res R             distance-field voxels along the box's longest side (256)\n"
 	       "  --at LIST           snapshot: steps at which to record every particle\n"
 	       "                      (step, time, x, y, z, speed, density) for pictures\n"
 	       "  --quiet, -q         no table\n"
@@ -166,7 +177,8 @@ static int sph_parse_variants(const char *s, struct sph_options *o, char *err, s
 }
 
 enum { SPH_OPT_COLUMN = 300, SPH_OPT_SEED, SPH_OPT_WARM, SPH_OPT_MIN, SPH_OPT_MAX, SPH_OPT_NOISE,
-       SPH_OPT_SUITE, SPH_OPT_OUT_DIR, SPH_OPT_AT };
+       SPH_OPT_SUITE, SPH_OPT_OUT_DIR, SPH_OPT_AT, SPH_OPT_RENDER, SPH_OPT_WIDTH, SPH_OPT_HEIGHT,
+       SPH_OPT_RES };
 
 static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, size_t errlen)
 {
@@ -182,6 +194,10 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 		{ "suite", required_argument, NULL, SPH_OPT_SUITE },
 		{ "out-dir", required_argument, NULL, SPH_OPT_OUT_DIR },
 		{ "at", required_argument, NULL, SPH_OPT_AT },
+		{ "render", no_argument, NULL, SPH_OPT_RENDER },
+		{ "width", required_argument, NULL, SPH_OPT_WIDTH },
+		{ "height", required_argument, NULL, SPH_OPT_HEIGHT },
+		{ "res", required_argument, NULL, SPH_OPT_RES },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -189,6 +205,9 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 	memset(o, 0, sizeof *o);
 	o->seed = 42;
 	o->warm_steps = 20;
+	o->ro.width = 1280;
+	o->ro.height = 720;
+	o->ro.res = 256;
 	timing_opts_default(&o->timing);
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		o->help = true;
@@ -229,13 +248,23 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 		case SPH_OPT_SUITE:
 			o->suite = optarg;
 			if (!sph_suite_exists(optarg)) {
-				snprintf(err, errlen, "unknown suite '%s' (sph-table, sph-scale, sph-memory or all)", optarg);
+				snprintf(err, errlen, "unknown suite '%s' (sph-table, sph-scale, sph-memory, sph-render-table or all)", optarg);
 				rc = CLI_USAGE;
 			}
 			break;
 		case SPH_OPT_OUT_DIR: o->out_dir = optarg; break;
 		case SPH_OPT_AT:
 			rc = cli_parse_steps("--at", optarg, 16, 1000000, o->at, &o->nat, err, errlen);
+			break;
+		case SPH_OPT_RENDER: o->render = true; break;
+		case SPH_OPT_WIDTH:
+			rc = cli_parse_int("--width", optarg, 1, RENDER_RUN_MAX_SIDE, &o->ro.width, err, errlen);
+			break;
+		case SPH_OPT_HEIGHT:
+			rc = cli_parse_int("--height", optarg, 1, RENDER_RUN_MAX_SIDE, &o->ro.height, err, errlen);
+			break;
+		case SPH_OPT_RES:
+			rc = cli_parse_int("--res", optarg, 2, RENDER_RUN_MAX_RES, &o->ro.res, err, errlen);
 			break;
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
@@ -252,6 +281,10 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 	}
 	if (rc == CLI_OK && o->out_dir && !o->suite) {
 		snprintf(err, errlen, "--out-dir goes with --suite; use --out FILE.csv otherwise");
+		rc = CLI_USAGE;
+	}
+	if (rc == CLI_OK && o->render && o->cmd != SPH_RUN && o->cmd != SPH_CHECK) {
+		snprintf(err, errlen, "--render goes with check or run");
 		rc = CLI_USAGE;
 	}
 	if (rc == CLI_OK)
@@ -364,6 +397,24 @@ static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
 		}
 		row->timed = status == CLI_OK;
 	}
+	if (o->render && status == CLI_OK) {
+		struct render_run_opts ro = o->ro;
+		ro.min_time = o->timing.min_time;
+		if (render_run(ops, ctx, row->v->device == VARIANT_GPU, p, n, &ro, o->cmd == SPH_RUN,
+			       &row->r, err, sizeof err) != 0) {
+			fprintf(stderr, "harness: sph: rendering %s on %s failed: %s\n", row->v->name,
+				row->col.name, err);
+			status = CLI_FAILED;
+		} else if (!row->r.valid) {
+			fprintf(stderr,
+				"harness: sph: %s on %s FAILED rendering validation: surface %zu mismatches (%zu borderline), field %.2f of its bound (%zu max mismatches, %zu non-finite), image PSNR %.1f dB (min %.0f)\n",
+				row->v->name, row->col.name, row->r.surface.mismatches,
+				row->r.surface.borderline, row->r.field.worst_ratio,
+				row->r.field.max_mismatches, row->r.field.nonfinite, row->r.image.psnr_db,
+				RENDER_VALIDATE_PSNR_DB);
+			status = CLI_FAILED;
+		}
+	}
 	struct sph_counts after;
 	ops->counts(ctx, &after);
 	row->clamps = after.clamps;
@@ -387,6 +438,19 @@ static const char *const sph_columns_csv[] = {
 	"steps_per_s", "build_ms", "density_ms", "force_ms", "integrate_ms",
 };
 #define SPH_NCOLS (sizeof sph_columns_csv / sizeof sph_columns_csv[0])
+
+/* With --render, after those: the rendering pipeline's row. The fps are
+ * the paper's (Tables 1 and 2): physics = steps_per_s; extraction =
+ * 1 / extraction; rendering = 1 / (field + raycast); overall = 1 / (one
+ * step + extraction + field + raycast). */
+static const char *const sph_render_columns_csv[] = {
+	"render_valid", "surface_particles", "surface_mismatches", "surface_borderline",
+	"field_max_ulps", "field_worst_bound_ratio", "image_check_px", "image_psnr_db",
+	"image_max_diff", "width", "height", "field_res", "voxels", "voxels_set", "frames",
+	"frame_noise_pct", "extraction_ms", "field_ms", "raycast_ms", "physics_fps",
+	"extraction_fps", "rendering_fps", "overall_fps",
+};
+#define SPH_RENDER_NCOLS (sizeof sph_render_columns_csv / sizeof sph_render_columns_csv[0])
 
 static void sph_num(char *cell, double v)
 {
@@ -442,14 +506,58 @@ static void sph_format(const void *ctx, size_t r, char (*c)[RESULTS_CELL])
 	sph_num(c[i++], row->ph.integrate_s * per);
 }
 
+static void sph_format_render(const struct sph_row *row, char (*c)[RESULTS_CELL])
+{
+	const struct render_run_result *r = &row->r;
+	size_t i = 0;
+	snprintf(c[i++], 64, "%d", r->done && r->valid ? 1 : 0);
+	if (!r->done) {
+		while (i < SPH_RENDER_NCOLS)
+			c[i++][0] = '\0';
+		return;
+	}
+	snprintf(c[i++], 64, "%zu", r->surface_count);
+	snprintf(c[i++], 64, "%zu", r->surface.mismatches);
+	snprintf(c[i++], 64, "%zu", r->surface.borderline);
+	snprintf(c[i++], 64, "%llu", r->field.max_ulps);
+	sph_num(c[i++], r->field.worst_ratio);
+	snprintf(c[i++], 64, "%dx%d", RENDER_RUN_CHECK_W, RENDER_RUN_CHECK_H);
+	sph_num(c[i++], isinf(r->image.psnr_db) ? 999.0 : r->image.psnr_db);
+	sph_num(c[i++], r->image.max_diff);
+	snprintf(c[i++], 64, "%d", r->width);
+	snprintf(c[i++], 64, "%d", r->height);
+	snprintf(c[i++], 64, "%d", r->res);
+	snprintf(c[i++], 64, "%zu", r->voxels);
+	snprintf(c[i++], 64, "%zu", r->voxels_set);
+	if (!r->timed || !row->timed) {
+		while (i < SPH_RENDER_NCOLS)
+			c[i++][0] = '\0';
+		return;
+	}
+	const double step = row->t.s.median, render = r->field_s + r->raycast_s;
+	snprintf(c[i++], 64, "%zu", r->frames);
+	sph_num(c[i++], r->frame_noise_pct);
+	sph_num(c[i++], 1e3 * r->extraction_s);
+	sph_num(c[i++], 1e3 * r->field_s);
+	sph_num(c[i++], 1e3 * r->raycast_s);
+	sph_num(c[i++], 1.0 / step);
+	sph_num(c[i++], 1.0 / r->extraction_s);
+	sph_num(c[i++], 1.0 / render);
+	sph_num(c[i++], 1.0 / (step + r->extraction_s + render));
+}
+
 struct sph_table_ctx {
 	const struct sph_row *rows;
 	size_t nrows;
+	bool render;
 };
 
 static void sph_format_table(const void *ctx, size_t r, char (*cells)[RESULTS_CELL])
 {
-	sph_format(((const struct sph_table_ctx *)ctx)->rows, r, cells);
+	const struct sph_table_ctx *t = ctx;
+	sph_format(t->rows, r, cells);
+	if (t->render)
+		sph_format_render(&t->rows[r], cells + SPH_NCOLS);
 }
 
 static void sph_json(struct json_out *j, const void *ctx)
@@ -465,6 +573,16 @@ static void sph_json(struct json_out *j, const void *ctx)
 	json_kv_string(j, "physics", "reference/sph_ref.h: Mueller 2003, clamped pressure, walls of boundary particles (Akinci 2012) with a last-resort reflective clamp, symplectic Euler");
 	json_kv_string(j, "pairs_counted", "fluid-fluid and fluid-boundary, i != j, in the density pass");
 	json_kv_string(j, "clamps", "coordinates the last-resort clamp put back on a wall, from create to the end of timing");
+	if (t->render) {
+		json_key(j, "rendering");
+		json_begin_object(j);
+		json_kv_string(j, "pipeline", "Goswami et al. 2010 section 4 (reference/render_ref.h): surface particles by the variant's own neighbour search, compacted with CUB select; distance field rasterised on the GPU; one thread per pixel raycast (kernels/render/render_gpu.h)");
+		json_kv_string(j, "validated", "surface flags vs render_ref_surface on the variant's positions (borderline particles within float rounding of a threshold excused and counted); field vs render_ref_field of the same surface particles, every voxel; image vs render_ref_raycast at image_check_px, PSNR >= 40 dB");
+		json_kv_string(j, "fps", "physics = steps_per_s; extraction = 1 / extraction_ms; rendering = 1 / (field_ms + raycast_ms); overall = 1 / (one step + extraction + field + raycast), as the paper's Tables 1 and 2");
+		json_kv_string(j, "timing", "medians over frames (one step, extraction, field, raycast each), CUDA events per stage; extraction includes the neighbour structure's build on the frame's positions");
+		json_kv_string(j, "camera", "render_camera_default: the whole box from the front, 20 degrees above, 40 degree vertical field of view; 1280 x 720 by default (the paper does not state its resolution)");
+		json_end_object(j);
+	}
 	json_key(j, "samples");
 	json_begin_array(j);
 	for (size_t r = 0; r < t->nrows; r++)
@@ -490,6 +608,28 @@ static void sph_print(const struct sph_row *rows, size_t nrows)
 		else
 			printf(" %9s %9s %8s %8s %8s %8s", "-", "-", "-", "-", "-", "-");
 		printf(" %7.1f\n", (double)row->counts.aux_bytes / (double)row->n);
+	}
+}
+
+static void sph_print_render(const struct sph_row *rows, size_t nrows)
+{
+	printf("%-20s %8s %-5s %8s %7s %9s %8s %8s %8s %8s %8s %8s %8s\n", "variant", "N", "valid",
+	       "surface", "psnr", "field/bd", "extr ms", "field", "raycast", "phys fps", "extr fps",
+	       "rend fps", "overall");
+	for (size_t r = 0; r < nrows; r++) {
+		const struct render_run_result *x = &rows[r].r;
+		if (!x->done)
+			continue;
+		printf("%-20s %8zu %-5s %8zu %7.1f %9.3f", rows[r].v->name, rows[r].n,
+		       x->valid ? "ok" : "FAIL", x->surface_count, x->image.psnr_db, x->field.worst_ratio);
+		if (x->timed && rows[r].timed) {
+			const double step = rows[r].t.s.median, rend = x->field_s + x->raycast_s;
+			printf(" %8.3f %8.3f %8.3f %8.0f %8.0f %8.0f %8.0f\n", 1e3 * x->extraction_s,
+			       1e3 * x->field_s, 1e3 * x->raycast_s, 1.0 / step, 1.0 / x->extraction_s,
+			       1.0 / rend, 1.0 / (step + x->extraction_s + rend));
+		} else {
+			printf("\n");
+		}
 	}
 }
 
@@ -551,15 +691,23 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 /* Prints the table and writes out (when set) with its sidecar; frees the
  * rows. Returns status, or CLI_FAILED when writing failed. */
 static int sph_finish(int argc, char **argv, const struct sph_options *o, const char *out,
-		      struct sph_row *rows, size_t nrows, int status)
+		      struct sph_row *rows, size_t nrows, int status, bool render)
 {
 	char err[512];
-	if (!o->quiet)
+	if (!o->quiet) {
 		sph_print(rows, nrows);
+		if (render)
+			sph_print_render(rows, nrows);
+	}
 	if (out) {
-		struct sph_table_ctx tc = { rows, nrows };
-		struct results_table t = { .schema = "sph-harness-results/1", .columns = sph_columns_csv,
-					   .ncols = SPH_NCOLS, .nrows = nrows, .rows = rows,
+		struct sph_table_ctx tc = { rows, nrows, render };
+		const char *cols[SPH_NCOLS + SPH_RENDER_NCOLS];
+		memcpy(cols, sph_columns_csv, sizeof sph_columns_csv);
+		memcpy(cols + SPH_NCOLS, sph_render_columns_csv, sizeof sph_render_columns_csv);
+		struct results_table t = { .schema = render ? "sph-harness-render/1" : "sph-harness-results/1",
+					   .columns = cols,
+					   .ncols = SPH_NCOLS + (render ? SPH_RENDER_NCOLS : 0),
+					   .nrows = nrows, .rows = rows,
 					   .format = sph_format_table, .json = sph_json, .ctx = &tc };
 		struct results_meta meta = { argc, argv, &o->timing, NULL, 0 };
 		if (results_write_table(out, &t, &meta, err, sizeof err) != 0) {
@@ -589,6 +737,10 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 	}
 	if (out && atomic_path_writable(out, err, sizeof err) != 0)
 		return sph_usage(err);
+	if (o->render && gpu_device_count() <= 0) {
+		snprintf(err, sizeof err, "--render needs a GPU: %s", gpu_unavailable_reason());
+		return sph_usage(err);
+	}
 	struct sph_row *rows = NULL;
 	size_t nrows = 0;
 	const char *why;
@@ -597,7 +749,7 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 		free(rows);
 		return sph_usage(why);
 	}
-	return sph_finish(argc, argv, o, out, rows, nrows, status);
+	return sph_finish(argc, argv, o, out, rows, nrows, status, o->render);
 }
 
 /* One SPH suite: every line of sph_suites.def with that name, into
@@ -612,12 +764,21 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 	struct sph_row *rows = NULL;
 	size_t nrows = 0;
 	int status = CLI_OK;
+	bool render = false;
 	for (size_t e = 0; e < sph_suite_count; e++) {
 		const struct sph_suite_line *line = &sph_suite_lines[e];
 		if (strcmp(line->name, name) != 0)
 			continue;
+		if (line->render && gpu_device_count() <= 0) {
+			if (!o->quiet)
+				fprintf(stderr, "harness: sph: suite %s skips %s: rendering needs a GPU (%s)\n",
+					name, line->variants, gpu_unavailable_reason());
+			continue;
+		}
 		struct sph_options local = *o;
 		local.cmd = line->timed ? SPH_RUN : SPH_CHECK;
+		local.render = line->render;
+		render = render || line->render;
 		memset(local.selected, 0, sizeof local.selected);
 		local.ncolumns = 0;
 		if (sph_parse_variants(line->variants, &local, err, sizeof err) != CLI_OK ||
@@ -638,7 +799,7 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 	}
 	if (!o->quiet)
 		printf("== suite %s\n", name);
-	return sph_finish(argc, argv, o, out, rows, nrows, status);
+	return sph_finish(argc, argv, o, out, rows, nrows, status, render);
 }
 
 static int sph_suites(int argc, char **argv, const struct sph_options *o)

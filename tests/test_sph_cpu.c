@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../harness/render_validate.h"
 #include "../kernels/sph/sph_cpu.h"
 #include "sph_ref.h"
 #include "sph_scene.h"
@@ -614,4 +615,64 @@ Test(sph_cpu, create_refuses_walls_without_positions)
 			     "boundary particles without positions");
 	r.bnd = bnd;
 	sph_cpu_test_free(&r);
+}
+
+/*
+ * Surface extraction (sph.h) after 40 steps of the column: the flags
+ * equal the reference's on the positions the variant holds
+ * (harness/render_validate.h excuses borderline particles), the
+ * compacted positions are exactly the flagged particles', and the
+ * extraction leaves the trajectory alone (the next steps end bit for bit
+ * where they end without it).
+ */
+Test(sph_cpu, surface_extraction_matches_reference)
+{
+	struct sph_cpu_test_run r, twin;
+	struct render_params rp;
+	struct render_surface_check chk;
+
+	sph_cpu_test_column(&r, "12x12x14");
+	sph_cpu_test_column(&twin, "12x12x14");
+	sph_cpu_test_create(&r);
+	sph_cpu_test_create(&twin);
+	cr_assert(sph_cpu_test_ops->steps(r.ctx, 40, NULL) == 0);
+	cr_assert(sph_cpu_test_ops->steps(twin.ctx, 40, NULL) == 0);
+	render_params_default(&rp, &r.p);
+	unsigned char *flags = malloc(r.n);
+	float *spos = malloc(4 * r.n * sizeof(float));
+	double *x = malloc(3 * r.n * sizeof(double));
+	cr_assert(flags && spos && x);
+	struct sph_surface_request rq = { rp.com_threshold, rp.min_neighbours, spos, flags, 0, 0.0 };
+	cr_assert(sph_cpu_test_ops->surface(r.ctx, &rq) == 0);
+	sph_cpu_test_read(&r);
+	for (size_t i = 0; i < r.n; i++)
+		for (int d = 0; d < 3; d++)
+			x[3 * i + d] = r.pos[4 * i + d];
+	cr_assert(render_validate_surface(&r.p, &rp, x, r.n, flags, &chk) == 0);
+	cr_expect(chk.pass, "%zu flags differ from the reference (first %zu)", chk.mismatches,
+		  chk.worst);
+	cr_expect(rq.count == chk.var_count && rq.count > 0 && rq.count < r.n,
+		  "%zu compacted, %zu flagged of %zu", rq.count, chk.var_count, r.n);
+	/* every compacted position is a flagged particle's, each once */
+	size_t matched = 0;
+	for (size_t k = 0; k < rq.count; k++)
+		for (size_t i = 0; i < r.n; i++)
+			if (flags[i] && memcmp(&spos[4 * k], &r.pos[4 * i], 3 * sizeof(float)) == 0) {
+				matched++;
+				flags[i] = 2; /* taken */
+				break;
+			}
+	cr_expect(matched == rq.count, "%zu of %zu compacted positions are flagged particles'",
+		  matched, rq.count);
+	cr_assert(sph_cpu_test_ops->steps(r.ctx, 5, NULL) == 0);
+	cr_assert(sph_cpu_test_ops->steps(twin.ctx, 5, NULL) == 0);
+	sph_cpu_test_read(&r);
+	sph_cpu_test_read(&twin);
+	cr_expect(memcmp(r.pos, twin.pos, 4 * r.n * sizeof(float)) == 0,
+		  "an extraction changed the next steps");
+	free(flags);
+	free(spos);
+	free(x);
+	sph_cpu_test_free(&r);
+	sph_cpu_test_free(&twin);
 }

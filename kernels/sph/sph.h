@@ -38,6 +38,28 @@ struct sph_counts {
 	unsigned long long clamps;      /* coordinates the last-resort clamp put back on a wall, since create */
 };
 
+/*
+ * Surface extraction (reference/render_ref.h, 4.1) with the variant's own
+ * neighbour search, on the current positions: the structure is built on
+ * them as a step would build it (a step after it finds the same state),
+ * each fluid particle's fluid neighbours (j != i, r < h; walls are not
+ * neighbours here) are counted and their offsets summed in float, and
+ * the particles that meet the criterion are compacted (CUB's select on a
+ * GPU) into pos4 in the variant's order.
+ */
+struct sph_surface_request {
+	double com_threshold;	/* in: times h */
+	double min_neighbours;	/* in: fewer is a surface particle */
+	float *pos4;		/* out: 4 floats (x, y, z, 1) per surface particle, room
+				 * for n; device memory for a GPU variant, host memory
+				 * for a CPU one */
+	unsigned char *flags;	/* out (NULL: not wanted), host, n bytes: 1 for a
+				 * surface particle, in the caller's order */
+	size_t count;		/* out: surface particles */
+	double seconds;		/* out: the build, the criterion and the compaction
+				 * (CUDA events on a GPU) */
+};
+
 struct sph_ops {
 	/* Copies the particles and the parameters. 0, or -1 with one line
 	 * in err (and *ctx NULL). */
@@ -56,6 +78,8 @@ struct sph_ops {
 	/* The last error as text. */
 	const char *(*error)(void *ctx);
 	void (*destroy)(void *ctx);
+	/* Surface particles of the current positions (see above). 0 or -1. */
+	int (*surface)(void *ctx, struct sph_surface_request *rq);
 };
 
 #endif

@@ -355,21 +355,23 @@ template <int PLANT> __device__ __forceinline__ void sph_zblocks_copied()
 		__syncthreads();
 }
 
-/* rho of every sorted fluid slot, chunk by chunk (a wall slot's thread
- * copies but sums nothing); with COUNT the pairs added to pairs[0],
- * pairs[1]. */
-template <bool COUNT, int PLANT>
-static __global__ void __launch_bounds__(SPH_ZBLOCKS_CHUNK)
-	sph_zblocks_density_kernel(sph_zblocks_list b, const float4 *__restrict__ pos,
-				   float *__restrict__ rho, const __grid_constant__ sph_consts cs,
-				   unsigned long long *__restrict__ pairs)
+/*
+ * The walk the density pass and the surface extraction share: chunk by
+ * chunk, the candidates of the chunk's 27 blocks copied tile by tile into
+ * shared memory; for the chunk's slot i of this thread (a fluid slot:
+ * `mine`), start(xi) before its candidates, pair(xj, j != i) for each, and
+ * end(i, xi) after them.
+ */
+template <int PLANT, class Start, class Pair, class End>
+__device__ __forceinline__ void sph_zblocks_sweep(const sph_zblocks_list &b,
+						  const float4 *__restrict__ pos, Start &&start,
+						  Pair &&pair, End &&end)
 {
 	__shared__ sph_zblocks_chunk ch;
 	__shared__ unsigned own;
 	__shared__ float4 tx[SPH_ZBLOCKS_CHUNK];
 	__shared__ unsigned tslot[SPH_ZBLOCKS_CHUNK];
 	const unsigned t = threadIdx.x, chunks = b.scal[1];
-	sph_gpu_pairs pc = { 0, 0 };
 
 	for (unsigned c = blockIdx.x; c < chunks; c += gridDim.x) {
 		sph_zblocks_setup<PLANT>(b, c, ch, own);
@@ -377,8 +379,8 @@ static __global__ void __launch_bounds__(SPH_ZBLOCKS_CHUNK)
 		const bool in_chunk = t < ch.count;
 		const float4 xi = in_chunk ? pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 		const bool mine = in_chunk && !sph_gpu_is_wall(xi);
-		float sum = 0.0f;
 
+		start(xi);
 		for (unsigned base = 0; base < total; base += SPH_ZBLOCKS_CHUNK) {
 			if (base + t < total) {
 				const unsigned j = sph_zblocks_slot(ch, base + t);
@@ -391,20 +393,54 @@ static __global__ void __launch_bounds__(SPH_ZBLOCKS_CHUNK)
 
 			if (mine)
 				for (unsigned k = 0; k < m; k++)
-					sph_gpu_density_pair<COUNT>(xi, tx[k], tslot[k] != i, cs.h2,
-								    cs.inv_h2, sum, pc);
+					pair(xi, tx[k], tslot[k] != i);
 			__syncthreads();
 		}
-		if (mine) {
+		if (mine)
+			end(i, xi);
+		__syncthreads(); /* ch is rewritten for the next chunk */
+	}
+}
+
+/* rho of every sorted fluid slot (a wall slot's thread copies but sums
+ * nothing); with COUNT the pairs added to pairs[0], pairs[1]. */
+template <bool COUNT, int PLANT>
+static __global__ void __launch_bounds__(SPH_ZBLOCKS_CHUNK)
+	sph_zblocks_density_kernel(sph_zblocks_list b, const float4 *__restrict__ pos,
+				   float *__restrict__ rho, const __grid_constant__ sph_consts cs,
+				   unsigned long long *__restrict__ pairs)
+{
+	sph_gpu_pairs pc = { 0, 0 };
+	float sum = 0.0f;
+
+	sph_zblocks_sweep<PLANT>(
+		b, pos, [&](float4) { sum = 0.0f; },
+		[&](float4 xi, float4 xj, bool other) {
+			sph_gpu_density_pair<COUNT>(xi, xj, other, cs.h2, cs.inv_h2, sum, pc);
+		},
+		[&](unsigned i, float4) {
 			float r, p, hinv;
 
 			sph_eos(sum, cs.c_rho, cs.k, cs.rho0, &r, &p, &hinv);
 			rho[i] = r;
-		}
-		__syncthreads(); /* ch is rewritten for the next chunk */
-	}
+		});
 	if (COUNT)
 		sph_gpu_add_pairs(pairs, pc);
+}
+
+/* The surface criterion of every sorted fluid slot into flag; a wall
+ * slot's 0 is written by the caller's memset. */
+static __global__ void __launch_bounds__(SPH_ZBLOCKS_CHUNK)
+	sph_zblocks_surface_kernel(sph_zblocks_list b, const float4 *__restrict__ pos,
+				   unsigned char *__restrict__ flag, float h2,
+				   sph_gpu_surface_crit crit)
+{
+	sph_gpu_surface_sum a;
+
+	sph_zblocks_sweep<SPH_BLOCKS_PLANT_NONE>(
+		b, pos, [&](float4) { a = sph_gpu_surface_sum{ 0.0f, 0.0f, 0.0f, 0.0f }; },
+		[&](float4 xi, float4 xj, bool other) { sph_gpu_surface_pair(xi, xj, other, h2, a); },
+		[&](unsigned i, float4) { flag[i] = sph_gpu_surface_flag(a, crit); });
 }
 
 /* Acceleration of every sorted fluid slot, chunk by chunk, over tiles
@@ -594,6 +630,17 @@ template <int PLANT> static int sph_zblocks_density(struct sph_gpu *s, bool coun
 	return SPH_GPU_LAUNCHED(s, "density kernel");
 }
 
+static int sph_zblocks_surface(struct sph_gpu *s, const sph_gpu_surface_crit &c)
+{
+	const struct sph_zblocks *z = (const struct sph_zblocks *)s;
+
+	if (SPH_GPU_CHECK(s, cudaMemsetAsync(s->sflag, 0, (size_t)s->slots, s->stream)))
+		return -1;
+	sph_zblocks_surface_kernel<<<z->chunk_grid, SPH_ZBLOCKS_CHUNK, 0, s->stream>>>(
+		z->list, s->pos, s->sflag, s->cs.h2, c);
+	return SPH_GPU_LAUNCHED(s, "surface kernel");
+}
+
 template <int PLANT> static int sph_zblocks_force(struct sph_gpu *s)
 {
 	const struct sph_zblocks *z = (const struct sph_zblocks *)s;
@@ -621,6 +668,7 @@ static int sph_zblocks_create(void **ctx, const struct sph_input *in, const stru
 		sph_zblocks_build,
 		sph_zblocks_density<PLANT>,
 		sph_zblocks_force<PLANT>,
+		sph_zblocks_surface,
 		NULL, /* integrate: sph_gpu_integrate */
 		NULL, /* steps: the common loop */
 		NULL, /* fini */
@@ -861,6 +909,39 @@ template <int PLANT> static int sph_buckets_density(struct sph_gpu *s, bool coun
 	return SPH_GPU_LAUNCHED(s, "density kernel");
 }
 
+/* The surface criterion of every fluid slot into flag (wall slots 0). */
+static __global__ void __launch_bounds__(SPH_GPU_BLOCK)
+	sph_buckets_surface_kernel(sph_gpu_grid g, const unsigned *__restrict__ count,
+				   const unsigned *__restrict__ bucket, int cap,
+				   const float4 *__restrict__ pos, unsigned char *__restrict__ flag,
+				   int slots, float h2, sph_gpu_surface_crit crit)
+{
+	const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i >= (unsigned)slots)
+		return;
+	const float4 xi = pos[i];
+	sph_gpu_surface_sum a = { 0.0f, 0.0f, 0.0f, 0.0f };
+
+	if (sph_gpu_is_wall(xi)) {
+		flag[i] = 0;
+		return;
+	}
+	sph_buckets_each<SPH_BLOCKS_PLANT_NONE>(g, count, bucket, cap, xi, [&](unsigned j) {
+		sph_gpu_surface_pair(xi, pos[j], j != i, h2, a);
+	});
+	flag[i] = sph_gpu_surface_flag(a, crit);
+}
+
+static int sph_buckets_surface(struct sph_gpu *s, const sph_gpu_surface_crit &c)
+{
+	const struct sph_buckets *b = (const struct sph_buckets *)s;
+
+	sph_buckets_surface_kernel<<<sph_gpu_blocks(s->slots), SPH_GPU_BLOCK, 0, s->stream>>>(
+		s->grid, b->count, b->bucket, b->cap, s->pos, s->sflag, s->slots, s->cs.h2, c);
+	return SPH_GPU_LAUNCHED(s, "surface kernel");
+}
+
 template <int PLANT> static int sph_buckets_force(struct sph_gpu *s)
 {
 	const struct sph_buckets *b = (const struct sph_buckets *)s;
@@ -907,6 +988,7 @@ static int sph_buckets_create(void **ctx, const struct sph_input *in, const stru
 		sph_buckets_build,
 		sph_buckets_density<PLANT>,
 		sph_buckets_force<PLANT>,
+		sph_buckets_surface,
 		NULL, /* integrate: sph_gpu_integrate */
 		NULL, /* steps: the common loop */
 		NULL, /* fini */
@@ -935,20 +1017,14 @@ static __global__ void sph_brute_finite_kernel(const float4 *__restrict__ pos, i
 		sph_gpu_check_finite(pos[i], i, bad);
 }
 
-/* rho of fluid slot i < n over every slot (fluid and walls) in tiles; with
- * COUNT the pairs added to pairs[0], pairs[1]. */
-template <bool COUNT, int PLANT>
-static __global__ void __launch_bounds__(SPH_BRUTE_TILE)
-	sph_brute_density_kernel(const float4 *__restrict__ pos, float *__restrict__ rho, int n,
-				 int slots, const __grid_constant__ sph_consts cs,
-				 unsigned long long *__restrict__ pairs)
+/* The walk the density pass and the surface extraction share: every slot
+ * (fluid and walls) copied tile by tile into shared memory, and for fluid
+ * slot i < n of this thread (`mine`) pair(xj, j != i) for each. */
+template <int PLANT, class Pair>
+__device__ __forceinline__ void sph_brute_sweep(const float4 *__restrict__ pos, int slots, bool mine,
+						unsigned i, float4 xi, Pair &&pair)
 {
 	__shared__ float4 tx[SPH_BRUTE_TILE];
-	const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-	const bool mine = i < (unsigned)n;
-	const float4 xi = mine ? pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-	sph_gpu_pairs pc = { 0, 0 };
-	float sum = 0.0f;
 
 	for (unsigned base = sph_brute_first<PLANT>(); base < (unsigned)slots;
 	     base += SPH_BRUTE_TILE) {
@@ -959,10 +1035,30 @@ static __global__ void __launch_bounds__(SPH_BRUTE_TILE)
 
 		if (mine)
 			for (unsigned k = 0; k < m; k++)
-				sph_gpu_density_pair<COUNT>(xi, tx[k], base + k != i, cs.h2,
-							    cs.inv_h2, sum, pc);
+				pair(xi, tx[k], base + k != i);
 		__syncthreads();
 	}
+}
+
+/* rho of fluid slot i < n over every slot (fluid and walls) in tiles; with
+ * COUNT the pairs added to pairs[0], pairs[1]. */
+template <bool COUNT, int PLANT>
+static __global__ void __launch_bounds__(SPH_BRUTE_TILE)
+	sph_brute_density_kernel(const float4 *__restrict__ pos, float *__restrict__ rho, int n,
+				 int slots, const __grid_constant__ sph_consts cs,
+				 unsigned long long *__restrict__ pairs)
+{
+	const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	const bool mine = i < (unsigned)n;
+	sph_gpu_pairs pc = { 0, 0 };
+	float sum = 0.0f;
+
+	sph_brute_sweep<PLANT>(pos, slots, mine, i,
+			       mine ? pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f),
+			       [&](float4 xi, float4 xj, bool other) {
+				       sph_gpu_density_pair<COUNT>(xi, xj, other, cs.h2, cs.inv_h2,
+								   sum, pc);
+			       });
 	if (mine) {
 		float r, p, hinv;
 
@@ -1042,6 +1138,34 @@ template <int PLANT> static int sph_brute_density(struct sph_gpu *s, bool count)
 	return SPH_GPU_LAUNCHED(s, "density kernel");
 }
 
+/* The surface criterion of fluid slot i < n over every slot in tiles
+ * (slots n .. are walls: flag 0). */
+static __global__ void __launch_bounds__(SPH_BRUTE_TILE)
+	sph_brute_surface_kernel(const float4 *__restrict__ pos, unsigned char *__restrict__ flag,
+				 int n, int slots, float h2, sph_gpu_surface_crit crit)
+{
+	const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	const bool mine = i < (unsigned)n;
+	sph_gpu_surface_sum a = { 0.0f, 0.0f, 0.0f, 0.0f };
+
+	sph_brute_sweep<SPH_BLOCKS_PLANT_NONE>(
+		pos, slots, mine, i, mine ? pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f),
+		[&](float4 xi, float4 xj, bool other) { sph_gpu_surface_pair(xi, xj, other, h2, a); });
+	if (mine)
+		flag[i] = sph_gpu_surface_flag(a, crit);
+	else if (i < (unsigned)slots)
+		flag[i] = 0;
+}
+
+static int sph_brute_surface(struct sph_gpu *s, const sph_gpu_surface_crit &c)
+{
+	const unsigned blocks = (unsigned)(((size_t)s->slots + SPH_BRUTE_TILE - 1) / SPH_BRUTE_TILE);
+
+	sph_brute_surface_kernel<<<blocks, SPH_BRUTE_TILE, 0, s->stream>>>(s->pos, s->sflag, s->n,
+									    s->slots, s->cs.h2, c);
+	return SPH_GPU_LAUNCHED(s, "surface kernel");
+}
+
 template <int PLANT> static int sph_brute_force(struct sph_gpu *s)
 {
 	sph_brute_force_kernel<PLANT><<<sph_brute_blocks(s), SPH_BRUTE_TILE, 0, s->stream>>>(
@@ -1065,6 +1189,7 @@ static int sph_brute_create(void **ctx, const struct sph_input *in, const struct
 		sph_brute_build,
 		sph_brute_density<PLANT>,
 		sph_brute_force<PLANT>,
+		sph_brute_surface,
 		NULL, /* integrate: sph_gpu_integrate */
 		NULL, /* steps: the common loop */
 		NULL, /* fini */

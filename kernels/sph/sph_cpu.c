@@ -571,7 +571,64 @@ out_destroy:
 	return -1;
 }
 
+/* Surface extraction (sph.h) over the same grid: built on the current
+ * positions, each fluid slot's fluid neighbours summed as the criterion
+ * wants, the flagged positions compacted into rq->pos4 in slot order. */
+static int sph_cpu_surface(void *ctx, struct sph_surface_request *rq)
+{
+	struct sph_cpu *s = ctx;
+	const size_t n = s->n;
+	const float com_h = (float)(rq->com_threshold * s->c.h), min_n = (float)rq->min_neighbours;
+	const double t0 = sph_cpu_now();
+	unsigned char *flag = s->n ? malloc(n) : NULL;
+
+	rq->count = 0;
+	if (!flag) {
+		snprintf(s->err, sizeof s->err, "sph-cpu-grid: out of memory for %zu flags", n);
+		return -1;
+	}
+	if (sph_cpu_build(s) != 0) {
+		free(flag);
+		return -1;
+	}
+	SPH_CPU_PARALLEL_FOR(n)
+	for (size_t i = 0; i < n; i++) {
+		const float *xi = &s->fluid.x[4 * i];
+		struct sph_cpu_rows r;
+		float sx = 0.0f, sy = 0.0f, sz = 0.0f, cnt = 0.0f;
+
+		sph_cpu_rows_at(&s->grid, &s->fluid, sph_cpu_cell_of(&s->grid, xi), &r);
+		for (int q = 0; q < r.count; q++)
+			for (uint32_t j = r.lo[q]; j < r.hi[q]; j++) {
+				const float *xj = &s->fluid.x[4 * j];
+				const float dx = xj[0] - xi[0], dy = xj[1] - xi[1], dz = xj[2] - xi[2];
+
+				if (j != i && dx * dx + dy * dy + dz * dz < s->c.h2) {
+					sx += dx;
+					sy += dy;
+					sz += dz;
+					cnt += 1.0f;
+				}
+			}
+		flag[i] = (unsigned char)sph_surface_flag(sx, sy, sz, cnt, com_h, min_n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!flag[i])
+			continue;
+		memcpy(&rq->pos4[4 * rq->count], &s->fluid.x[4 * i], 3 * sizeof(float));
+		rq->pos4[4 * rq->count + 3] = 1.0f;
+		rq->count++;
+	}
+	rq->seconds = sph_cpu_now() - t0;
+	if (rq->flags)
+		for (size_t i = 0; i < n; i++)
+			rq->flags[s->id[i]] = flag[i];
+	free(flag);
+	return 0;
+}
+
 const struct sph_ops sph_cpu_grid_ops = {
+	.surface = sph_cpu_surface,
 	.create = sph_cpu_create,
 	.steps = sph_cpu_steps,
 	.evaluate = sph_cpu_evaluate,

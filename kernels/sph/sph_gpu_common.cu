@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cub/device/device_select.cuh>
 
 int sph_gpu_check(struct sph_gpu *s, cudaError_t rc, const char *call, const char *file, int line)
 {
@@ -233,6 +234,75 @@ out_free:
 	return rc;
 }
 
+/* ---- surface extraction ------------------------------------------------ */
+
+/* flag_id[id[k]] = flag[k] for the fluid slots (id < n). */
+static __global__ void sph_gpu_flag_by_id_kernel(const unsigned char *__restrict__ flag,
+						 const unsigned *__restrict__ id,
+						 unsigned char *__restrict__ flag_id, int slots,
+						 int n)
+{
+	const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (k < (unsigned)slots && id[k] < (unsigned)n)
+		flag_id[id[k]] = flag[k];
+}
+
+/* The extraction's arrays and events, on first use. 0 or -1. */
+static int sph_gpu_surface_init(struct sph_gpu *s)
+{
+	if (s->sflag)
+		return 0;
+	if (sph_gpu_alloc(s, &s->sflag, (size_t)s->slots, true) ||
+	    sph_gpu_alloc(s, &s->sflag_id, (size_t)s->n, true) ||
+	    sph_gpu_alloc(s, &s->scount, 1, true) ||
+	    SPH_GPU_CHECK(s, cub::DeviceSelect::Flagged(NULL, s->stemp_bytes, s->pos, s->sflag,
+							 s->pos, s->scount, s->slots, s->stream)) ||
+	    sph_gpu_alloc_bytes(s, &s->stemp, s->stemp_bytes, true))
+		return -1;
+	for (; s->nsev < 2; s->nsev++)
+		if (SPH_GPU_CHECK(s, cudaEventCreate(&s->sev[s->nsev])))
+			return -1;
+	return 0;
+}
+
+int sph_gpu_ops_surface(void *ctx, struct sph_surface_request *rq)
+{
+	struct sph_gpu *s = (struct sph_gpu *)ctx;
+	const sph_gpu_surface_crit c = { (float)(rq->com_threshold * s->cs.h),
+					 (float)rq->min_neighbours };
+	unsigned count = 0;
+	float ms = 0.0f;
+
+	rq->count = 0;
+	rq->seconds = 0.0;
+	if (s->failed || sph_gpu_surface_init(s) != 0)
+		return -1;
+	if (SPH_GPU_CHECK(s, cudaEventRecord(s->sev[0], s->stream)) || s->m->build(s) ||
+	    s->m->surface(s, c) ||
+	    SPH_GPU_CHECK(s, cub::DeviceSelect::Flagged(s->stemp, s->stemp_bytes, s->pos, s->sflag,
+							 (float4 *)rq->pos4, s->scount, s->slots,
+							 s->stream)) ||
+	    SPH_GPU_CHECK(s, cudaEventRecord(s->sev[1], s->stream)))
+		return -1;
+	if (rq->flags) {
+		sph_gpu_flag_by_id_kernel<<<sph_gpu_blocks(s->slots), SPH_GPU_BLOCK, 0, s->stream>>>(
+			s->sflag, s->id, s->sflag_id, s->slots, s->n);
+		if (SPH_GPU_LAUNCHED(s, "flag kernel") ||
+		    SPH_GPU_CHECK(s, cudaMemcpyAsync(rq->flags, s->sflag_id, (size_t)s->n,
+						     cudaMemcpyDeviceToHost, s->stream)))
+			return -1;
+	}
+	if (SPH_GPU_CHECK(s, cudaMemcpyAsync(&count, s->scount, sizeof count,
+					     cudaMemcpyDeviceToHost, s->stream)) ||
+	    sph_gpu_finish(s) != 0 ||
+	    SPH_GPU_CHECK(s, cudaEventElapsedTime(&ms, s->sev[0], s->sev[1])))
+		return -1;
+	rq->count = count;
+	rq->seconds = 1e-3 * ms;
+	return 0;
+}
+
 void sph_gpu_ops_counts(void *ctx, struct sph_counts *c)
 {
 	struct sph_gpu *s = (struct sph_gpu *)ctx;
@@ -269,6 +339,8 @@ void sph_gpu_ops_destroy(void *ctx)
 		cudaFree(s->allocs[k]);
 	for (int k = 0; k < s->nevents; k++)
 		cudaEventDestroy(s->ev[k / SPH_GPU_MARKS][k % SPH_GPU_MARKS]);
+	for (int k = 0; k < s->nsev; k++)
+		cudaEventDestroy(s->sev[k]);
 	if (s->stream)
 		cudaStreamDestroy(s->stream);
 	free(s);

@@ -60,6 +60,12 @@ struct sph_gpu_grid {
 
 struct sph_gpu;
 
+/* The surface criterion in float: |sum of offsets| > com_h (1 + n) or
+ * n < min_n, com_h = com_threshold h (see sph_gpu_surface_flag). */
+struct sph_gpu_surface_crit {
+	float com_h, min_n;
+};
+
 struct sph_gpu_method {
 	const char *name;
 	size_t ctx_size;	/* sizeof the method's context, a struct sph_gpu first */
@@ -76,6 +82,10 @@ struct sph_gpu_method {
 	 * the candidate and neighbour pairs added to s->pairs[0], [1]. */
 	int (*density)(struct sph_gpu *s, bool count);
 	int (*force)(struct sph_gpu *s);
+	/* The surface criterion (sph.h) of every fluid slot into s->sflag
+	 * (slot order; 1 or 0, wall slots 0), after build on the current
+	 * positions; with sph_gpu_surface_sum over the method's own walk. */
+	int (*surface)(struct sph_gpu *s, const struct sph_gpu_surface_crit &c);
 	/* NULL: sph_gpu_integrate (symplectic Euler on every fluid slot). */
 	int (*integrate)(struct sph_gpu *s);
 	/* NULL: the common loop of build, density, force, integrate with
@@ -120,6 +130,15 @@ struct sph_gpu {
 	cudaEvent_t ev[SPH_GPU_BATCH][SPH_GPU_MARKS];
 	int nevents;
 
+	/* surface extraction, allocated on first use (not in aux_bytes:
+	 * they are the rendering's, not the step's) */
+	unsigned char *sflag, *sflag_id;	/* per slot; per fluid particle by id */
+	unsigned *scount;
+	void *stemp;
+	size_t stemp_bytes;
+	cudaEvent_t sev[2];
+	int nsev;
+
 	unsigned long long candidates, neighbours;
 	int overflow;		/* a fixed-capacity structure overflowed */
 	int failed;		/* a call failed: the state is lost, every call fails */
@@ -158,6 +177,7 @@ int sph_gpu_create(const struct sph_gpu_method *m, void **ctx, const struct sph_
 int sph_gpu_ops_steps(void *ctx, int reps, struct sph_phase_times *t);
 int sph_gpu_ops_evaluate(void *ctx, int count);
 int sph_gpu_ops_read(void *ctx, float *pos4, float *vel4, float *rho, float *acc4);
+int sph_gpu_ops_surface(void *ctx, struct sph_surface_request *rq);
 void sph_gpu_ops_counts(void *ctx, struct sph_counts *c);
 const char *sph_gpu_ops_error(void *ctx);
 void sph_gpu_ops_destroy(void *ctx);
@@ -173,7 +193,8 @@ int sph_gpu_collect(struct sph_gpu *s, int steps, struct sph_phase_times *t);
 #define SPH_GPU_OPS(create_fn)                                                                  \
 	{                                                                                       \
 		create_fn, sph_gpu_ops_steps, sph_gpu_ops_evaluate, sph_gpu_ops_read,            \
-			sph_gpu_ops_counts, sph_gpu_ops_error, sph_gpu_ops_destroy               \
+			sph_gpu_ops_counts, sph_gpu_ops_error, sph_gpu_ops_destroy,              \
+			sph_gpu_ops_surface                                                      \
 	}
 
 /* ---- device helpers ------------------------------------------------------ */
@@ -328,6 +349,36 @@ __device__ __forceinline__ void sph_gpu_density_pair(float4 xi, float4 xj, bool 
 		pc.candidates++;
 		pc.neighbours += near;
 	}
+}
+
+/*
+ * The surface criterion's sums of fluid slot xi (reference/render_ref.h,
+ * 4.1): over its candidates xj, the fluid neighbours (not i itself, not a
+ * wall, r^2 < h^2) counted and their offsets x_j - x_i summed. Offsets,
+ * not positions, so that float keeps the digits that matter.
+ */
+struct sph_gpu_surface_sum {
+	float dx, dy, dz, n;
+};
+
+__device__ __forceinline__ void sph_gpu_surface_pair(float4 xi, float4 xj, bool other, float h2,
+						      sph_gpu_surface_sum &a)
+{
+	const float dx = xj.x - xi.x, dy = xj.y - xi.y, dz = xj.z - xi.z;
+
+	if (other && !sph_gpu_is_wall(xj) && dx * dx + dy * dy + dz * dz < h2) {
+		a.dx += dx;
+		a.dy += dy;
+		a.dz += dz;
+		a.n += 1.0f;
+	}
+}
+
+/* 1 for a surface particle (sph_surface_flag of sph_physics.h). */
+__device__ __forceinline__ unsigned char sph_gpu_surface_flag(const sph_gpu_surface_sum &a,
+							       const sph_gpu_surface_crit &c)
+{
+	return (unsigned char)sph_surface_flag(a.dx, a.dy, a.dz, a.n, c.com_h, c.min_n);
 }
 
 /* What the force pass of a fluid slot i carries: its state and its sums. */

@@ -224,6 +224,28 @@ static __global__ void __launch_bounds__(SPH_GPU_BLOCK)
 	acc[i] = sph_gpu_force_end(f, cs);
 }
 
+/* The surface criterion of every fluid slot into flag (wall slots 0);
+ * SKIP as for the density pass (a planted copy misses a cell). */
+template <int SKIP, class Cells>
+static __global__ void __launch_bounds__(SPH_GPU_BLOCK)
+	sph_grid_surface_kernel(Cells cells, const float4 *__restrict__ pos,
+				unsigned char *__restrict__ flag, int slots, float h2,
+				sph_gpu_surface_crit crit)
+{
+	const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i >= (unsigned)slots)
+		return;
+	const float4 xi = pos[i];
+	sph_gpu_surface_sum a = { 0.0f, 0.0f, 0.0f, 0.0f };
+
+	if (!sph_gpu_is_wall(xi))
+		sph_grid_each_candidate<SKIP>(cells, i, [&](unsigned j) {
+			sph_gpu_surface_pair(xi, pos[j], j != i, h2, a);
+		});
+	flag[i] = sph_gpu_is_wall(xi) ? 0 : sph_gpu_surface_flag(a, crit);
+}
+
 /* ---- build kernels ------------------------------------------------------ */
 
 /* grid-radix: the first and one-past-last sorted slot of every occupied
@@ -686,6 +708,17 @@ template <int M, bool PLANTED> static int sph_grid_force(struct sph_gpu *s)
 	return SPH_GPU_LAUNCHED(s, "force kernel");
 }
 
+template <int M, bool PLANTED>
+static int sph_grid_surface(struct sph_gpu *s, const sph_gpu_surface_crit &c)
+{
+	constexpr int skip = PLANTED ? sph_grid_method<M>::planted_cell : -1;
+	const struct sph_grid *g = (const struct sph_grid *)s;
+
+	sph_grid_surface_kernel<skip><<<sph_gpu_blocks(s->slots), SPH_GPU_BLOCK, 0, s->stream>>>(
+		sph_grid_method<M>::cells_of(g), s->pos, s->sflag, s->slots, s->cs.h2, c);
+	return SPH_GPU_LAUNCHED(s, "surface kernel");
+}
+
 /* create() of method M (its planted copy when PLANTED). */
 template <int M, bool PLANTED>
 static int sph_grid_create(void **ctx, const struct sph_input *in, const struct sph_params *p,
@@ -703,6 +736,7 @@ static int sph_grid_create(void **ctx, const struct sph_input *in, const struct 
 		method::build,
 		sph_grid_density<M, PLANTED>,
 		sph_grid_force<M, PLANTED>,
+		sph_grid_surface<M, PLANTED>,
 		NULL, /* integrate: sph_gpu_integrate */
 		NULL, /* steps: the common loop */
 		NULL, /* fini */

@@ -454,6 +454,38 @@ static __global__ void __launch_bounds__(SPH_GPU_BLOCK)
 		sph_gpu_add_pairs(pairs, pc);
 }
 
+/* The surface criterion of every slot from its list (an entry counts
+ * where it is a fluid slot with r < h), into flag. */
+template <int T>
+static __global__ void __launch_bounds__(SPH_GPU_BLOCK)
+	sph_nlist_surface_kernel(const float4 *__restrict__ pos, const unsigned *__restrict__ list,
+				 const unsigned *__restrict__ lcount, unsigned char *__restrict__ flag,
+				 int n, float h2, sph_gpu_surface_crit crit)
+{
+	const unsigned gtid = blockIdx.x * blockDim.x + threadIdx.x;
+	const unsigned i = gtid / T, t = gtid % T;
+	const unsigned mask = sph_nlist_group_mask<T>();
+
+	if (i >= (unsigned)n)
+		return;
+	const float4 xi = pos[i];
+	const unsigned m = lcount[(size_t)i * T + t];
+	sph_gpu_surface_sum a = { 0.0f, 0.0f, 0.0f, 0.0f };
+
+	for (unsigned k = 0; k < m; k++) {
+		const unsigned e = list[sph_nlist_at<T>(k, i, t, n)];
+
+		if (!(e & SPH_NLIST_WALL))
+			sph_gpu_surface_pair(xi, pos[e], true, h2, a);
+	}
+	a.dx = sph_nlist_group_sum<T>(a.dx, mask);
+	a.dy = sph_nlist_group_sum<T>(a.dy, mask);
+	a.dz = sph_nlist_group_sum<T>(a.dz, mask);
+	a.n = sph_nlist_group_sum<T>(a.n, mask);
+	if (t == 0)
+		flag[i] = sph_gpu_surface_flag(a, crit);
+}
+
 /*
  * Forces of every slot from its list, reading xp and vh (two loads a
  * neighbour); with INTEGRATE, symplectic Euler too, the new state
@@ -684,6 +716,23 @@ static int sph_nlist_forces(struct sph_gpu *s, bool integrate)
 				q->xp, q->vh, q->wall, s->rho, q->list, q->lcount, s->acc, s->pos,
 				s->vel, q->pos_ref, hs * hs, s->n, s->cs, s->clamps, NULL);
 		return SPH_GPU_LAUNCHED(s, "force kernel");
+	});
+}
+
+/* After build: sph-gpu-nlist's lists are made by its list pass (run here
+ * as the step's density phase runs it); sph-gpu-verlet's are valid. */
+static int sph_nlist_surface(struct sph_gpu *s, const sph_gpu_surface_crit &c)
+{
+	struct sph_nlist *q = sph_nlist_of(s);
+
+	if (!q->verlet && sph_nlist_lists(s, false) != 0)
+		return -1;
+	return sph_nlist_with_threads(q, [&](auto tc) {
+		constexpr int T = decltype(tc)::value;
+
+		sph_nlist_surface_kernel<T><<<sph_nlist_group_blocks(q), SPH_GPU_BLOCK, 0, s->stream>>>(
+			s->pos, q->list, q->lcount, s->sflag, s->n, s->cs.h2, c);
+		return SPH_GPU_LAUNCHED(s, "surface kernel");
 	});
 }
 
@@ -936,13 +985,13 @@ static int sph_nlist_build_now(struct sph_gpu *s)
 
 static const struct sph_gpu_method sph_nlist_method = {
 	"sph-gpu-nlist", sizeof(struct sph_nlist), false, true, 0, NULL, sph_nlist_init,
-	sph_nlist_build_now, sph_nlist_density, sph_nlist_force_only, sph_nlist_no_integrate,
+	sph_nlist_build_now, sph_nlist_density, sph_nlist_force_only, sph_nlist_surface, sph_nlist_no_integrate,
 	sph_nlist_steps, sph_nlist_fini, sph_nlist_finish,
 };
 
 static const struct sph_gpu_method sph_verlet_method = {
 	"sph-gpu-verlet", sizeof(struct sph_nlist), false, true, 0, NULL, sph_nlist_init,
-	sph_nlist_build_now, sph_nlist_density, sph_nlist_force_only, sph_nlist_no_integrate,
+	sph_nlist_build_now, sph_nlist_density, sph_nlist_force_only, sph_nlist_surface, sph_nlist_no_integrate,
 	sph_nlist_steps, sph_nlist_fini, sph_nlist_finish,
 };
 

@@ -163,6 +163,20 @@ SPH_FN float sph_accel(float scale, float P, float mu2, float V, float g)
 }
 
 /*
+ * The surface criterion of reference/render_ref.h (4.1) in float: i and
+ * its n fluid neighbours, whose offsets x_j - x_i sum to (sx, sy, sz),
+ * have their centre of mass |s| / (1 + n) from x_i; i is a surface
+ * particle when that exceeds com_h (= com_threshold h) or n < min_n.
+ */
+SPH_FN int sph_surface_flag(float sx, float sy, float sz, float n, float com_h, float min_n)
+{
+	// |s|^2 > (com_h (1 + n))^2 [7 FLOPS]
+	const float lim = com_h * (1.0f + n);
+
+	return sx * sx + sy * sy + sz * sz > lim * lim || n < min_n;
+}
+
+/*
  * One coordinate of symplectic Euler with the clamp of
  * sph_ref_integrate: v += a dt; x += v dt; a coordinate past lo or hi
  * put back on it, an outward v replaced by -e v. Returns 1 when it
