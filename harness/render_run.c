@@ -220,7 +220,7 @@ out:
 }
 
 int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct sph_params *p,
-	       size_t n, const struct render_run_opts *o, bool timed, struct render_run_result *out,
+	       size_t n, const struct render_run_opts *o, int what, struct render_run_result *out,
 	       char *err, size_t errlen)
 {
 	struct render_params rp;
@@ -228,27 +228,34 @@ int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct s
 	struct render_gpu *rg = NULL;
 	float *host = NULL;
 	int rc = -1;
-	memset(out, 0, sizeof *out);
-	out->width = o->width;
-	out->height = o->height;
-	out->res = o->res;
+	if (what & RENDER_RUN_VALIDATE) {
+		memset(out, 0, sizeof *out);
+		out->width = o->width;
+		out->height = o->height;
+		out->res = o->res;
+	} else if (!out->done || !out->valid) {
+		snprintf(err, errlen, "the pipeline is timed only once it has validated");
+		return -1;
+	}
 	if (!ops->surface) {
 		snprintf(err, errlen, "this variant has no surface extraction");
 		return -1;
 	}
 	render_params_default(&rp, p);
-	rp.res = o->res;
-	render_camera_default(&cam, p->box_lo, p->box_hi, o->width, o->height);
+	rp.res = out->res;
+	render_camera_default(&cam, p->box_lo, p->box_hi, out->width, out->height);
 	if (!on_gpu && !(host = malloc((n ? 4 * n : 4) * sizeof *host))) {
 		snprintf(err, errlen, "out of memory for %zu surface positions", n);
 		return -1;
 	}
 	if (render_gpu_create(&rg, &rp, p->box_lo, p->box_hi, &cam, n, err, errlen) != 0)
 		goto out;
-	if (render_run_validate(ops, ctx, p, &rp, n, rg, host, out, err, errlen) != 0)
-		goto out;
-	out->done = true;
-	if (timed && out->valid &&
+	if (what & RENDER_RUN_VALIDATE) {
+		if (render_run_validate(ops, ctx, p, &rp, n, rg, host, out, err, errlen) != 0)
+			goto out;
+		out->done = true;
+	}
+	if ((what & RENDER_RUN_TIME) && out->valid &&
 	    render_run_time(ops, ctx, &rp, rg, host, o, out, err, errlen) != 0)
 		goto out;
 	rc = 0;

@@ -57,16 +57,23 @@ struct render_run_result {
 	double frame_noise_pct;	/* relative standard deviation of extraction + field + raycast */
 };
 
+/* What render_run does: validate (first, on the state the variant's SPH
+ * validation saw), time (later, after the SPH timing), or both. */
+enum { RENDER_RUN_VALIDATE = 1, RENDER_RUN_TIME = 2 };
+
 /*
  * Runs the pipeline on variant ops/ctx (already warmed up and validated
  * as a physics variant; on_gpu: a GPU variant, whose extraction writes
  * device memory; a CPU one extracts into host memory, uploaded untimed)
- * whose scene has parameters p and n fluid particles. Validation, then timing when timed. Returns 0 (out->valid
- * tells the verdict), or -1 with one line in err when something could
- * not run (no surface extraction in the variant, CUDA, memory).
+ * whose scene has parameters p and n fluid particles. With
+ * RENDER_RUN_VALIDATE *out is reset and filled with the checks; with
+ * RENDER_RUN_TIME alone the frame times are added to what an earlier
+ * validation left there (timing a pipeline that failed its checks is
+ * refused). Returns 0 (out->valid tells the verdict), or -1 with one
+ * line in err when something could not run (CUDA, memory).
  */
 int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct sph_params *p,
-	       size_t n, const struct render_run_opts *o, bool timed, struct render_run_result *out,
+	       size_t n, const struct render_run_opts *o, int what, struct render_run_result *out,
 	       char *err, size_t errlen);
 
 #endif

@@ -342,6 +342,33 @@ static int sph_timed_steps(void *arg, int reps, double *seconds)
 	return 0;
 }
 
+/* The rendering pipeline on row's variant (render_run.h): what = its
+ * validation (after the physics validation) or its timing (after the
+ * physics timing). 0, or -1 with one line (the row has failed). */
+static int sph_render_step(const struct sph_options *o, struct sph_row *row,
+			   const struct sph_params *p, void *ctx, int what)
+{
+	char err[256];
+	struct render_run_opts ro = o->ro;
+	ro.min_time = o->timing.min_time;
+	if (render_run(row->v->ops, ctx, row->v->device == VARIANT_GPU, p, row->n, &ro, what,
+		       &row->r, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph: rendering %s on %s failed: %s\n", row->v->name,
+			row->col.name, err);
+		return -1;
+	}
+	if (!row->r.valid) {
+		fprintf(stderr,
+			"harness: sph: %s on %s FAILED rendering validation: surface %zu mismatches (%zu borderline), field %.2f of its bound (%zu max mismatches, %zu non-finite), image PSNR %.1f dB (min %.0f)\n",
+			row->v->name, row->col.name, row->r.surface.mismatches,
+			row->r.surface.borderline, row->r.field.worst_ratio,
+			row->r.field.max_mismatches, row->r.field.nonfinite, row->r.image.psnr_db,
+			RENDER_VALIDATE_PSNR_DB);
+		return -1;
+	}
+	return 0;
+}
+
 /* Warm-up steps, validation on the positions reached, then (run) timing.
  * Returns CLI_OK, or CLI_FAILED when the variant failed or is invalid. */
 static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
@@ -385,6 +412,9 @@ static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
 			row->val.overflow ? ", a bucket overflowed" : "");
 		goto out_destroy;
 	}
+	/* the rendering pipeline validated on the same state as the physics */
+	if (o->render && sph_render_step(o, row, p, ctx, RENDER_RUN_VALIDATE) != 0)
+		goto out_destroy;
 	status = CLI_OK;
 	if (o->cmd == SPH_RUN) {
 		struct sph_timed t = { ops, ctx, &row->ph, &row->ph_steps };
@@ -397,24 +427,9 @@ static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
 		}
 		row->timed = status == CLI_OK;
 	}
-	if (o->render && status == CLI_OK) {
-		struct render_run_opts ro = o->ro;
-		ro.min_time = o->timing.min_time;
-		if (render_run(ops, ctx, row->v->device == VARIANT_GPU, p, n, &ro, o->cmd == SPH_RUN,
-			       &row->r, err, sizeof err) != 0) {
-			fprintf(stderr, "harness: sph: rendering %s on %s failed: %s\n", row->v->name,
-				row->col.name, err);
-			status = CLI_FAILED;
-		} else if (!row->r.valid) {
-			fprintf(stderr,
-				"harness: sph: %s on %s FAILED rendering validation: surface %zu mismatches (%zu borderline), field %.2f of its bound (%zu max mismatches, %zu non-finite), image PSNR %.1f dB (min %.0f)\n",
-				row->v->name, row->col.name, row->r.surface.mismatches,
-				row->r.surface.borderline, row->r.field.worst_ratio,
-				row->r.field.max_mismatches, row->r.field.nonfinite, row->r.image.psnr_db,
-				RENDER_VALIDATE_PSNR_DB);
-			status = CLI_FAILED;
-		}
-	}
+	if (o->render && status == CLI_OK && o->cmd == SPH_RUN &&
+	    sph_render_step(o, row, p, ctx, RENDER_RUN_TIME) != 0)
+		status = CLI_FAILED;
 	struct sph_counts after;
 	ops->counts(ctx, &after);
 	row->clamps = after.clamps;

@@ -47,7 +47,7 @@ ParameterizedTest(size_t *k, gpu_sph_surface, pipeline_validates, .timeout = 120
 
 	gpu_sph_require(v);
 	gpu_sph_stepped(&r, v, scene);
-	cr_assert(render_run(v->ops, r.ctx, true, &r.sc.p, r.sc.n, &gpu_surface_opts, false, &res, err,
+	cr_assert(render_run(v->ops, r.ctx, true, &r.sc.p, r.sc.n, &gpu_surface_opts, RENDER_RUN_VALIDATE, &res, err,
 			     sizeof err) == 0,
 		  "%s: %s", v->name, err);
 	cr_log_info("%s on %s: %zu surface particles of %zu (%zu borderline), field max %llu ulps "
@@ -126,7 +126,7 @@ Test(gpu_sph_surface, planted_missed_neighbour_is_caught, .timeout = 120)
 		      gpu_sph_column(GPU_SPH_COLUMN), GPU_SPH_SEED);
 	gpu_sph_create(&r);
 	gpu_sph_advance(&r, GPU_SPH_STEPS);
-	cr_assert(render_run(r.ops, r.ctx, true, &r.sc.p, r.sc.n, &gpu_surface_opts, false, &res, err,
+	cr_assert(render_run(r.ops, r.ctx, true, &r.sc.p, r.sc.n, &gpu_surface_opts, RENDER_RUN_VALIDATE, &res, err,
 			     sizeof err) == 0,
 		  "%s", err);
 	cr_log_info("planted missed neighbour (grid-radix, cell +x): %zu surface flags differ",

@@ -634,7 +634,8 @@ static int sph_zblocks_surface(struct sph_gpu *s, const sph_gpu_surface_crit &c)
 {
 	const struct sph_zblocks *z = (const struct sph_zblocks *)s;
 
-	if (SPH_GPU_CHECK(s, cudaMemsetAsync(s->sflag, 0, (size_t)s->slots, s->stream)))
+	if (s->m->build(s) != 0 ||
+	    SPH_GPU_CHECK(s, cudaMemsetAsync(s->sflag, 0, (size_t)s->slots, s->stream)))
 		return -1;
 	sph_zblocks_surface_kernel<<<z->chunk_grid, SPH_ZBLOCKS_CHUNK, 0, s->stream>>>(
 		z->list, s->pos, s->sflag, s->cs.h2, c);
@@ -937,6 +938,8 @@ static int sph_buckets_surface(struct sph_gpu *s, const sph_gpu_surface_crit &c)
 {
 	const struct sph_buckets *b = (const struct sph_buckets *)s;
 
+	if (s->m->build(s) != 0)
+		return -1;
 	sph_buckets_surface_kernel<<<sph_gpu_blocks(s->slots), SPH_GPU_BLOCK, 0, s->stream>>>(
 		s->grid, b->count, b->bucket, b->cap, s->pos, s->sflag, s->slots, s->cs.h2, c);
 	return SPH_GPU_LAUNCHED(s, "surface kernel");
@@ -1161,6 +1164,8 @@ static int sph_brute_surface(struct sph_gpu *s, const sph_gpu_surface_crit &c)
 {
 	const unsigned blocks = (unsigned)(((size_t)s->slots + SPH_BRUTE_TILE - 1) / SPH_BRUTE_TILE);
 
+	if (s->m->build(s) != 0)
+		return -1;
 	sph_brute_surface_kernel<<<blocks, SPH_BRUTE_TILE, 0, s->stream>>>(s->pos, s->sflag, s->n,
 									    s->slots, s->cs.h2, c);
 	return SPH_GPU_LAUNCHED(s, "surface kernel");

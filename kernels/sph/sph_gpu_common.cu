@@ -278,8 +278,7 @@ int sph_gpu_ops_surface(void *ctx, struct sph_surface_request *rq)
 	rq->seconds = 0.0;
 	if (s->failed || sph_gpu_surface_init(s) != 0)
 		return -1;
-	if (SPH_GPU_CHECK(s, cudaEventRecord(s->sev[0], s->stream)) || s->m->build(s) ||
-	    s->m->surface(s, c) ||
+	if (SPH_GPU_CHECK(s, cudaEventRecord(s->sev[0], s->stream)) || s->m->surface(s, c) ||
 	    SPH_GPU_CHECK(s, cub::DeviceSelect::Flagged(s->stemp, s->stemp_bytes, s->pos, s->sflag,
 							 (float4 *)rq->pos4, s->scount, s->slots,
 							 s->stream)) ||

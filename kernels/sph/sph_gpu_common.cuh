@@ -83,8 +83,11 @@ struct sph_gpu_method {
 	int (*density)(struct sph_gpu *s, bool count);
 	int (*force)(struct sph_gpu *s);
 	/* The surface criterion (sph.h) of every fluid slot into s->sflag
-	 * (slot order; 1 or 0, wall slots 0), after build on the current
-	 * positions; with sph_gpu_surface_sum over the method's own walk. */
+	 * (slot order; 1 or 0, wall slots 0) on the current positions, with
+	 * sph_gpu_surface_sum over the method's own walk: it first builds
+	 * what that walk needs, as the next step's build would (so that the
+	 * step finds the same state), and no more (Verlet lists still valid
+	 * are reused). */
 	int (*surface)(struct sph_gpu *s, const struct sph_gpu_surface_crit &c);
 	/* NULL: sph_gpu_integrate (symplectic Euler on every fluid slot). */
 	int (*integrate)(struct sph_gpu *s);

@@ -714,6 +714,8 @@ static int sph_grid_surface(struct sph_gpu *s, const sph_gpu_surface_crit &c)
 	constexpr int skip = PLANTED ? sph_grid_method<M>::planted_cell : -1;
 	const struct sph_grid *g = (const struct sph_grid *)s;
 
+	if (s->m->build(s) != 0)
+		return -1;
 	sph_grid_surface_kernel<skip><<<sph_gpu_blocks(s->slots), SPH_GPU_BLOCK, 0, s->stream>>>(
 		sph_grid_method<M>::cells_of(g), s->pos, s->sflag, s->slots, s->cs.h2, c);
 	return SPH_GPU_LAUNCHED(s, "surface kernel");

@@ -719,13 +719,15 @@ static int sph_nlist_forces(struct sph_gpu *s, bool integrate)
 	});
 }
 
-/* After build: sph-gpu-nlist's lists are made by its list pass (run here
- * as the step's density phase runs it); sph-gpu-verlet's are valid. */
+/* The step's build (sph-gpu-verlet: only when some particle has moved
+ * more than skin / 2, else its lists are reused as they are), then
+ * sph-gpu-nlist's list pass as the step's density phase runs it, and the
+ * criterion over the lists. */
 static int sph_nlist_surface(struct sph_gpu *s, const sph_gpu_surface_crit &c)
 {
 	struct sph_nlist *q = sph_nlist_of(s);
 
-	if (!q->verlet && sph_nlist_lists(s, false) != 0)
+	if (sph_nlist_build(s) != 0 || (!q->verlet && sph_nlist_lists(s, false) != 0))
 		return -1;
 	return sph_nlist_with_threads(q, [&](auto tc) {
 		constexpr int T = decltype(tc)::value;
