@@ -243,6 +243,8 @@ int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct s
 	}
 	render_params_default(&rp, p);
 	rp.res = out->res;
+	if (o->samples_per_unit > 0)
+		rp.samples_per_unit = o->samples_per_unit;
 	render_camera_default(&cam, p->box_lo, p->box_hi, out->width, out->height);
 	if (!on_gpu && !(host = malloc((n ? 4 * n : 4) * sizeof *host))) {
 		snprintf(err, errlen, "out of memory for %zu surface positions", n);

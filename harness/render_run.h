@@ -35,9 +35,13 @@
 /* The command line's limits: pixels a side, voxels along the longest side. */
 #define RENDER_RUN_MAX_SIDE	8192
 #define RENDER_RUN_MAX_RES	1024
+#define RENDER_RUN_MAX_SAMPLES	10000
+/* render_params_default's samples per unit, the paper's (section 4.3). */
+#define RENDER_RUN_DEFAULT_SAMPLES	250.0
 
 struct render_run_opts {
 	int width, height, res;	/* the timed image and the field's resolution */
+	double samples_per_unit;	/* along a ray (render_params; 0: the default, 250) */
 	double min_time;	/* seconds of frames, at least */
 };
 

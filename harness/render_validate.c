@@ -31,31 +31,27 @@
  * h / (1 + n_i)), so a particle with one is excused whichever criterion
  * disagrees.
  *
- * RENDER_VALIDATE_FIELD_ULPS and RENDER_VALIDATE_COORD_ROUNDINGS. A float
- * stage computes d^2 = dx^2 + dy^2 + dz^2 from a float position p and a
- * float voxel coordinate c. Two errors:
- *  - its arithmetic: dx rounded (when c - p is not exact), squared and
- *    three terms summed, ~5 u of d^2 at worst, 5 ulps at the top of a
- *    binade, plus half an ulp for rounding the reference to float: 6.
- *    Measured (a float rasteriser given the reference's coordinates, dx
- *    rounded once from double): 3 ulps at most, 8x4x16 and 24x24x28.
- *  - its voxel coordinates: the reference's lo + i v are doubles no float
- *    holds; in float the voxel size, the product and the sum each round,
- *    so c is off by up to 3 u C, C the grid's largest |coordinate| (~1 m).
- *    That moves d^2 by 2 sum_k dx_k dc_k <= 2 sqrt(3) d (3 u C): relative
- *    6 sqrt(3) u C / d, 2.5e-4 at d = r_min = 2.5 mm (spacing 1 cm), some
- *    2000 ulps. Measured on a plain float rasteriser: up to 81 ulps
- *    (8x4x16, res 128) and 186 (24x24x28, res 256), so a bound of a few
- *    ulps alone would fail every float stage. The clamp max(d, r_min)^2
- *    is continuous in d, so clamped voxels err no more.
- * Both are far below a geometric bug: a voxel coordinate off by a voxel
- * or a box off by one voxel moves d^2 by a voxel times d, relative
- * v / d > 0.1; a wrong r_min or r_max changes values by tens of percent.
- * A voxel the reference leaves at the maximum is one no particle's box
- * reaches within r_max: the float stage's initial value must stay, bit
- * for bit. (A voxel exactly on a box's face, |c_k - p_k| = r to within
- * the coordinate rounding, may fall either way; none did in the measured
- * fields, and one where no other particle reaches counts as a mismatch.)
+ * RENDER_VALIDATE_FIELD_ULPS. The field is a geometric quantity every
+ * stage can compute exactly as the reference does: the float position
+ * widened to double, the voxel coordinate lo + i v, the per-axis test,
+ * d^2, sqrt, the band and max(d, r_min)^2 in double, in the reference's
+ * order and without fused multiply-adds, then one rounding to float; the
+ * minimum over particles commutes with that rounding (it is monotone).
+ * kernels/render/render_gpu.cu does so and is 0 ulps off in every voxel
+ * of every field measured (43 rows of sph-render-table on two GPUs). The
+ * bound is 2 ulps of the value rounded to float, the issue's "one or two
+ * ulp of the squared distance", with room for a libm or a device sqrt
+ * that is not correctly rounded. A stage that computed in float would
+ * not pass: its voxel coordinates alone (lo + i v rounded three times,
+ * ~3 u C off, C ~ 1 m the grid's largest coordinate) move d^2 by up to
+ * 2 sqrt(3) d 3 u C, some 2000 ulps near r_min, and a plain float
+ * rasteriser measured 81 ulps (8x4x16, res 128): the test keeps it as the
+ * example of what the bound rejects. A geometric bug (a box one voxel
+ * short, a voxel coordinate off by one) moves d^2 by v d, relative
+ * v / d > 0.1. A voxel the reference leaves at the maximum is one no
+ * particle's box reaches within r_max: the stage's initial value must
+ * stay, bit for bit; with the reference's arithmetic a voxel exactly on
+ * a box's face falls the same way on both sides.
  *
  * RENDER_VALIDATE_PSNR_DB. 40 dB is an MSE of 1e-4: every channel of
  * every pixel off by 0.01. That is the most the one legitimate float
@@ -138,40 +134,27 @@ static unsigned long long render_validate_ulps(float a, float b)
 	return (unsigned long long)(d < 0 ? -d : d);
 }
 
-/* The grid's largest |coordinate|: what a float voxel coordinate's
- * rounding is relative to. */
-static double render_validate_coord_scale(const struct render_field *f)
-{
-	double c = 0.0;
-
-	for (int k = 0; k < 3; k++)
-		c = fmax(c, fmax(fabs(f->lo[k]), fabs(f->lo[k] + (f->dim[k] - 1) * f->voxel)));
-	return c;
-}
-
-/* The bound at a value ref (< max) for coordinate scale c. */
-static double render_validate_bound_at(double ref, double c)
+/* The bound at a value ref (< max): RENDER_VALIDATE_FIELD_ULPS ulps of
+ * ref rounded to float. */
+static double render_validate_bound_at(double ref)
 {
 	const float r = (float)ref;
 	const double ulp = (double)nextafterf(fabsf(r), INFINITY) - fabsf(r);
-	const double u = ldexp(1.0, -24);
 
-	return RENDER_VALIDATE_FIELD_ULPS * ulp +
-	       2.0 * sqrt(3.0) * sqrt(fmax(ref, 0.0)) * RENDER_VALIDATE_COORD_ROUNDINGS * u * c;
+	return RENDER_VALIDATE_FIELD_ULPS * ulp;
 }
 
 double render_validate_field_bound(const struct render_field *ref, size_t v)
 {
 	if (ref->value[v] == ref->max)
 		return 0.0;
-	return render_validate_bound_at(ref->value[v], render_validate_coord_scale(ref));
+	return render_validate_bound_at(ref->value[v]);
 }
 
 int render_validate_field(const struct render_field *ref, const float *var_values,
 			  struct render_field_check *out)
 {
 	const float fmax_ref = (float)ref->max;
-	const double c = render_validate_coord_scale(ref);
 
 	memset(out, 0, sizeof *out);
 	if (!ref->value || !var_values)
@@ -188,7 +171,7 @@ int render_validate_field(const struct render_field *ref, const float *var_value
 			out->max_mismatches += memcmp(&var, &fmax_ref, sizeof var) != 0;
 			continue;
 		}
-		const double ratio = fabs((double)var - r) / render_validate_bound_at(ref->value[v], c);
+		const double ratio = fabs((double)var - r) / render_validate_bound_at(ref->value[v]);
 		const unsigned long long ulps = render_validate_ulps(var, r);
 
 		if (ulps > out->max_ulps)

@@ -21,17 +21,15 @@
  *            particle has a pair with |r^2 / h^2 - 1| < SPH_VALIDATE_H_BAND
  *            (its neighbour set, hence its count and centre of mass, may
  *            differ in float);
- *   field:   every voxel's value within render_validate_field_bound() of
- *            the reference's rounded to float: RENDER_VALIDATE_FIELD_ULPS
- *            ulps for the arithmetic plus what float voxel coordinates
- *            (RENDER_VALIDATE_COORD_ROUNDINGS roundings of the largest
- *            coordinate) do to a squared distance; a voxel the reference
- *            leaves at its maximum must hold exactly (float)max;
+ *   field:   every voxel's value within RENDER_VALIDATE_FIELD_ULPS ulps
+ *            (render_validate_field_bound()) of the reference's rounded to
+ *            float: the GPU stage computes each squared distance as the
+ *            reference does, in double, and rounds once; a voxel the
+ *            reference leaves at its maximum must hold exactly (float)max;
  *   image:   PSNR over all channels >= RENDER_VALIDATE_PSNR_DB.
  */
 #define RENDER_VALIDATE_COM_BAND	1e-4
-#define RENDER_VALIDATE_FIELD_ULPS	6
-#define RENDER_VALIDATE_COORD_ROUNDINGS	3
+#define RENDER_VALIDATE_FIELD_ULPS	2
 #define RENDER_VALIDATE_PSNR_DB		40.0
 
 struct render_surface_check {

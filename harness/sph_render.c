@@ -28,6 +28,7 @@ struct render_options {
 	unsigned long at[RENDER_MAX_AT];
 	size_t nat;
 	int width, height, res;
+	double samples;	/* per unit distance (0: the default) */
 	uint64_t seed;
 	const char *out;
 	bool quiet, help;
@@ -55,6 +56,7 @@ static void render_help(void)
 	       "  --width W, --height H  pixels (1280 x 720; at most %d a side)\n"
 	       "  --res R             distance-field voxels along the box's longest side\n"
 	       "                      (256; 2 .. %d)\n"
+	       "  --samples S         ray samples per unit distance, the box's longest side (250)\n"
 	       "  --seed S            jitter of the lattice (42)\n"
 	       "  --quiet, -q         no progress lines\n"
 	       "Exit status: 0 every frame written, 1 a failure, 2 bad input.\n",
@@ -63,7 +65,7 @@ static void render_help(void)
 
 static int render_parse(int argc, char **argv, struct render_options *o, char *err, size_t errlen)
 {
-	enum { OPT_COLUMN = 300, OPT_AT, OPT_WIDTH, OPT_HEIGHT, OPT_RES, OPT_SEED };
+	enum { OPT_COLUMN = 300, OPT_AT, OPT_WIDTH, OPT_HEIGHT, OPT_RES, OPT_SEED, OPT_SAMPLES };
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },
 		{ "column", required_argument, NULL, OPT_COLUMN },
@@ -72,6 +74,7 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 		{ "width", required_argument, NULL, OPT_WIDTH },
 		{ "height", required_argument, NULL, OPT_HEIGHT },
 		{ "res", required_argument, NULL, OPT_RES },
+		{ "samples", required_argument, NULL, OPT_SAMPLES },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -107,6 +110,10 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 		case OPT_HEIGHT: rc = cli_parse_int("--height", optarg, 1, RENDER_RUN_MAX_SIDE, &o->height, err, errlen); break;
 		case OPT_RES: rc = cli_parse_int("--res", optarg, 2, RENDER_RUN_MAX_RES, &o->res, err, errlen); break;
 		case OPT_SEED: rc = cli_parse_u64("--seed", optarg, &o->seed, err, errlen); break;
+		case OPT_SAMPLES:
+			rc = cli_parse_double("--samples", optarg, 1, RENDER_RUN_MAX_SAMPLES, &o->samples,
+					      err, errlen);
+			break;
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
 		default: rc = cli_getopt_error(c, argv[optind - 1], "sph render", err, errlen); break;
@@ -194,6 +201,8 @@ static int render_frame(const struct render_options *o, const struct sph_scene *
 			x[3 * i + d] = pos4[4 * i + d];
 	render_params_default(&rp, p);
 	rp.res = o->res;
+	if (o->samples > 0)
+		rp.samples_per_unit = o->samples;
 	if (render_ref_surface(p, &rp, x, n, surf, &m) != 0)
 		goto out;
 	s = malloc((m ? 3 * m : 1) * sizeof *s);
@@ -288,6 +297,8 @@ int sph_render_command(int argc, char **argv)
 	struct render_params rp;
 	render_params_default(&rp, &sc.p);
 	rp.res = o.res;
+	if (o.samples > 0)
+		rp.samples_per_unit = o.samples;
 	if (v->device == VARIANT_GPU) {
 		struct render_camera cam;
 		render_camera_default(&cam, sc.p.box_lo, sc.p.box_hi, o.width, o.height);

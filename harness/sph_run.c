@@ -121,6 +121,8 @@ static void sph_help(void)
 	       "                      by frame (GPU variants; the sph-render-table suite)\n"
 	       "  --width W, --height H  the rendered image (1280 x 720)\n"
 	       "  --res R             distance-field voxels along the box's longest side (256)\n"
+	       "  --samples S         ray samples per unit distance, the box's longest side\n"
+	       "                      (250, the paper's)\n"
 	       "  --at LIST           snapshot: steps at which to record every particle\n"
 	       "                      (step, time, x, y, z, speed, density) for pictures\n"
 	       "  --quiet, -q         no table\n"
@@ -178,7 +180,7 @@ static int sph_parse_variants(const char *s, struct sph_options *o, char *err, s
 
 enum { SPH_OPT_COLUMN = 300, SPH_OPT_SEED, SPH_OPT_WARM, SPH_OPT_MIN, SPH_OPT_MAX, SPH_OPT_NOISE,
        SPH_OPT_SUITE, SPH_OPT_OUT_DIR, SPH_OPT_AT, SPH_OPT_RENDER, SPH_OPT_WIDTH, SPH_OPT_HEIGHT,
-       SPH_OPT_RES };
+       SPH_OPT_RES, SPH_OPT_SAMPLES };
 
 static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, size_t errlen)
 {
@@ -198,6 +200,7 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 		{ "width", required_argument, NULL, SPH_OPT_WIDTH },
 		{ "height", required_argument, NULL, SPH_OPT_HEIGHT },
 		{ "res", required_argument, NULL, SPH_OPT_RES },
+		{ "samples", required_argument, NULL, SPH_OPT_SAMPLES },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -265,6 +268,10 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 			break;
 		case SPH_OPT_RES:
 			rc = cli_parse_int("--res", optarg, 2, RENDER_RUN_MAX_RES, &o->ro.res, err, errlen);
+			break;
+		case SPH_OPT_SAMPLES:
+			rc = cli_parse_double("--samples", optarg, 1, RENDER_RUN_MAX_SAMPLES,
+					      &o->ro.samples_per_unit, err, errlen);
 			break;
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
@@ -565,6 +572,7 @@ struct sph_table_ctx {
 	const struct sph_row *rows;
 	size_t nrows;
 	bool render;
+	double samples_per_unit;	/* of the rendering rows */
 };
 
 static void sph_format_table(const void *ctx, size_t r, char (*cells)[RESULTS_CELL])
@@ -596,6 +604,7 @@ static void sph_json(struct json_out *j, const void *ctx)
 		json_kv_string(j, "fps", "physics = steps_per_s; extraction = 1 / extraction_ms; rendering = 1 / (field_ms + raycast_ms); overall = 1 / (one step + extraction + field + raycast), as the paper's Tables 1 and 2");
 		json_kv_string(j, "timing", "medians over frames (one step, extraction, field, raycast each), CUDA events per stage; extraction includes the neighbour structure's build on the frame's positions");
 		json_kv_string(j, "camera", "render_camera_default: the whole box from the front, 20 degrees above, 40 degree vertical field of view; 1280 x 720 by default (the paper does not state its resolution)");
+		json_kv_double(j, "samples_per_unit", t->samples_per_unit);
 		json_end_object(j);
 	}
 	json_key(j, "samples");
@@ -715,7 +724,8 @@ static int sph_finish(int argc, char **argv, const struct sph_options *o, const 
 			sph_print_render(rows, nrows);
 	}
 	if (out) {
-		struct sph_table_ctx tc = { rows, nrows, render };
+		struct sph_table_ctx tc = { rows, nrows, render,
+					    o->ro.samples_per_unit > 0 ? o->ro.samples_per_unit : RENDER_RUN_DEFAULT_SAMPLES };
 		const char *cols[SPH_NCOLS + SPH_RENDER_NCOLS];
 		memcpy(cols, sph_columns_csv, sizeof sph_columns_csv);
 		memcpy(cols + SPH_NCOLS, sph_render_columns_csv, sizeof sph_render_columns_csv);

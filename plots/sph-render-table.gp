@@ -16,11 +16,11 @@ set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
 set logscale y
-set yrange [1:*]
+set yrange [1:1e6]
 set grid ytics
 set tics out nomirror
 set xtics rotate by -30
-set key top right font ",8"
+set key top left font ",8" maxrows 2
 
 do for [fmt in "png svg"] {
     if (fmt eq "png") {

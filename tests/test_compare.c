@@ -458,6 +458,53 @@ Test(compare, sph_across_devices)
 	edited_close(&e);
 }
 
+#define RENDER_TABLE "results/h200/sph-render-table.csv"
+
+/* Rendering rows (sph run --render) are their own kind: joined on
+ * variant, column, width, height and field_res, judged by overall fps
+ * with the frames' noise, the stage times shown; a row whose rendering
+ * failed its checks is not compared even though its physics validated. */
+Test(compare, render_rows)
+{
+	struct edited e;
+	edited_open(&e, RENDER_TABLE);
+	/* a row of little frame noise (0.2 %): Verlet rows have much more, the
+	 * frames with a list rebuild being several times the others */
+	size_t row = edited_row(&e, "sph-gpu-nlist", "column", "4207500");
+	edited_set(&e, row, "overall_fps", NULL, 0.8);
+	edited_set(&e, row, "raycast_ms", NULL, 1.5);
+	size_t bad = edited_row(&e, "sph-gpu-grid-count", "column", "16128");
+	edited_set(&e, bad, "render_valid", "0", 0);
+	edited_write(&e, true);
+	struct compare_report r;
+	compare_fixtures(RENDER_TABLE, e.path, &same_device, &r);
+	cr_expect_str_eq(r.kind->name, "SPH rendering");
+	const struct compare_entry *slow = sph_entry(&r, "sph-gpu-nlist", "4207500");
+	cr_expect_eq(slow->raw.verdict, COMPARE_SLOWER);
+	cr_expect(slow->raw.regression);
+	cr_expect_float_eq(slow->raw.ratio, 0.8, 1e-6);
+	cr_expect_float_eq(slow->new.details[2] / slow->base.details[2], 1.5, 1e-6, "raycast_ms");
+	cr_expect_float_eq(slow->new.details[0] / slow->base.details[0], 1.0, 1e-9, "extraction_ms");
+	cr_expect_not(sph_entry(&r, "sph-gpu-grid-count", "16128")->new.valid,
+		      "render_valid 0 makes the row invalid");
+	cr_expect_eq(sph_entry(&r, "sph-gpu-nlist", "75200")->raw.verdict, COMPARE_SAME);
+	cr_expect_eq(r.regressions, 1);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_REGRESSED);
+	compare_report_free(&r);
+	edited_close(&e);
+}
+
+/* The H200's rendering table against the H100's: every row joins. */
+Test(compare, render_across_devices)
+{
+	struct compare_report r;
+	compare_fixtures(RENDER_TABLE, "results/h100/sph-render-table.csv", &across, &r);
+	cr_expect_str_eq(r.kind->name, "SPH rendering");
+	cr_expect_eq(r.only_base + r.only_new, 0);
+	cr_expect_eq(r.count, 43, "%zu rows joined", r.count);
+	compare_report_free(&r);
+}
+
 Test(compare, kinds_are_not_mixed)
 {
 	struct compare_report r;

@@ -11,7 +11,7 @@
 #include "gpu_sph_run.h"
 
 /* A small image and field: the pipeline's checks, not its speed. */
-static const struct render_run_opts gpu_surface_opts = { 160, 90, 64, 0.0 };
+static const struct render_run_opts gpu_surface_opts = { .width = 160, .height = 90, .res = 64 };
 
 /* The GPU lines of the registry. */
 static size_t gpu_surface_cases(size_t *cases)

@@ -80,3 +80,48 @@ Test(report, sph_without_results_is_one_line_and_exit_2)
 	cr_expect(strncmp(e, "harness: report: ", 17) == 0 && strchr(e, '\n') == strrchr(e, '\n'),
 		  "%s", e);
 }
+
+/* Every table line `report --render` prints from results/h200 stands in
+ * the README: the rendering tables (the paper's Tables 1 and 2 beside the
+ * measured rows, the stage times) are the data's. */
+Test(report, readme_render_tables_come_from_the_data)
+{
+	static char out[65536];
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s report --render --from results/h200", cli_harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	const char *readme = report_readme();
+	size_t lines = 0;
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		if (line[0] != '|')
+			continue;
+		lines++;
+		cr_expect(strstr(readme, line), "README.md lacks the rendering report's line:\n%s", line);
+	}
+	cr_expect_gt(lines, 20, "both tables: %zu lines", lines);
+}
+
+/* --data: the four columns of the paper as gnuplot blocks, a line per
+ * particle count with the two published and the two measured rates. */
+Test(report, render_data_has_four_blocks)
+{
+	static char out[65536];
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s report --render --data --from results/h200", cli_harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "# physics\n16128 69 123 ") && strstr(out, "# extraction\n") &&
+			  strstr(out, "# rendering\n") && strstr(out, "# overall\n16128 28 52 "),
+		  "%s", out);
+	cr_expect(strstr(out, "\n4207500 0 0 "), "no published row at 4.2 million: %s", out);
+}
+
+Test(report, render_without_results_is_one_line_and_exit_2)
+{
+	char cmd[512], err[4096];
+	snprintf(cmd, sizeof cmd, "%s report --render --from /nonexistent-results", cli_harness_bin());
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "%s", err);
+	cr_expect(strstr(err, "/nonexistent-results/sph-render-table.csv"), "%s", err);
+	cr_expect_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+	snprintf(cmd, sizeof cmd, "%s report --data", cli_harness_bin());
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "--data alone: %s", err);
+}

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../harness/csv_table.h"
+#include "../harness/gpu_device.h"
 #include "cli_run.h"
 
 static const char *sph_bin(void)
@@ -130,4 +131,18 @@ Test(sph_run, timing_options_follow_the_shared_rules)
 {
 	expect_sph_usage("run --min-time 3 --max-time 1", "--max-time");
 	expect_sph_usage("run --max-time 0", "--max-time");
+}
+
+/* The rendering options: bad values, --render where it does not belong,
+ * and (on a machine without a GPU) --render itself, each one line and
+ * exit 2 before anything runs. */
+Test(sph_run, render_user_errors)
+{
+	expect_sph_usage("run --render --width 0", "--width");
+	expect_sph_usage("run --render --height 9000", "--height");
+	expect_sph_usage("run --render --res 1", "--res");
+	expect_sph_usage("run --render --samples 0", "--samples");
+	expect_sph_usage("snapshot --render -v sph-cpu-grid --at 1 --out /tmp/x.csv", "--render");
+	if (gpu_device_count() <= 0)
+		expect_sph_usage("check --render -v sph-cpu-grid --column 6x6x7@4", "needs a GPU");
 }
