@@ -59,7 +59,7 @@ static char *write_round(const char *side, int k, struct result_row *rows, size_
 	char *argv[] = { "harness", "run" };
 	struct timing_opts t;
 	timing_opts_default(&t);
-	struct results_meta meta = { 2, argv, &t };
+	struct results_meta meta = { .argc = 2, .argv = argv, .timing = &t };
 	snprintf(p, 128, "%s/%s-r%d.csv", dir, side, k);
 	cr_assert_eq(results_write(p, rows, n, &meta, err, sizeof err), 0, "%s", err);
 	return p;
@@ -141,7 +141,7 @@ Test(ab_pool, a_row_invalid_in_one_round_is_not_compared)
 	cr_assert_eq(sum.failed, 1);
 
 	struct compare_report r;
-	struct compare_opts o = { COMPARE_DEFAULT_THRESHOLD_PCT, false };
+	struct compare_opts o = { .threshold_pct = COMPARE_DEFAULT_THRESHOLD_PCT };
 	cr_assert_eq(compare_files(bout, nout, &o, &r, err, sizeof err), 0, "%s", err);
 	cr_assert_eq(r.count, 2);
 	cr_assert_eq(r.entries[0].raw.verdict, COMPARE_SAME, "identical samples");

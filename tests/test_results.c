@@ -71,7 +71,7 @@ Test(results, write_and_read_back)
 	char *argv[] = { "harness", "run", "--n", "1000" };
 	struct timing_opts topts;
 	timing_opts_default(&topts);
-	struct results_meta meta = { 4, argv, &topts };
+	struct results_meta meta = { .argc = 4, .argv = argv, .timing = &topts };
 	char err[256];
 	cr_assert_eq(results_write(path, rows, 2, &meta, err, sizeof err), 0, "%s", err);
 
@@ -117,7 +117,7 @@ Test(results, failed_write_leaves_no_files)
 	char *argv[] = { "harness" };
 	struct timing_opts topts;
 	timing_opts_default(&topts);
-	struct results_meta meta = { 1, argv, &topts };
+	struct results_meta meta = { .argc = 1, .argv = argv, .timing = &topts };
 	char err[256] = "";
 	cr_assert_eq(results_write("/nonexistent-dir/r.csv", &r, 1, &meta, err, sizeof err), -1);
 	cr_assert(strstr(err, "/nonexistent-dir"), "%s", err);
@@ -177,7 +177,7 @@ static int write_rows(const char *path, size_t nrows, char *err, size_t errlen)
 	char *argv[] = { "harness", "run" };
 	struct timing_opts topts;
 	timing_opts_default(&topts);
-	struct results_meta meta = { 2, argv, &topts };
+	struct results_meta meta = { .argc = 2, .argv = argv, .timing = &topts };
 	return results_write(path, rows, nrows, &meta, err, errlen);
 }
 

@@ -12,10 +12,12 @@
 #include "cli_run.h"
 #include "tmp_dir.h"
 
+#ifdef HARNESS_HAVE_PNG
 static int render_cli(const char *args, char *e, size_t elen)
 {
 	return cli_run_cmd("sph render", args, e, elen);
 }
+#endif
 
 static void expect_render_usage(const char *args, const char *mention)
 {
