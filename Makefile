@@ -74,7 +74,7 @@ HAVE_MPI := 1
 ALL_CFLAGS += -DHARNESS_HAVE_MPI=1
 LDLIBS += $(MPI_LIBS)
 # Only the file that speaks MPI sees its headers.
-build/harness/dist.o: ALL_CFLAGS += $(MPI_CFLAGS)
+build/harness/nbody/dist.o: ALL_CFLAGS += $(MPI_CFLAGS)
 ifneq ($(NVCC),)
 probe_nccl_src := '\#include <nccl.h>\nint main(void){int v; return ncclGetVersion(&v);}\n'
 HAVE_NCCL := $(shell printf $(probe_nccl_src) | $(CC) -x c - -I$(CUDA_HOME)/include \
@@ -97,30 +97,32 @@ LDLIBS += -lpng
 endif
 
 # Sources. Every .c under the library folders is part of the harness
-# library; main.c is the program; tests/*.c are the Criterion suite.
+# library (harness/ and kernels/ hold a folder per problem: nbody/, sph/,
+# render/); main.c is the program; tests/ (and its problem folders) the
+# Criterion suite.
 LIB_C   := $(wildcard variants/*.c reference/*.c kernels/*/*.c) \
-           $(filter-out harness/main.c harness/gpu_stub.c harness/render_gpu_stub.c,$(wildcard harness/*.c))
-LIB_C   := $(filter-out harness/dist_gpu_stub.c,$(LIB_C))
+           $(filter-out harness/main.c harness/gpu_stub.c harness/render/render_gpu_stub.c,$(wildcard harness/*.c harness/*/*.c))
+LIB_C   := $(filter-out harness/nbody/dist_gpu_stub.c,$(LIB_C))
 ifneq ($(NVCC),)
-LIB_CU  := $(wildcard harness/*.cu kernels/*/*.cu)
+LIB_CU  := $(wildcard harness/*.cu harness/*/*.cu kernels/*/*.cu)
 else
-LIB_C   += harness/gpu_stub.c harness/render_gpu_stub.c
+LIB_C   += harness/gpu_stub.c harness/render/render_gpu_stub.c
 LIB_CU  :=
 endif
 # The GPU ranks of the distributed variants need NCCL (and MPI).
 ifneq ($(HAVE_NCCL),1)
-LIB_CU  := $(filter-out harness/dist_gpu.cu,$(LIB_CU))
-LIB_C   += harness/dist_gpu_stub.c
+LIB_CU  := $(filter-out harness/nbody/dist_gpu.cu,$(LIB_CU))
+LIB_C   += harness/nbody/dist_gpu_stub.c
 endif
 LIB_OBJ  := $(LIB_C:%.c=build/%.o) $(LIB_CU:%.cu=build/%.cu.o)
 MAIN_OBJ := build/harness/main.o
 # GPU tests live in their own program, run one test at a time; the rest
 # run in parallel.
-GPU_TEST_C := $(wildcard tests/test_gpu_*.c)
-TEST_OBJ := $(patsubst %.c,build/%.o,$(filter-out $(GPU_TEST_C),$(wildcard tests/*.c)))
+GPU_TEST_C := $(wildcard tests/test_gpu_*.c tests/*/test_gpu_*.c)
+TEST_OBJ := $(patsubst %.c,build/%.o,$(filter-out $(GPU_TEST_C),$(wildcard tests/*.c tests/*/*.c)))
 GPU_TEST_OBJ := $(patsubst %.c,build/%.o,$(GPU_TEST_C))
 ifneq ($(NVCC),)
-GPU_TEST_OBJ += $(patsubst %.cu,build/%.cu.o,$(wildcard tests/*.cu))
+GPU_TEST_OBJ += $(patsubst %.cu,build/%.cu.o,$(wildcard tests/*.cu tests/*/*.cu))
 endif
 
 # Per-kernel flags: the portable baseline is plain C as the chapter built it

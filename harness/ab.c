@@ -16,7 +16,7 @@
 #include "atomic_file.h"
 #include "cli.h"
 #include "compare.h"
-#include "sph_run.h"
+#include "sph/sph_run.h"
 #include "subproc.h"
 #include "sysinfo.h"
 #include "testhook.h"

@@ -3,7 +3,7 @@
 
 #include "../kernels/nbody/nbody_gpu.h"
 #include "gpu_device.h"
-#include "gpu_instance.h"
+#include "nbody/gpu_instance.h"
 
 static const char gpu_stub_reason[] = "built without CUDA (no nvcc at build time)";
 

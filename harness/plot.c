@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
-#include "ceiling.h"
+#include "nbody/ceiling.h"
 #include "plot_scaling.h"
 #include "gpu_device.h"
 #include "json_in.h"

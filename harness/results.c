@@ -11,7 +11,7 @@
 #include "../kernels/nbody/nbody_cpu.h"
 #include "atomic_file.h"
 #include "csv_table.h"
-#include "dist_instance.h"
+#include "nbody/dist_instance.h"
 #include "gpu_device.h"
 #include "json_in.h"
 #include "json_out.h"

@@ -9,7 +9,7 @@
 
 #include "../variants/registry.h"
 #include "timing.h"
-#include "validate.h"
+#include "nbody/validate.h"
 
 /* The chapter's count (Listing 31-1): 9 additions, 9 multiplications, one
  * square root and one division per interaction. */

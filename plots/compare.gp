@@ -4,7 +4,7 @@
 # curves of every directory, titled "DEVICE: CURVE". The upper panel shows
 # the raw figure on a logarithmic axis (GPU generations differ by orders
 # of magnitude); the lower one, each row's pct_of_ceiling: the share of
-# its own device's ceiling (harness/ceiling.c), the scale on which
+# its own device's ceiling (harness/nbody/ceiling.c), the scale on which
 # generations compare. Curves without a ceiling (CPU rows) are left out
 # of the lower panel. A curve keeps its colour in both panels.
 #

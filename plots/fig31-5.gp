@@ -18,7 +18,7 @@
 #   xmin, xmax       the range of x in datafile
 #   gtx_ceiling      the 8800 GTX's ceiling, interactions/s (default below)
 #
-# The 8800 GTX ceiling, in the harness's model (harness/ceiling.c: the
+# The 8800 GTX ceiling, in the harness's model (harness/nbody/ceiling.c: the
 # slower of 12 arithmetic instructions per interaction on the FP32 lanes
 # and one rsqrt on the SFUs), from the chapter's specifications, 128
 # processors at 1.35 GHz:

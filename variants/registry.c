@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "../kernels/nbody/nbody_cpu.h"
-#include "../harness/dist.h"
-#include "../harness/dist_gpu.h"
+#include "../harness/nbody/dist.h"
+#include "../harness/nbody/dist_gpu.h"
 #include "../harness/gpu_device.h"
 
 /* A line's impl is a CPU function for CPU variants; for GPU variants it

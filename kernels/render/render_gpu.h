@@ -13,7 +13,7 @@ extern "C" {
 /*
  * The two GPU stages of Goswami et al.'s rendering (reference/render_ref.h,
  * sections 2 and 3), validated against the double reference by
- * harness/render_validate.h:
+ * harness/render/render_validate.h:
  *
  *   field    the surface particles rasterised into the squared-distance
  *            field, bit for bit the reference's values rounded to float
@@ -111,7 +111,7 @@ const char *render_gpu_error(const struct render_gpu *r);
 /* Frees everything (r may be NULL). */
 void render_gpu_destroy(struct render_gpu *r);
 
-/* Tests only (tests/test_gpu_render.c): what every later field does
+/* Tests only (tests/render/test_gpu_render.c): what every later field does
  * differently. */
 enum render_gpu_test {
 	RENDER_GPU_TEST_OFF,

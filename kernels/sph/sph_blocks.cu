@@ -76,7 +76,7 @@
  * tiles carry every wall. Pairs are counted for fluid slots only:
  * (i, j != i) over fluid and wall slots.
  *
- * Planted bugs (tests/gpu_planted_sph.cu includes this file with
+ * Planted bugs (tests/sph/gpu_planted_sph.cu includes this file with
  * SPH_GPU_PLANTED defined): each method instantiated with PLANT =
  * SPH_BLOCKS_PLANT_SKIP leaves a neighbour out (zindex-blocks the block
  * at -x, grid-buckets the cell at +z, brute its first tile), and

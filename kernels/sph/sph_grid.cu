@@ -65,7 +65,7 @@
  * order. Atomics only count (integers). So a run gives the same bits
  * every time.
  *
- * Planted bugs (tests/gpu_planted_sph.cu includes this file with
+ * Planted bugs (tests/sph/gpu_planted_sph.cu includes this file with
  * SPH_GPU_PLANTED defined): a method instantiated with PLANTED = true
  * leaves one of the 27 cells out of its walk (its planted_cell); this
  * file's own ops instantiate PLANTED = false only, where the test folds

@@ -1,0 +1,31 @@
+/* ceiling.h - the interactions/s a GPU's arithmetic pipes allow, per architecture */
+#ifndef HARNESS_CEILING_H
+#define HARNESS_CEILING_H
+
+#include "../../variants/registry.h"
+
+/* Lanes per multiprocessor of one architecture (compute capability). */
+struct ceiling_arch {
+	int cc_major, cc_minor;
+	const char *name;
+	int fp32_lanes; /* FP32 instructions per clock per SM */
+	int fp64_lanes; /* FP64 instructions per clock per SM */
+	int sfu_lanes;  /* special-function (rsqrt) results per clock per SM */
+};
+
+/* Instructions one interaction needs in the model: 12 arithmetic (3 sub,
+ * 3 FMA for the distance, 3 mul for m / r^3, 3 FMA for the sum) in the
+ * variant's precision, plus one reciprocal square root on the SFU. */
+#define CEILING_ARITH_PER_INTERACTION 12
+
+/* The table entry of a compute capability, or NULL when unknown. */
+const struct ceiling_arch *ceiling_arch_find(int cc_major, int cc_minor);
+
+/* Interactions/s allowed by the slower of the two pipes:
+ * sms x clock x min(lanes / 12, sfu / 1), lanes of the variant's precision.
+ * For fp64 the SFU term is left out (its rsqrt is arithmetic plus a seed).
+ * Returns NAN for an unknown architecture or a non-positive input. */
+double ceiling_interactions_per_s(int cc_major, int cc_minor, int sm_count, double clock_mhz,
+				  enum variant_precision p);
+
+#endif

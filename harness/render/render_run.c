@@ -1,0 +1,268 @@
+/* render_run.c - the SPH paper's rendering pipeline on an SPH variant's state: validated, then timed frame by frame */
+#include "render_run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../kernels/render/render_gpu.h"
+#include "../stats.h"
+
+/* The surface positions the variant flagged, as doubles, in the
+ * caller's order (the reference's input). */
+static double *render_run_surface_of(const float *pos4, const unsigned char *flags, size_t n,
+				     size_t *m)
+{
+	size_t count = 0;
+	for (size_t i = 0; i < n; i++)
+		count += flags[i] == 1;
+	double *s = malloc((count ? 3 * count : 1) * sizeof *s);
+	if (!s)
+		return NULL;
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (flags[i] == 1) {
+			for (int d = 0; d < 3; d++)
+				s[3 * k + d] = pos4[4 * i + d];
+			k++;
+		}
+	*m = count;
+	return s;
+}
+
+/* One extraction into rg's buffer: directly for a GPU variant; for a CPU
+ * one into host, then uploaded (the upload not timed). 0 or -1. */
+static int render_run_extract(const struct sph_ops *ops, void *ctx, struct render_gpu *rg,
+			      float *host, struct sph_surface_request *rq, char *err, size_t errlen)
+{
+	rq->pos4 = host ? host : render_gpu_surface_buffer(rg);
+	if (ops->surface(ctx, rq) != 0) {
+		snprintf(err, errlen, "surface extraction failed: %s", ops->error(ctx));
+		return -1;
+	}
+	if (host && render_gpu_upload_surface(rg, host, rq->count) != 0) {
+		snprintf(err, errlen, "%s", render_gpu_error(rg));
+		return -1;
+	}
+	return 0;
+}
+
+/* The image check: the GPU raycast of the m surface positions (the
+ * variant's, in r's buffer) at the small size against the reference's
+ * raycast of the reference field. */
+static int render_run_image(const struct render_params *rp, const struct sph_params *p,
+			    const struct render_field *ref, const float *spos4, size_t m,
+			    struct render_image_check *ic, char *err, size_t errlen)
+{
+	struct render_camera cam;
+	struct render_gpu *small = NULL;
+	const size_t px = (size_t)RENDER_RUN_CHECK_W * RENDER_RUN_CHECK_H;
+	double *ref_rgb = malloc(3 * px * sizeof *ref_rgb), *var_rgb = malloc(3 * px * sizeof *var_rgb);
+	float *img = malloc(3 * px * sizeof *img);
+	int rc = -1;
+	render_camera_default(&cam, p->box_lo, p->box_hi, RENDER_RUN_CHECK_W, RENDER_RUN_CHECK_H);
+	if (!ref_rgb || !var_rgb || !img) {
+		snprintf(err, errlen, "out of memory for the image check");
+		goto out;
+	}
+	if (render_gpu_create(&small, rp, p->box_lo, p->box_hi, &cam, m ? m : 1, err, errlen) != 0)
+		goto out;
+	if (render_gpu_upload_surface(small, spos4, m) != 0 || render_gpu_field(small, m) != 0 ||
+	    render_gpu_raycast(small) != 0 || render_gpu_read_image(small, img) != 0) {
+		snprintf(err, errlen, "%s", render_gpu_error(small));
+		goto out;
+	}
+	if (render_ref_raycast(rp, ref, &cam, ref_rgb) != 0) {
+		snprintf(err, errlen, "the reference raycaster refused the field");
+		goto out;
+	}
+	for (size_t k = 0; k < 3 * px; k++)
+		var_rgb[k] = img[k];
+	render_validate_image(ref_rgb, var_rgb, RENDER_RUN_CHECK_W, RENDER_RUN_CHECK_H, ic);
+	rc = 0;
+out:
+	render_gpu_destroy(small);
+	free(ref_rgb);
+	free(var_rgb);
+	free(img);
+	return rc;
+}
+
+/* Validation of the three stages on the current state (see the header). */
+static int render_run_validate(const struct sph_ops *ops, void *ctx, const struct sph_params *p,
+			       const struct render_params *rp, size_t n, struct render_gpu *rg,
+			       float *host, struct render_run_result *out, char *err,
+			       size_t errlen)
+{
+	struct sph_surface_request rq = { rp->com_threshold, rp->min_neighbours, NULL, NULL, 0, 0.0 };
+	struct render_field ref = { 0 };
+	unsigned char *flags = malloc(n);
+	float *pos4 = malloc(4 * n * sizeof *pos4), *spos4 = NULL, *values = NULL;
+	double *x = malloc(3 * n * sizeof *x), *s = NULL;
+	size_t m = 0;
+	int rc = -1;
+	if (!flags || !pos4 || !x) {
+		snprintf(err, errlen, "out of memory for %zu particles", n);
+		goto out;
+	}
+	rq.flags = flags;
+	if (render_run_extract(ops, ctx, rg, host, &rq, err, errlen) != 0)
+		goto out;
+	if (ops->read(ctx, pos4, NULL, NULL, NULL) != 0) {
+		snprintf(err, errlen, "reading the state failed: %s", ops->error(ctx));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (int d = 0; d < 3; d++)
+			x[3 * i + d] = pos4[4 * i + d];
+	out->surface_count = rq.count;
+	if (render_validate_surface(p, rp, x, n, flags, &out->surface) != 0) {
+		snprintf(err, errlen, "the reference could not extract the surface");
+		goto out;
+	}
+	/* The field and the image from the particles the variant flagged:
+	 * each stage judged on its own input. */
+	if (!(s = render_run_surface_of(pos4, flags, n, &m)) ||
+	    !(spos4 = malloc((m ? 4 * m : 4) * sizeof *spos4))) {
+		snprintf(err, errlen, "out of memory for the surface particles");
+		goto out;
+	}
+	if (m != rq.count) {
+		snprintf(err, errlen, "the variant flagged %zu surface particles but compacted %zu", m,
+			 rq.count);
+		goto out;
+	}
+	for (size_t k = 0; k < m; k++) {
+		for (int d = 0; d < 3; d++)
+			spos4[4 * k + d] = (float)s[3 * k + d];
+		spos4[4 * k + 3] = 1.0f;
+	}
+	out->voxels = render_gpu_voxels(rg);
+	if (render_gpu_field(rg, rq.count) != 0 || render_gpu_voxels_set(rg, &out->voxels_set) != 0 ||
+	    !(values = malloc(out->voxels * sizeof *values)) || render_gpu_read_field(rg, values) != 0) {
+		snprintf(err, errlen, "distance field: %s", render_gpu_error(rg));
+		goto out;
+	}
+	if (render_ref_field(rp, p->box_lo, p->box_hi, s, m, &ref) != 0) {
+		snprintf(err, errlen, "the reference could not build the distance field");
+		goto out;
+	}
+	render_validate_field(&ref, values, &out->field);
+	if (render_run_image(rp, p, &ref, spos4, m, &out->image, err, errlen) != 0)
+		goto out;
+	out->valid = out->surface.pass && out->field.pass && out->image.pass;
+	rc = 0;
+out:
+	render_field_free(&ref);
+	free(flags);
+	free(pos4);
+	free(spos4);
+	free(values);
+	free(x);
+	free(s);
+	return rc;
+}
+
+/* Frames until o->min_time: step, extraction, field, raycast; medians. */
+static int render_run_time(const struct sph_ops *ops, void *ctx, const struct render_params *rp,
+			   struct render_gpu *rg, float *host, const struct render_run_opts *o,
+			   struct render_run_result *out, char *err, size_t errlen)
+{
+	double *ex = malloc(RENDER_RUN_MAX_FRAMES * sizeof *ex);
+	double *fi = malloc(RENDER_RUN_MAX_FRAMES * sizeof *fi);
+	double *ra = malloc(RENDER_RUN_MAX_FRAMES * sizeof *ra);
+	double *all = malloc(RENDER_RUN_MAX_FRAMES * sizeof *all);
+	double spent = 0.0;
+	size_t f = 0;
+	int rc = -1;
+	if (!ex || !fi || !ra || !all) {
+		snprintf(err, errlen, "out of memory for the frame times");
+		goto out;
+	}
+	while (f < RENDER_RUN_MAX_FRAMES && (f < RENDER_RUN_MIN_FRAMES || spent < o->min_time)) {
+		struct sph_phase_times ph = { 0 };
+		struct sph_surface_request rq = { rp->com_threshold, rp->min_neighbours, NULL, NULL,
+						  0, 0.0 };
+		struct render_gpu_times t;
+		if (ops->steps(ctx, 1, &ph) != 0) {
+			snprintf(err, errlen, "frame %zu: %s", f, ops->error(ctx));
+			goto out;
+		}
+		if (render_run_extract(ops, ctx, rg, host, &rq, err, errlen) != 0)
+			goto out;
+		if (render_gpu_field(rg, rq.count) != 0 || render_gpu_raycast(rg) != 0) {
+			snprintf(err, errlen, "frame %zu: %s", f, render_gpu_error(rg));
+			goto out;
+		}
+		render_gpu_times(rg, &t);
+		ex[f] = rq.seconds;
+		fi[f] = t.field_s;
+		ra[f] = t.raycast_s;
+		all[f] = ex[f] + fi[f] + ra[f];
+		spent += all[f] + ph.build_s + ph.density_s + ph.force_s + ph.integrate_s;
+		f++;
+	}
+	struct stats_summary sum;
+	stats_summarize(all, f, &sum);
+	out->frames = f;
+	out->extraction_s = stats_median(ex, f);
+	out->field_s = stats_median(fi, f);
+	out->raycast_s = stats_median(ra, f);
+	out->frame_noise_pct = 100.0 * sum.rel_stddev;
+	out->timed = true;
+	rc = 0;
+out:
+	free(ex);
+	free(fi);
+	free(ra);
+	free(all);
+	return rc;
+}
+
+int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct sph_params *p,
+	       size_t n, const struct render_run_opts *o, int what, struct render_run_result *out,
+	       char *err, size_t errlen)
+{
+	struct render_params rp;
+	struct render_camera cam;
+	struct render_gpu *rg = NULL;
+	float *host = NULL;
+	int rc = -1;
+	if (what & RENDER_RUN_VALIDATE) {
+		memset(out, 0, sizeof *out);
+		out->width = o->width;
+		out->height = o->height;
+		out->res = o->res;
+	} else if (!out->done || !out->valid) {
+		snprintf(err, errlen, "the pipeline is timed only once it has validated");
+		return -1;
+	}
+	if (!ops->surface) {
+		snprintf(err, errlen, "this variant has no surface extraction");
+		return -1;
+	}
+	render_params_default(&rp, p);
+	rp.res = out->res;
+	if (o->samples_per_unit > 0)
+		rp.samples_per_unit = o->samples_per_unit;
+	render_camera_default(&cam, p->box_lo, p->box_hi, out->width, out->height);
+	if (!on_gpu && !(host = malloc((n ? 4 * n : 4) * sizeof *host))) {
+		snprintf(err, errlen, "out of memory for %zu surface positions", n);
+		return -1;
+	}
+	if (render_gpu_create(&rg, &rp, p->box_lo, p->box_hi, &cam, n, err, errlen) != 0)
+		goto out;
+	if (what & RENDER_RUN_VALIDATE) {
+		if (render_run_validate(ops, ctx, p, &rp, n, rg, host, out, err, errlen) != 0)
+			goto out;
+		out->done = true;
+	}
+	if ((what & RENDER_RUN_TIME) && out->valid &&
+	    render_run_time(ops, ctx, &rp, rg, host, o, out, err, errlen) != 0)
+		goto out;
+	rc = 0;
+out:
+	render_gpu_destroy(rg);
+	free(host);
+	return rc;
+}

@@ -1,0 +1,83 @@
+/* render_run.h - the SPH paper's rendering pipeline on an SPH variant's state: validated, then timed frame by frame */
+#ifndef HARNESS_RENDER_RUN_H
+#define HARNESS_RENDER_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../../kernels/sph/sph.h"
+#include "../../reference/render_ref.h"
+#include "render_validate.h"
+
+/*
+ * A frame of the paper's Tables 1 and 2 (Goswami et al. 2010, section 4):
+ * one physics step, surface extraction with the variant's own neighbour
+ * search (sph_ops.surface), the distance field and the raycast
+ * (kernels/render/render_gpu.h). Every stage is validated once against
+ * the double reference before anything is timed, on the state the
+ * variant reached:
+ *   surface  the variant's flags against render_ref_surface on the
+ *            positions it holds (render_validate_surface);
+ *   field    the GPU field of the variant's surface particles against
+ *            render_ref_field of the same particles;
+ *   image    the GPU raycast of that field at RENDER_RUN_CHECK_W x
+ *            RENDER_RUN_CHECK_H against render_ref_raycast (a small
+ *            image: the double raycaster is the slow part).
+ * Then frames run until min_time has passed (at least
+ * RENDER_RUN_MIN_FRAMES, at most RENDER_RUN_MAX_FRAMES), each a step, an
+ * extraction, a field and a raycast, and the median of each stage's GPU
+ * time is kept.
+ */
+#define RENDER_RUN_CHECK_W	320
+#define RENDER_RUN_CHECK_H	180
+#define RENDER_RUN_MIN_FRAMES	10
+#define RENDER_RUN_MAX_FRAMES	500
+/* The command line's limits: pixels a side, voxels along the longest side. */
+#define RENDER_RUN_MAX_SIDE	8192
+#define RENDER_RUN_MAX_RES	1024
+#define RENDER_RUN_MAX_SAMPLES	10000
+/* render_params_default's samples per unit, the paper's (section 4.3). */
+#define RENDER_RUN_DEFAULT_SAMPLES	250.0
+
+struct render_run_opts {
+	int width, height, res;	/* the timed image and the field's resolution */
+	double samples_per_unit;	/* along a ray (render_params; 0: the default, 250) */
+	double min_time;	/* seconds of frames, at least */
+};
+
+struct render_run_result {
+	bool done;		/* the pipeline ran (validated, maybe timed) */
+	bool valid;		/* every stage's check passed */
+	bool timed;
+	struct render_surface_check surface;
+	struct render_field_check field;
+	struct render_image_check image;
+	size_t surface_count;	/* surface particles at the validated state */
+	size_t voxels, voxels_set;	/* the field's, and those below the maximum */
+	int width, height, res;
+	size_t frames;
+	/* medians over the frames [s] */
+	double extraction_s, field_s, raycast_s;
+	double frame_noise_pct;	/* relative standard deviation of extraction + field + raycast */
+};
+
+/* What render_run does: validate (first, on the state the variant's SPH
+ * validation saw), time (later, after the SPH timing), or both. */
+enum { RENDER_RUN_VALIDATE = 1, RENDER_RUN_TIME = 2 };
+
+/*
+ * Runs the pipeline on variant ops/ctx (already warmed up and validated
+ * as a physics variant; on_gpu: a GPU variant, whose extraction writes
+ * device memory; a CPU one extracts into host memory, uploaded untimed)
+ * whose scene has parameters p and n fluid particles. With
+ * RENDER_RUN_VALIDATE *out is reset and filled with the checks; with
+ * RENDER_RUN_TIME alone the frame times are added to what an earlier
+ * validation left there (timing a pipeline that failed its checks is
+ * refused). Returns 0 (out->valid tells the verdict), or -1 with one
+ * line in err when something could not run (CUDA, memory).
+ */
+int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct sph_params *p,
+	       size_t n, const struct render_run_opts *o, int what, struct render_run_result *out,
+	       char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,99 @@
+/* render_validate.h - a float rendering stage's surface set, distance field and image against the double reference */
+#ifndef HARNESS_RENDER_VALIDATE_H
+#define HARNESS_RENDER_VALIDATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../../reference/render_ref.h"
+
+/*
+ * Each stage of the rendering pipeline (reference/render_ref.h) is
+ * checked on its own, element by element, against the double reference
+ * given the same input: the surface set on the positions the variant
+ * used, the distance field on the same surface particles, the image on
+ * the same field and camera. Tolerances (reasoning in render_validate.c):
+ *
+ *   surface: the variant's flag equals the reference's for every
+ *            particle, except where the particle's criterion lies within
+ *            float rounding of a threshold: |com_off - com_threshold| <=
+ *            RENDER_VALIDATE_COM_BAND (com_off in units of h), or the
+ *            particle has a pair with |r^2 / h^2 - 1| < SPH_VALIDATE_H_BAND
+ *            (its neighbour set, hence its count and centre of mass, may
+ *            differ in float);
+ *   field:   every voxel's value within RENDER_VALIDATE_FIELD_ULPS ulps
+ *            (render_validate_field_bound()) of the reference's rounded to
+ *            float: the GPU stage computes each squared distance as the
+ *            reference does, in double, and rounds once; a voxel the
+ *            reference leaves at its maximum must hold exactly (float)max;
+ *   image:   PSNR over all channels >= RENDER_VALIDATE_PSNR_DB.
+ */
+#define RENDER_VALIDATE_COM_BAND	1e-4
+#define RENDER_VALIDATE_FIELD_ULPS	2
+#define RENDER_VALIDATE_PSNR_DB		40.0
+
+struct render_surface_check {
+	size_t n;
+	size_t ref_count, var_count;	/* surface particles */
+	size_t mismatches;	/* disagreements not excused */
+	size_t borderline;	/* disagreements excused (see above) */
+	size_t worst;		/* the first mismatch not excused; n if none */
+	bool pass;		/* mismatches == 0 */
+};
+
+/*
+ * Compares the variant's surface flags var_surface[n] (1 or 0; anything
+ * else is a mismatch) with the reference extraction (render_ref_surface
+ * with p and rp) on the positions x[3n] the variant used. Returns 0, or
+ * -1 (out->pass false) when the reference cannot run: a non-finite
+ * position, or no memory.
+ */
+int render_validate_surface(const struct sph_params *p, const struct render_params *rp,
+			    const double *x, size_t n, const unsigned char *var_surface,
+			    struct render_surface_check *out);
+
+struct render_field_check {
+	size_t voxels;
+	unsigned long long max_ulps;	/* largest ulp distance from (float)ref,
+					 * over voxels where the reference holds
+					 * a value below its maximum */
+	double worst_ratio;	/* largest |var - (float)ref| / bound */
+	size_t worst;		/* its voxel index */
+	size_t max_mismatches;	/* reference at max, variant not exactly
+				 * (float)max; or variant at (float)max beyond
+				 * the bound of a reference value */
+	size_t nonfinite;	/* variant values that are NaN or infinite */
+	bool pass;		/* worst_ratio <= 1, none of the two above */
+};
+
+/* The largest |var - (float)ref| allowed at voxel v of ref (see above). */
+double render_validate_field_bound(const struct render_field *ref, size_t v);
+
+/*
+ * Compares var_values (one float per voxel, ref's order and shape) with
+ * the reference field ref. Returns 0, or -1 (out->pass false) for a
+ * field without values.
+ */
+int render_validate_field(const struct render_field *ref, const float *var_values,
+			  struct render_field_check *out);
+
+struct render_image_check {
+	double mse;		/* over every channel of every pixel, [0, 1] scale */
+	double psnr_db;		/* 10 log10(1 / mse); +inf for identical images */
+	double max_diff;	/* the largest channel difference */
+	int worst_x, worst_y;	/* its pixel (row 0 the top) */
+	size_t nonfinite;	/* variant channels that are NaN or infinite */
+	bool pass;		/* psnr_db >= RENDER_VALIDATE_PSNR_DB, all finite */
+};
+
+/*
+ * Compares two images of width x height pixels, rgb[3 width height] in
+ * render_ref_raycast's layout, each channel in [0, 1]: the reference's
+ * and the variant's widened to double (a float image as it is, an 8-bit
+ * one divided by 255). Returns 0, or -1 (out->pass false) for an empty
+ * image or a NULL array.
+ */
+int render_validate_image(const double *ref_rgb, const double *var_rgb, int width, int height,
+			  struct render_image_check *out);
+
+#endif

@@ -1,0 +1,180 @@
+/* report_render.c - the README's rendering tables (the SPH paper's Tables 1 and 2), printed from a results directory */
+#include "../report.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../csv_table.h"
+#include "../results.h"
+
+/* The paper's four columns: its quantity names and ours. */
+static const char *const rr_paper_q[4] = { "physical_simulation_fps",
+					   "surface_particle_extraction_fps", "rendering_fps",
+					   "overall_fps" };
+static const char *const rr_ours_q[4] = { "physics_fps", "extraction_fps", "rendering_fps",
+					  "overall_fps" };
+static const char *const rr_heading[4] = { "physics", "extraction", "rendering", "overall" };
+static const char *const rr_paper_dev[2] = { "GeForce 8800 GT", "GeForce GTX 280" };
+static const char *const rr_paper_label[2] = { "8800 GT (Table 1)", "GTX 280 (Table 2)" };
+/* The measured rows shown beside the paper's: its method, and the
+ * fastest step of the harness. */
+static const char *const rr_variants[2] = { "sph-gpu-zindex-blocks", "sph-gpu-verlet" };
+/* Every particle count of the suite, the paper's four first; the stage
+ * table shows the last two (the issue's targets: 255,600 and 4.2
+ * million). */
+static const long long rr_n[5] = { 16128, 75200, 129024, 255600, 4207500 };
+
+static const char *rr_cell(const struct csv_table *t, size_t r, const char *col)
+{
+	int c = csv_table_col(t, col);
+	return c < 0 ? "" : csv_table_cell(t, r, (size_t)c);
+}
+
+/* The valid, timed rendering row of variant at n, or -1. */
+static long rr_find(const struct csv_table *t, const char *variant, long long n)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		if (strcmp(rr_cell(t, i, "variant"), variant) == 0 &&
+		    atoll(rr_cell(t, i, "n")) == n && strcmp(rr_cell(t, i, "valid"), "1") == 0 &&
+		    strcmp(rr_cell(t, i, "render_valid"), "1") == 0 &&
+		    rr_cell(t, i, "overall_fps")[0] != '\0')
+			return (long)i;
+	return -1;
+}
+
+/* The paper's value of quantity q on device d at n, or 0. */
+static double rr_paper(const struct csv_table *p, int d, int q, long long n)
+{
+	for (size_t i = 0; p && i < p->nrows; i++)
+		if (strcmp(rr_cell(p, i, "quantity"), rr_paper_q[q]) == 0 &&
+		    strcmp(rr_cell(p, i, "device"), rr_paper_dev[d]) == 0 &&
+		    atoll(rr_cell(p, i, "n")) == n)
+			return atof(rr_cell(p, i, "value"));
+	return 0;
+}
+
+/* A rate as the tables write it: grouped whole numbers, one decimal
+ * below 10, a dash for none. */
+static void rr_rate(char *buf, size_t len, double v)
+{
+	if (!(v > 0))
+		snprintf(buf, len, "-");
+	else if (v >= 9.95)
+		report_grouped(buf, len, llround(v));
+	else
+		snprintf(buf, len, "%.1f", v);
+}
+
+static void rr_markdown(const struct csv_table *t, const struct csv_table *p, const char *dev)
+{
+	char buf[32], nn[32];
+	printf("| particles | source | physics fps | extraction fps | rendering fps | overall fps |\n"
+	       "|---|---|---|---|---|---|\n");
+	for (size_t k = 0; k < sizeof rr_n / sizeof *rr_n; k++) {
+		report_grouped(nn, sizeof nn, rr_n[k]);
+		for (int d = 0; d < 2; d++) {
+			if (!(rr_paper(p, d, 0, rr_n[k]) > 0))
+				continue;
+			printf("| %s | %s |", nn, rr_paper_label[d]);
+			for (int q = 0; q < 4; q++) {
+				rr_rate(buf, sizeof buf, rr_paper(p, d, q, rr_n[k]));
+				printf(" %s |", buf);
+			}
+			printf("\n");
+		}
+		for (int v = 0; v < 2; v++) {
+			long r = rr_find(t, rr_variants[v], rr_n[k]);
+			if (r < 0)
+				continue;
+			printf("| %s | %s, %s |", nn, dev, rr_variants[v] + 8);
+			for (int q = 0; q < 4; q++) {
+				rr_rate(buf, sizeof buf, atof(rr_cell(t, (size_t)r, rr_ours_q[q])));
+				printf(q == 3 ? " **%s** |" : " %s |", buf);
+			}
+			printf("\n");
+		}
+	}
+	printf("\nPer stage at the targets' columns (ms, medians over frames), every variant:\n\n"
+	       "| particles | variant | surface particles | extraction | field | raycast | "
+	       "step | overall fps |\n|---|---|---|---|---|---|---|---|\n");
+	for (size_t k = 3; k < sizeof rr_n / sizeof *rr_n; k++)
+		for (size_t i = 0; i < t->nrows; i++) {
+			if (atoll(rr_cell(t, i, "n")) != rr_n[k] ||
+			    rr_find(t, rr_cell(t, i, "variant"), rr_n[k]) != (long)i)
+				continue;
+			char sp[32];
+			report_grouped(nn, sizeof nn, rr_n[k]);
+			report_grouped(sp, sizeof sp, atoll(rr_cell(t, i, "surface_particles")));
+			rr_rate(buf, sizeof buf, atof(rr_cell(t, i, "overall_fps")));
+			printf("| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %s |\n", nn,
+			       rr_cell(t, i, "variant"), sp, atof(rr_cell(t, i, "extraction_ms")),
+			       atof(rr_cell(t, i, "field_ms")), atof(rr_cell(t, i, "raycast_ms")),
+			       1e3 * atof(rr_cell(t, i, "time_median_step_s")), buf);
+		}
+}
+
+/* For plots/sph-render-table.gp: one block per column of the paper
+ * (gnuplot index 0..3), a line per particle count: n, then 8800 GT,
+ * GTX 280 and the measured variants (0: none). */
+static void rr_data(const struct csv_table *t, const struct csv_table *p, const char *dev)
+{
+	printf("# harness report --render --data: fps per column of the paper; sources: 8800 GT, "
+	       "GTX 280, %s %s, %s %s\n", dev, rr_variants[0] + 8, dev, rr_variants[1] + 8);
+	for (int q = 0; q < 4; q++) {
+		printf("%s# %s\n", q ? "\n\n" : "", rr_heading[q]);
+		for (size_t k = 0; k < sizeof rr_n / sizeof *rr_n; k++) {
+			printf("%lld", rr_n[k]);
+			for (int d = 0; d < 2; d++)
+				printf(" %g", rr_paper(p, d, q, rr_n[k]));
+			for (int v = 0; v < 2; v++) {
+				long r = rr_find(t, rr_variants[v], rr_n[k]);
+				printf(" %g", r < 0 ? 0.0 : atof(rr_cell(t, (size_t)r, rr_ours_q[q])));
+			}
+			printf("\n");
+		}
+	}
+}
+
+int report_render(const char *from, bool data)
+{
+	char path[4096], err[4200], note[1024];
+	struct csv_table t, p;
+	snprintf(path, sizeof path, "%s/sph-render-table.csv", from);
+	if (results_pair_check(path, note, sizeof note) == RESULTS_PAIR_MISMATCH) {
+		fprintf(stderr, "harness: report: %s\n", note);
+		return 2;
+	}
+	if (csv_table_read(path, &t, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: report: %s\n", err);
+		return 2;
+	}
+	if (csv_table_col(&t, "overall_fps") < 0) {
+		fprintf(stderr, "harness: report: %s: not a rendering results file (no overall_fps)\n",
+			path);
+		csv_table_free(&t);
+		return 2;
+	}
+	const bool have_paper = csv_table_read("results/published/goswami2010_sph.csv", &p, err,
+					       sizeof err) == 0;
+	/* the device as the rows name it, shortened: "NVIDIA H100 80GB HBM3" -> "H100" */
+	char dev[64] = "GPU";
+	for (size_t i = 0; i < t.nrows; i++)
+		if (strcmp(rr_cell(&t, i, "device"), "gpu") == 0) {
+			const char *name = rr_cell(&t, i, "device_name");
+			const char *h = strstr(name, " H");
+			snprintf(dev, sizeof dev, "%s", h ? h + 1 : name);
+			dev[strcspn(dev, " ")] = '\0';
+			break;
+		}
+	if (data)
+		rr_data(&t, have_paper ? &p : NULL, dev);
+	else
+		rr_markdown(&t, have_paper ? &p : NULL, dev);
+	if (have_paper)
+		csv_table_free(&p);
+	csv_table_free(&t);
+	return 0;
+}

@@ -1,0 +1,338 @@
+/* sph_render.c - bin/harness sph render: frames of an SPH run through the rendering reference */
+#define _GNU_SOURCE
+#include "sph_render.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../reference/render_ref.h"
+#include "../../reference/sph_scene.h"
+#include "../../variants/sph_registry.h"
+#include "../atomic_file.h"
+#include "../cli.h"
+#include "../../kernels/render/render_gpu.h"
+#include "png_out.h"
+#include "render_run.h"
+
+#define RENDER_MAX_FIELD_BYTES	((size_t)4 << 30)
+#define RENDER_MAX_AT		16
+
+struct render_options {
+	int variant;
+	struct sph_column col;
+	unsigned long at[RENDER_MAX_AT];
+	size_t nat;
+	int width, height, res;
+	double samples;	/* per unit distance (0: the default) */
+	uint64_t seed;
+	const char *out;
+	bool quiet, help;
+};
+
+static int render_usage(const char *msg)
+{
+	fprintf(stderr, "harness: sph render: %s\n", msg);
+	return CLI_USAGE;
+}
+
+static void render_help(void)
+{
+	printf("usage: harness sph render --variant NAME --column C --at STEPS --out DIR\n"
+	       "                          [--width W] [--height H] [--res R] [--seed S]\n\n"
+	       "Runs one SPH variant on one column and renders its water at each step of\n"
+	       "--at through the SPH paper's rendering pipeline into\n"
+	       "DIR/<variant>-<column>-<step>.png: a GPU variant extracts the surface with\n"
+	       "its own neighbour search and renders on the GPU (kernels/render/render_gpu.h),\n"
+	       "the CPU variant through the double reference (reference/render_ref.h).\n\n"
+	       "  --variant, -v NAME  one SPH variant (see harness sph list)\n"
+	       "  --column C          a named column or NXxNYxNZ[@L] (16128)\n"
+	       "  --at LIST           ascending steps, comma-separated, at most %d\n"
+	       "  --out, -o DIR       where the frames go (created)\n"
+	       "  --width W, --height H  pixels (1280 x 720; at most %d a side)\n"
+	       "  --res R             distance-field voxels along the box's longest side\n"
+	       "                      (256; 2 .. %d)\n"
+	       "  --samples S         ray samples per unit distance, the box's longest side (250)\n"
+	       "  --seed S            jitter of the lattice (42)\n"
+	       "  --quiet, -q         no progress lines\n"
+	       "Exit status: 0 every frame written, 1 a failure, 2 bad input.\n",
+	       RENDER_MAX_AT, RENDER_RUN_MAX_SIDE, RENDER_RUN_MAX_RES);
+}
+
+static int render_parse(int argc, char **argv, struct render_options *o, char *err, size_t errlen)
+{
+	enum { OPT_COLUMN = 300, OPT_AT, OPT_WIDTH, OPT_HEIGHT, OPT_RES, OPT_SEED, OPT_SAMPLES };
+	static const struct option longopts[] = {
+		{ "variant", required_argument, NULL, 'v' },
+		{ "column", required_argument, NULL, OPT_COLUMN },
+		{ "at", required_argument, NULL, OPT_AT },
+		{ "out", required_argument, NULL, 'o' },
+		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "height", required_argument, NULL, OPT_HEIGHT },
+		{ "res", required_argument, NULL, OPT_RES },
+		{ "samples", required_argument, NULL, OPT_SAMPLES },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	memset(o, 0, sizeof *o);
+	o->variant = -1;
+	o->width = 1280;
+	o->height = 720;
+	o->res = 256;
+	o->seed = 42;
+	if (sph_scene_column_parse("16128", &o->col, err, errlen) != 0)
+		return CLI_USAGE;
+	int rc = CLI_OK, c;
+	optind = 0;
+	opterr = 0;
+	while (rc == CLI_OK && (c = getopt_long(argc, argv, ":v:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			if ((o->variant = sph_variant_one(optarg, err, errlen)) < 0)
+				rc = CLI_USAGE;
+			break;
+		case OPT_COLUMN:
+			if (sph_scene_column_parse(optarg, &o->col, err, errlen) != 0)
+				rc = CLI_USAGE;
+			break;
+		case OPT_AT:
+			rc = cli_parse_steps("--at", optarg, RENDER_MAX_AT, 1000000, o->at, &o->nat, err,
+					     errlen);
+			break;
+		case 'o': o->out = optarg; break;
+		case OPT_WIDTH: rc = cli_parse_int("--width", optarg, 1, RENDER_RUN_MAX_SIDE, &o->width, err, errlen); break;
+		case OPT_HEIGHT: rc = cli_parse_int("--height", optarg, 1, RENDER_RUN_MAX_SIDE, &o->height, err, errlen); break;
+		case OPT_RES: rc = cli_parse_int("--res", optarg, 2, RENDER_RUN_MAX_RES, &o->res, err, errlen); break;
+		case OPT_SEED: rc = cli_parse_u64("--seed", optarg, &o->seed, err, errlen); break;
+		case OPT_SAMPLES:
+			rc = cli_parse_double("--samples", optarg, 1, RENDER_RUN_MAX_SAMPLES, &o->samples,
+					      err, errlen);
+			break;
+		case 'q': o->quiet = true; break;
+		case 'h': o->help = true; break;
+		default: rc = cli_getopt_error(c, argv[optind - 1], "sph render", err, errlen); break;
+		}
+	}
+	if (rc == CLI_OK && optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+		rc = CLI_USAGE;
+	}
+	if (rc == CLI_OK && !o->help && (o->variant < 0 || o->nat == 0 || !o->out)) {
+		snprintf(err, errlen, "render needs --variant NAME, --at STEPS and --out DIR");
+		rc = CLI_USAGE;
+	}
+	return rc;
+}
+
+/* The field's voxels for a box at resolution res, as render_ref_field
+ * sizes it. */
+static double render_field_voxels(const double lo[3], const double hi[3], int res)
+{
+	double side = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2])), v = side / res, n = 1;
+	for (int k = 0; k < 3; k++)
+		n *= ceil((hi[k] - lo[k]) / v) + 1.0;
+	return n;
+}
+
+/* One frame of a variant with surface extraction (the GPU variants):
+ * extraction with its own search, then kernels/render/render_gpu.h. */
+static int render_frame_gpu(const struct sph_ops *ops, void *ctx, struct render_gpu *rg,
+			    const struct render_params *rp, int width, int height,
+			    const char *path, size_t *surface_count)
+{
+	char err[256];
+	struct sph_surface_request rq = { rp->com_threshold, rp->min_neighbours,
+					  render_gpu_surface_buffer(rg), NULL, 0, 0.0 };
+	const size_t px = (size_t)width * (size_t)height;
+	float *img = malloc(3 * px * sizeof *img);
+	double *rgb = malloc(3 * px * sizeof *rgb);
+	int rc = -1;
+	if (!img || !rgb) {
+		fprintf(stderr, "harness: sph render: out of memory for a %d x %d image\n", width, height);
+		goto out;
+	}
+	if (ops->surface(ctx, &rq) != 0) {
+		fprintf(stderr, "harness: sph render: surface extraction failed: %s\n", ops->error(ctx));
+		goto out;
+	}
+	if (render_gpu_field(rg, rq.count) != 0 || render_gpu_raycast(rg) != 0 ||
+	    render_gpu_read_image(rg, img) != 0) {
+		fprintf(stderr, "harness: sph render: %s\n", render_gpu_error(rg));
+		goto out;
+	}
+	for (size_t k = 0; k < 3 * px; k++)
+		rgb[k] = img[k];
+	if (png_out_write(path, rgb, width, height, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph render: %s\n", err);
+		goto out;
+	}
+	*surface_count = rq.count;
+	rc = 0;
+out:
+	free(img);
+	free(rgb);
+	return rc;
+}
+
+/* One frame: the fluid positions pos4 (n) rendered into path. */
+static int render_frame(const struct render_options *o, const struct sph_scene *sc,
+			const float *pos4, const char *path, size_t *surface_count)
+{
+	char err[256];
+	struct render_params rp;
+	struct render_field f = { 0 };
+	struct render_camera cam;
+	const struct sph_params *p = &sc->p;
+	const size_t n = sc->n;
+	int rc = -1;
+	double *x = malloc(3 * n * sizeof *x), *s = NULL, *rgb = NULL;
+	unsigned char *surf = malloc(n);
+	size_t m = 0;
+	if (!x || !surf)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		for (int d = 0; d < 3; d++)
+			x[3 * i + d] = pos4[4 * i + d];
+	render_params_default(&rp, p);
+	rp.res = o->res;
+	if (o->samples > 0)
+		rp.samples_per_unit = o->samples;
+	if (render_ref_surface(p, &rp, x, n, surf, &m) != 0)
+		goto out;
+	s = malloc((m ? 3 * m : 1) * sizeof *s);
+	if (!s)
+		goto out;
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (surf[i])
+			memcpy(&s[3 * k++], &x[3 * i], 3 * sizeof *s);
+	render_camera_default(&cam, p->box_lo, p->box_hi, o->width, o->height);
+	rgb = malloc(3 * (size_t)o->width * (size_t)o->height * sizeof *rgb);
+	if (!rgb || render_ref_field(&rp, p->box_lo, p->box_hi, s, m, &f) != 0 ||
+	    render_ref_raycast(&rp, &f, &cam, rgb) != 0)
+		goto out;
+	if (png_out_write(path, rgb, o->width, o->height, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph render: %s\n", err);
+		goto out_quiet;
+	}
+	*surface_count = m;
+	rc = 0;
+	goto out_quiet;
+out:
+	fprintf(stderr, "harness: sph render: %s: out of memory or a non-finite position\n", path);
+out_quiet:
+	render_field_free(&f);
+	free(x);
+	free(surf);
+	free(s);
+	free(rgb);
+	return rc;
+}
+
+int sph_render_command(int argc, char **argv)
+{
+	struct render_options o;
+	char err[512];
+	if (render_parse(argc - 1, argv + 1, &o, err, sizeof err) != CLI_OK)
+		return render_usage(err);
+	if (o.help) {
+		render_help();
+		return CLI_OK;
+	}
+	const struct sph_variant *v = &sph_variants[o.variant];
+	const char *why;
+	if (!sph_variant_available(v, &why)) {
+		snprintf(err, sizeof err, "%s cannot run here: %s", v->name, why);
+		return render_usage(err);
+	}
+	if (!png_out_available()) {
+		snprintf(err, sizeof err, "this build has no libpng (make installs libpng-dev)");
+		return render_usage(err);
+	}
+	struct sph_scene sc;
+	if (sph_scene_build(&o.col, o.seed, &sc, err, sizeof err) != 0)
+		return render_usage(err);
+	const double voxels = render_field_voxels(sc.p.box_lo, sc.p.box_hi, o.res);
+	const double bytes = voxels * sizeof(double) +
+			     3.0 * o.width * (double)o.height * sizeof(double);
+	if (bytes > (double)RENDER_MAX_FIELD_BYTES) {
+		snprintf(err, sizeof err, "--res %d at %d x %d needs %.1f GiB (at most %zu GiB)", o.res,
+			 o.width, o.height, bytes / (1 << 30), RENDER_MAX_FIELD_BYTES >> 30);
+		sph_scene_free(&sc);
+		return render_usage(err);
+	}
+	/* The directory is made here, last, and taken back if it cannot hold
+	 * the frames: bad input leaves nothing behind. */
+	char probe[1200];
+	const bool made = access(o.out, F_OK) != 0;
+	atomic_mkdir_p(o.out);
+	snprintf(probe, sizeof probe, "%s/%s-%s-%lu.png", o.out, v->name, o.col.name, o.at[0]);
+	if (atomic_path_writable(probe, err, sizeof err) != 0) {
+		if (made)
+			rmdir(o.out);
+		sph_scene_free(&sc);
+		return render_usage(err);
+	}
+
+	int status = CLI_FAILED;
+	void *ctx = NULL;
+	float *pos4 = malloc(4 * sc.n * sizeof *pos4);
+	const struct sph_input in = { sc.n, sc.pos4, sc.vel4, sc.nb, sc.bnd4 };
+	if (!pos4) {
+		fprintf(stderr, "harness: sph render: out of memory for %zu particles\n", sc.n);
+		goto out;
+	}
+	if (v->ops->create(&ctx, &in, &sc.p, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph render: %s: %s\n", v->name, err);
+		goto out;
+	}
+	/* GPU variants render on the GPU (their own extraction, then
+	 * render_gpu); the others through the reference. */
+	struct render_gpu *rg = NULL;
+	struct render_params rp;
+	render_params_default(&rp, &sc.p);
+	rp.res = o.res;
+	if (o.samples > 0)
+		rp.samples_per_unit = o.samples;
+	if (v->device == VARIANT_GPU) {
+		struct render_camera cam;
+		render_camera_default(&cam, sc.p.box_lo, sc.p.box_hi, o.width, o.height);
+		if (render_gpu_create(&rg, &rp, sc.p.box_lo, sc.p.box_hi, &cam, sc.n, err,
+				      sizeof err) != 0) {
+			fprintf(stderr, "harness: sph render: %s\n", err);
+			goto out_destroy;
+		}
+	}
+	unsigned long done = 0;
+	for (size_t k = 0; k < o.nat; k++) {
+		struct sph_phase_times t = { 0 };
+		if ((o.at[k] > done && v->ops->steps(ctx, (int)(o.at[k] - done), &t) != 0) ||
+		    v->ops->read(ctx, pos4, NULL, NULL, NULL) != 0) {
+			fprintf(stderr, "harness: sph render: %s failed: %s\n", v->name, v->ops->error(ctx));
+			goto out_destroy;
+		}
+		done = o.at[k];
+		char path[1200];
+		size_t m = 0;
+		snprintf(path, sizeof path, "%s/%s-%s-%lu.png", o.out, v->name, o.col.name, done);
+		if (rg ? render_frame_gpu(v->ops, ctx, rg, &rp, o.width, o.height, path, &m) != 0
+		       : render_frame(&o, &sc, pos4, path, &m) != 0)
+			goto out_destroy;
+		if (!o.quiet)
+			printf("wrote %s: step %lu (t = %.4f s), %zu of %zu particles on the surface\n",
+			       path, done, done * sc.p.dt, m, sc.n);
+	}
+	status = CLI_OK;
+out_destroy:
+	render_gpu_destroy(rg);
+	v->ops->destroy(ctx);
+out:
+	free(pos4);
+	sph_scene_free(&sc);
+	return status;
+}

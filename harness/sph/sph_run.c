@@ -1,0 +1,968 @@
+/* sph_run.c - bin/harness sph: list, validate and time the SPH variants on the dam break */
+#define _GNU_SOURCE
+#include "sph_run.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../reference/sph_scene.h"
+#include "../../variants/sph_registry.h"
+#include "../atomic_file.h"
+#include "../csv_table.h"
+#include "../cli.h"
+#include "../gpu_device.h"
+#include "../json_out.h"
+#include "../render/render_run.h"
+#include "../results.h"
+#include "sph_physics.h"
+#include "../render/sph_render.h"
+#include "sph_validate.h"
+#include "../sysinfo.h"
+#include "../testhook.h"
+#include "../timing.h"
+
+/* Most columns one command takes. */
+#define SPH_RUN_MAX_COLUMNS 32
+
+struct sph_options {
+	enum { SPH_LIST, SPH_CHECK, SPH_RUN, SPH_SNAPSHOT } cmd;
+	bool help, quiet, variant_given;
+	bool selected[SPH_VARIANT_COUNT];
+	struct sph_column columns[SPH_RUN_MAX_COLUMNS];
+	size_t ncolumns;
+	uint64_t seed;
+	int warm_steps;
+	struct timing_opts timing;
+	const char *out;
+	const char *suite;   /* --suite NAME or all */
+	const char *out_dir; /* --out-dir for suites */
+	unsigned long at[16]; /* snapshot: the steps to record, ascending */
+	size_t nat;
+	bool render;	/* every row also runs the rendering pipeline (render_run.h) */
+	struct render_run_opts ro;
+};
+
+/* The SPH suites: SPH_SUITE(name, variants, columns, timed, render) lines. */
+struct sph_suite_line {
+	const char *name, *variants, *columns;
+	bool timed, render;
+};
+static const struct sph_suite_line sph_suite_lines[] = {
+#define SPH_SUITE(name_, variants_, columns_, timed_, render_) \
+	{ .name = name_, .variants = variants_, .columns = columns_, .timed = timed_, .render = render_ },
+#include "../../variants/sph_suites.def"
+#undef SPH_SUITE
+};
+static const size_t sph_suite_count = sizeof sph_suite_lines / sizeof sph_suite_lines[0];
+
+static bool sph_suite_exists(const char *name)
+{
+	for (size_t e = 0; e < sph_suite_count; e++)
+		if (strcmp(sph_suite_lines[e].name, name) == 0)
+			return true;
+	return strcmp(name, "all") == 0;
+}
+
+/* One (variant, column) result. */
+struct sph_row {
+	const struct sph_variant *v;
+	struct sph_column col;
+	size_t n, nb;      /* fluid and boundary particles */
+	unsigned long long clamps; /* last-resort clamps, warm-up and timing included */
+	const char *device_name;
+	uint64_t seed;
+	int warm_steps;
+	struct sph_validation val;
+	struct sph_counts counts;
+	bool timed;
+	struct timing_result t;
+	struct sph_phase_times ph; /* summed over ph_steps timed steps */
+	long long ph_steps;
+	struct render_run_result r; /* with --render */
+};
+
+static int sph_usage(const char *msg)
+{
+	fprintf(stderr, "harness: sph: %s\n", msg);
+	return CLI_USAGE;
+}
+
+static void sph_help(void)
+{
+	printf("usage: harness sph list\n"
+	       "       harness sph check|run [options]\n"
+	       "       harness sph snapshot --variant NAME --column C --at 0,300,600 --out FILE.csv\n"
+	       "       harness sph physics [options]   (see harness sph physics --help)\n"
+	       "       harness sph render --variant NAME --column C --at STEPS --out DIR\n\n"
+	       "The SPH step of reference/sph_ref.h (Mueller 2003 water, walls of boundary\n"
+	       "particles) on the dam-break columns of the SPH paper: each variant runs --warm-steps\n"
+	       "steps, is validated against the double reference on the positions it\n"
+	       "reached, then (run) timed step by step, phase by phase.\n\n"
+	       "  --variant, -v PAT   SPH variant name or glob, comma-separated (all available)\n"
+	       "  --column LIST       columns, comma-separated: a name (16128 ... 4207500,\n"
+	       "                      martin-moyce), NXxNYxNZ[@L] (L: the tank's length in\n"
+	       "                      column widths, 4; @0 a box that fits), 'paper'\n"
+	       "                      (16128,75200,129024,255600) or 'all' (every name) (16128)\n"
+	       "  --seed S            jitter of the lattice (42)\n"
+	       "  --warm-steps W      steps before validation and timing (20)\n"
+	       "  --min-time S, --max-time S, --max-noise PCT   as for 'harness run'\n"
+	       "  --out, -o FILE.csv  results (run: results/local/sph-<UTC time>.csv)\n"
+	       "  --suite NAME|all    sph-table (every variant on the paper's four columns),\n"
+	       "                      sph-scale (to 4.2 million), sph-memory (memory only),\n"
+	       "                      sph-render-table (the paper's Tables 1 and 2, rendering):\n"
+	       "                      variants/sph_suites.def; one CSV each in --out-dir\n"
+	       "  --out-dir DIR       where suites write (results/local)\n"
+	       "  --render            also run the SPH paper's rendering pipeline on every\n"
+	       "                      row (surface extraction with the variant's search,\n"
+	       "                      distance field, raycast), validated, then timed frame\n"
+	       "                      by frame (GPU variants; the sph-render-table suite)\n"
+	       "  --width W, --height H  the rendered image (1280 x 720)\n"
+	       "  --res R             distance-field voxels along the box's longest side (256)\n"
+	       "  --samples S         ray samples per unit distance, the box's longest side\n"
+	       "                      (250, the paper's)\n"
+	       "  --at LIST           snapshot: steps at which to record every particle\n"
+	       "                      (step, time, x, y, z, speed, density) for pictures\n"
+	       "  --quiet, -q         no table\n"
+	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input.\n");
+}
+
+/* Adds the columns of s: named ones ("16128", "martin-moyce"), NXxNYxNZ[@L],
+ * "paper" (the paper's four) or "all" (every named column). */
+static int sph_parse_columns(const char *s, struct sph_options *o, char *err, size_t errlen)
+{
+	size_t count;
+	const struct sph_column *all = sph_scene_columns(&count);
+	char *copy = strdup(s), *save = NULL;
+	if (!copy)
+		return CLI_USAGE;
+	int rc = CLI_OK;
+	for (char *w = strtok_r(copy, ",", &save); w && rc == CLI_OK; w = strtok_r(NULL, ",", &save)) {
+		bool group = strcmp(w, "all") == 0 || strcmp(w, "paper") == 0;
+		struct sph_column one;
+		if (!group && sph_scene_column_parse(w, &one, err, errlen) != 0) {
+			rc = CLI_USAGE;
+			break;
+		}
+		for (size_t i = 0; i < (group ? count : 1) && rc == CLI_OK; i++) {
+			if (group && !(w[0] == 'a' || all[i].paper))
+				continue;
+			if (o->ncolumns == SPH_RUN_MAX_COLUMNS) {
+				snprintf(err, errlen, "--column: at most %d columns", SPH_RUN_MAX_COLUMNS);
+				rc = CLI_USAGE;
+			} else {
+				o->columns[o->ncolumns++] = group ? all[i] : one;
+			}
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+static int sph_parse_variants(const char *s, struct sph_options *o, char *err, size_t errlen)
+{
+	char *copy = strdup(s), *save = NULL;
+	if (!copy)
+		return CLI_USAGE;
+	int rc = CLI_OK;
+	o->variant_given = true;
+	for (char *w = strtok_r(copy, ",", &save); w && rc == CLI_OK; w = strtok_r(NULL, ",", &save)) {
+		if (sph_variant_match(w, o->selected) == 0) {
+			snprintf(err, errlen, "unknown SPH variant '%s' (see 'harness sph list')", w);
+			rc = CLI_USAGE;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+enum { SPH_OPT_COLUMN = 300, SPH_OPT_SEED, SPH_OPT_WARM, SPH_OPT_MIN, SPH_OPT_MAX, SPH_OPT_NOISE,
+       SPH_OPT_SUITE, SPH_OPT_OUT_DIR, SPH_OPT_AT, SPH_OPT_RENDER, SPH_OPT_WIDTH, SPH_OPT_HEIGHT,
+       SPH_OPT_RES, SPH_OPT_SAMPLES };
+
+static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, size_t errlen)
+{
+	static const struct option longopts[] = {
+		{ "variant", required_argument, NULL, 'v' },
+		{ "column", required_argument, NULL, SPH_OPT_COLUMN },
+		{ "seed", required_argument, NULL, SPH_OPT_SEED },
+		{ "warm-steps", required_argument, NULL, SPH_OPT_WARM },
+		{ "min-time", required_argument, NULL, SPH_OPT_MIN },
+		{ "max-time", required_argument, NULL, SPH_OPT_MAX },
+		{ "max-noise", required_argument, NULL, SPH_OPT_NOISE },
+		{ "out", required_argument, NULL, 'o' },
+		{ "suite", required_argument, NULL, SPH_OPT_SUITE },
+		{ "out-dir", required_argument, NULL, SPH_OPT_OUT_DIR },
+		{ "at", required_argument, NULL, SPH_OPT_AT },
+		{ "render", no_argument, NULL, SPH_OPT_RENDER },
+		{ "width", required_argument, NULL, SPH_OPT_WIDTH },
+		{ "height", required_argument, NULL, SPH_OPT_HEIGHT },
+		{ "res", required_argument, NULL, SPH_OPT_RES },
+		{ "samples", required_argument, NULL, SPH_OPT_SAMPLES },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	memset(o, 0, sizeof *o);
+	o->seed = 42;
+	o->warm_steps = 20;
+	o->ro.width = 1280;
+	o->ro.height = 720;
+	o->ro.res = 256;
+	timing_opts_default(&o->timing);
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		o->help = true;
+		return CLI_OK;
+	}
+	if (strcmp(argv[1], "list") == 0)
+		o->cmd = SPH_LIST;
+	else if (strcmp(argv[1], "check") == 0)
+		o->cmd = SPH_CHECK;
+	else if (strcmp(argv[1], "snapshot") == 0)
+		o->cmd = SPH_SNAPSHOT;
+	else if (strcmp(argv[1], "run") == 0)
+		o->cmd = SPH_RUN;
+	else {
+		snprintf(err, errlen, "unknown command '%s' (allowed: list, check, run, snapshot, physics, render)", argv[1]);
+		return CLI_USAGE;
+	}
+	char **av = argv + 1;
+	int rc = CLI_OK, c;
+	uint64_t seed;
+	optind = 0;
+	opterr = 0;
+	while (rc == CLI_OK && (c = getopt_long(argc - 1, av, ":v:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'v': rc = sph_parse_variants(optarg, o, err, errlen); break;
+		case SPH_OPT_COLUMN: rc = sph_parse_columns(optarg, o, err, errlen); break;
+		case SPH_OPT_SEED:
+			rc = cli_parse_u64("--seed", optarg, &seed, err, errlen);
+			o->seed = seed;
+			break;
+		case SPH_OPT_WARM:
+			rc = cli_parse_int("--warm-steps", optarg, 0, 100000, &o->warm_steps, err, errlen);
+			break;
+		case SPH_OPT_MIN: rc = cli_parse_timing("--min-time", optarg, &o->timing, err, errlen); break;
+		case SPH_OPT_MAX: rc = cli_parse_timing("--max-time", optarg, &o->timing, err, errlen); break;
+		case SPH_OPT_NOISE: rc = cli_parse_timing("--max-noise", optarg, &o->timing, err, errlen); break;
+		case 'o': o->out = optarg; break;
+		case SPH_OPT_SUITE:
+			o->suite = optarg;
+			if (!sph_suite_exists(optarg)) {
+				snprintf(err, errlen, "unknown suite '%s' (sph-table, sph-scale, sph-memory, sph-render-table or all)", optarg);
+				rc = CLI_USAGE;
+			}
+			break;
+		case SPH_OPT_OUT_DIR: o->out_dir = optarg; break;
+		case SPH_OPT_AT:
+			rc = cli_parse_steps("--at", optarg, 16, 1000000, o->at, &o->nat, err, errlen);
+			break;
+		case SPH_OPT_RENDER: o->render = true; break;
+		case SPH_OPT_WIDTH:
+			rc = cli_parse_int("--width", optarg, 1, RENDER_RUN_MAX_SIDE, &o->ro.width, err, errlen);
+			break;
+		case SPH_OPT_HEIGHT:
+			rc = cli_parse_int("--height", optarg, 1, RENDER_RUN_MAX_SIDE, &o->ro.height, err, errlen);
+			break;
+		case SPH_OPT_RES:
+			rc = cli_parse_int("--res", optarg, 2, RENDER_RUN_MAX_RES, &o->ro.res, err, errlen);
+			break;
+		case SPH_OPT_SAMPLES:
+			rc = cli_parse_double("--samples", optarg, 1, RENDER_RUN_MAX_SAMPLES,
+					      &o->ro.samples_per_unit, err, errlen);
+			break;
+		case 'q': o->quiet = true; break;
+		case 'h': o->help = true; break;
+		default: rc = cli_getopt_error(c, av[optind - 1], "sph", err, errlen); break;
+		}
+	}
+	if (rc == CLI_OK && optind < argc - 1) {
+		snprintf(err, errlen, "unexpected argument '%s'", av[optind]);
+		rc = CLI_USAGE;
+	}
+	if (rc == CLI_OK && o->suite && (o->cmd != SPH_RUN || o->variant_given || o->ncolumns || o->out)) {
+		snprintf(err, errlen, "--suite sets variants and columns and writes to --out-dir: it takes no --variant, --column or --out (run only)");
+		rc = CLI_USAGE;
+	}
+	if (rc == CLI_OK && o->out_dir && !o->suite) {
+		snprintf(err, errlen, "--out-dir goes with --suite; use --out FILE.csv otherwise");
+		rc = CLI_USAGE;
+	}
+	if (rc == CLI_OK && o->render && o->cmd != SPH_RUN && o->cmd != SPH_CHECK) {
+		snprintf(err, errlen, "--render goes with check or run");
+		rc = CLI_USAGE;
+	}
+	if (rc == CLI_OK)
+		rc = cli_check_timing(&o->timing, err, errlen);
+	if (rc == CLI_OK && o->ncolumns == 0)
+		rc = sph_parse_columns("16128", o, err, errlen);
+	if (rc == CLI_OK && o->cmd == SPH_SNAPSHOT) {
+		size_t nsel = 0;
+		for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
+			nsel += o->selected[i];
+		if (nsel != 1 || o->ncolumns != 1 || o->nat == 0 || !o->out) {
+			snprintf(err, errlen, "snapshot needs exactly one --variant, one --column, --at STEPS and --out FILE.csv");
+			rc = CLI_USAGE;
+		}
+	}
+	return rc;
+}
+
+static int sph_list(void)
+{
+	printf("%-22s %-13s %-4s %-10s %s\n", "variant", "method", "dev", "available", "summary");
+	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
+		const struct sph_variant *v = &sph_variants[i];
+		const char *why;
+		bool ok = sph_variant_available(v, &why);
+		printf("%-22s %-13s %-4s %-10s %s\n", v->name, v->method, variant_device_name(v->device),
+		       ok ? "yes" : "no", v->summary);
+		if (!ok)
+			printf("%-22s   (unavailable: %s)\n", "", why);
+	}
+	return CLI_OK;
+}
+
+struct sph_timed {
+	const struct sph_ops *ops;
+	void *ctx;
+	struct sph_phase_times *ph;
+	long long *steps;
+};
+
+/* timing_fn over whole steps: the variant's own phase times add up to the
+ * seconds of a call (CUDA events on a GPU, the wall clock on the CPU). */
+static int sph_timed_steps(void *arg, int reps, double *seconds)
+{
+	struct sph_timed *t = arg;
+	struct sph_phase_times ph = { 0 };
+	if (t->ops->steps(t->ctx, reps, &ph) != 0)
+		return -1;
+	*seconds = ph.build_s + ph.density_s + ph.force_s + ph.integrate_s;
+	t->ph->build_s += ph.build_s;
+	t->ph->density_s += ph.density_s;
+	t->ph->force_s += ph.force_s;
+	t->ph->integrate_s += ph.integrate_s;
+	*t->steps += reps;
+	return 0;
+}
+
+/* The rendering pipeline on row's variant (render_run.h): what = its
+ * validation (after the physics validation) or its timing (after the
+ * physics timing). 0, or -1 with one line (the row has failed). */
+static int sph_render_step(const struct sph_options *o, struct sph_row *row,
+			   const struct sph_params *p, void *ctx, int what)
+{
+	char err[256];
+	struct render_run_opts ro = o->ro;
+	ro.min_time = o->timing.min_time;
+	if (render_run(row->v->ops, ctx, row->v->device == VARIANT_GPU, p, row->n, &ro, what,
+		       &row->r, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph: rendering %s on %s failed: %s\n", row->v->name,
+			row->col.name, err);
+		return -1;
+	}
+	if (!row->r.valid) {
+		fprintf(stderr,
+			"harness: sph: %s on %s FAILED rendering validation: surface %zu mismatches (%zu borderline), field %.2f of its bound (%zu max mismatches, %zu non-finite), image PSNR %.1f dB (min %.0f)\n",
+			row->v->name, row->col.name, row->r.surface.mismatches,
+			row->r.surface.borderline, row->r.field.worst_ratio,
+			row->r.field.max_mismatches, row->r.field.nonfinite, row->r.image.psnr_db,
+			RENDER_VALIDATE_PSNR_DB);
+		return -1;
+	}
+	return 0;
+}
+
+/* Warm-up steps, validation on the positions reached, then (run) timing.
+ * Returns CLI_OK, or CLI_FAILED when the variant failed or is invalid. */
+static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
+		       struct sph_row *row)
+{
+	const struct sph_params *p = &sc->p;
+	const struct sph_ops *ops = row->v->ops;
+	size_t n = row->n;
+	char err[256];
+	void *ctx = NULL;
+	int status = CLI_FAILED;
+	float *rp = malloc(4 * n * sizeof(float)), *rv = malloc(4 * n * sizeof(float));
+	float *rr = malloc(n * sizeof(float)), *ra = malloc(4 * n * sizeof(float));
+	struct sph_phase_times ignored = { 0 };
+	if (!rp || !rv || !rr || !ra) {
+		fprintf(stderr, "harness: sph: out of memory for %zu particles\n", n);
+		goto out_free;
+	}
+	const struct sph_input in = { sc->n, sc->pos4, sc->vel4, sc->nb, sc->bnd4 };
+	if (ops->create(&ctx, &in, p, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph: %s on %s: %s\n", row->v->name, row->col.name, err);
+		goto out_free;
+	}
+	if ((o->warm_steps > 0 && ops->steps(ctx, o->warm_steps, &ignored) != 0) ||
+	    ops->evaluate(ctx, 1) != 0 || ops->read(ctx, rp, rv, rr, ra) != 0) {
+		fprintf(stderr, "harness: sph: %s on %s failed: %s\n", row->v->name, row->col.name,
+			ops->error(ctx));
+		goto out_destroy;
+	}
+	ops->counts(ctx, &row->counts);
+	if (sph_validate(p, rp, rv, rr, ra, n, sc->bnd4, sc->nb, &row->counts, &row->val) != 0) {
+		fprintf(stderr, "harness: sph: the reference could not evaluate %s's state\n", row->v->name);
+		goto out_destroy;
+	}
+	if (!row->val.pass) {
+		fprintf(stderr,
+			"harness: sph: %s on %s FAILED validation: rho_err %.3e (tol %.0e) at %zu, acc_err %.3e (tol %.0e) at %zu, pairs %llu vs %llu (+-%llu near h)%s\n",
+			row->v->name, row->col.name, row->val.rho_err, SPH_VALIDATE_RHO_TOL,
+			row->val.worst_rho, row->val.acc_err, SPH_VALIDATE_ACC_TOL, row->val.worst_acc,
+			row->val.var_pairs, row->val.ref_pairs, row->val.near_h,
+			row->val.overflow ? ", a bucket overflowed" : "");
+		goto out_destroy;
+	}
+	/* the rendering pipeline validated on the same state as the physics */
+	if (o->render && sph_render_step(o, row, p, ctx, RENDER_RUN_VALIDATE) != 0)
+		goto out_destroy;
+	status = CLI_OK;
+	if (o->cmd == SPH_RUN) {
+		struct sph_timed t = { ops, ctx, &row->ph, &row->ph_steps };
+		struct timing_opts topt = o->timing;
+		topt.slowdown = testhook_slowdown(row->v->name);
+	topt.test_work = testhook_work(row->v->name);
+		if (timing_measure(sph_timed_steps, &t, &topt, &row->t) != 0) {
+			fprintf(stderr, "harness: sph: timing %s failed: %s\n", row->v->name, ops->error(ctx));
+			status = CLI_FAILED;
+		}
+		row->timed = status == CLI_OK;
+	}
+	if (o->render && status == CLI_OK && o->cmd == SPH_RUN &&
+	    sph_render_step(o, row, p, ctx, RENDER_RUN_TIME) != 0)
+		status = CLI_FAILED;
+	struct sph_counts after;
+	ops->counts(ctx, &after);
+	row->clamps = after.clamps;
+out_destroy:
+	ops->destroy(ctx);
+out_free:
+	free(rp);
+	free(rv);
+	free(rr);
+	free(ra);
+	return status;
+}
+
+static const char *const sph_columns_csv[] = {
+	"variant", "method", "device", "device_name", "column", "n", "boundary_particles", "seed",
+	"warm_steps", "clamps",
+	"valid", "rho_max_rel_err", "acc_max_rel_rms_err", "tol_rho", "tol_acc",
+	"neighbour_pairs", "reference_pairs", "near_h_pairs", "candidate_pairs",
+	"candidates_per_neighbour", "aux_bytes", "aux_bytes_per_particle", "samples",
+	"time_min_step_s", "time_median_step_s", "time_max_step_s", "noise_pct", "noise_met",
+	"steps_per_s", "build_ms", "density_ms", "force_ms", "integrate_ms",
+};
+#define SPH_NCOLS (sizeof sph_columns_csv / sizeof sph_columns_csv[0])
+
+/* With --render, after those: the rendering pipeline's row. The fps are
+ * the paper's (Tables 1 and 2): physics = steps_per_s; extraction =
+ * 1 / extraction; rendering = 1 / (field + raycast); overall = 1 / (one
+ * step + extraction + field + raycast). */
+static const char *const sph_render_columns_csv[] = {
+	"render_valid", "surface_particles", "surface_mismatches", "surface_borderline",
+	"field_max_ulps", "field_worst_bound_ratio", "image_check_px", "image_psnr_db",
+	"image_max_diff", "width", "height", "field_res", "voxels", "voxels_set", "frames",
+	"frame_noise_pct", "extraction_ms", "field_ms", "raycast_ms", "physics_fps",
+	"extraction_fps", "rendering_fps", "overall_fps",
+};
+#define SPH_RENDER_NCOLS (sizeof sph_render_columns_csv / sizeof sph_render_columns_csv[0])
+
+static void sph_num(char *cell, double v)
+{
+	if (isnan(v))
+		cell[0] = '\0';
+	else
+		snprintf(cell, 64, "%.6g", v);
+}
+
+static void sph_format(const void *ctx, size_t r, char (*c)[RESULTS_CELL])
+{
+	const struct sph_row *row = &((const struct sph_row *)ctx)[r];
+	size_t i = 0;
+	double per = row->ph_steps > 0 ? 1e3 / (double)row->ph_steps : NAN;
+	snprintf(c[i++], 64, "%s", row->v->name);
+	snprintf(c[i++], 64, "%s", row->v->method);
+	snprintf(c[i++], 64, "%s", variant_device_name(row->v->device));
+	snprintf(c[i++], 64, "%s", row->device_name);
+	snprintf(c[i++], 64, "%s", row->col.name);
+	snprintf(c[i++], 64, "%zu", row->n);
+	snprintf(c[i++], 64, "%zu", row->nb);
+	snprintf(c[i++], 64, "%llu", (unsigned long long)row->seed);
+	snprintf(c[i++], 64, "%d", row->warm_steps);
+	snprintf(c[i++], 64, "%llu", row->clamps);
+	snprintf(c[i++], 64, "%d", row->val.pass ? 1 : 0);
+	snprintf(c[i++], 64, "%.3e", row->val.rho_err);
+	snprintf(c[i++], 64, "%.3e", row->val.acc_err);
+	snprintf(c[i++], 64, "%.0e", SPH_VALIDATE_RHO_TOL);
+	snprintf(c[i++], 64, "%.0e", SPH_VALIDATE_ACC_TOL);
+	snprintf(c[i++], 64, "%llu", row->counts.neighbours);
+	snprintf(c[i++], 64, "%llu", row->val.ref_pairs);
+	snprintf(c[i++], 64, "%llu", row->val.near_h);
+	snprintf(c[i++], 64, "%llu", row->counts.candidates);
+	sph_num(c[i++], row->counts.neighbours ? (double)row->counts.candidates /
+						      (double)row->counts.neighbours : NAN);
+	snprintf(c[i++], 64, "%zu", row->counts.aux_bytes);
+	sph_num(c[i++], (double)row->counts.aux_bytes / (double)row->n);
+	if (!row->timed) {
+		while (i < SPH_NCOLS)
+			c[i++][0] = '\0';
+		return;
+	}
+	snprintf(c[i++], 64, "%zu", row->t.count);
+	sph_num(c[i++], row->t.s.min);
+	sph_num(c[i++], row->t.s.median);
+	sph_num(c[i++], row->t.s.max);
+	sph_num(c[i++], 100.0 * row->t.s.rel_stddev);
+	snprintf(c[i++], 64, "%d", row->t.noise_met ? 1 : 0);
+	sph_num(c[i++], 1.0 / row->t.s.median);
+	sph_num(c[i++], row->ph.build_s * per);
+	sph_num(c[i++], row->ph.density_s * per);
+	sph_num(c[i++], row->ph.force_s * per);
+	sph_num(c[i++], row->ph.integrate_s * per);
+}
+
+static void sph_format_render(const struct sph_row *row, char (*c)[RESULTS_CELL])
+{
+	const struct render_run_result *r = &row->r;
+	size_t i = 0;
+	snprintf(c[i++], 64, "%d", r->done && r->valid ? 1 : 0);
+	if (!r->done) {
+		while (i < SPH_RENDER_NCOLS)
+			c[i++][0] = '\0';
+		return;
+	}
+	snprintf(c[i++], 64, "%zu", r->surface_count);
+	snprintf(c[i++], 64, "%zu", r->surface.mismatches);
+	snprintf(c[i++], 64, "%zu", r->surface.borderline);
+	snprintf(c[i++], 64, "%llu", r->field.max_ulps);
+	sph_num(c[i++], r->field.worst_ratio);
+	snprintf(c[i++], 64, "%dx%d", RENDER_RUN_CHECK_W, RENDER_RUN_CHECK_H);
+	sph_num(c[i++], isinf(r->image.psnr_db) ? 999.0 : r->image.psnr_db);
+	sph_num(c[i++], r->image.max_diff);
+	snprintf(c[i++], 64, "%d", r->width);
+	snprintf(c[i++], 64, "%d", r->height);
+	snprintf(c[i++], 64, "%d", r->res);
+	snprintf(c[i++], 64, "%zu", r->voxels);
+	snprintf(c[i++], 64, "%zu", r->voxels_set);
+	if (!r->timed || !row->timed) {
+		while (i < SPH_RENDER_NCOLS)
+			c[i++][0] = '\0';
+		return;
+	}
+	const double step = row->t.s.median, render = r->field_s + r->raycast_s;
+	snprintf(c[i++], 64, "%zu", r->frames);
+	sph_num(c[i++], r->frame_noise_pct);
+	sph_num(c[i++], 1e3 * r->extraction_s);
+	sph_num(c[i++], 1e3 * r->field_s);
+	sph_num(c[i++], 1e3 * r->raycast_s);
+	sph_num(c[i++], 1.0 / step);
+	sph_num(c[i++], 1.0 / r->extraction_s);
+	sph_num(c[i++], 1.0 / render);
+	sph_num(c[i++], 1.0 / (step + r->extraction_s + render));
+}
+
+struct sph_table_ctx {
+	const struct sph_row *rows;
+	size_t nrows;
+	bool render;
+	double samples_per_unit;	/* of the rendering rows */
+};
+
+static void sph_format_table(const void *ctx, size_t r, char (*cells)[RESULTS_CELL])
+{
+	const struct sph_table_ctx *t = ctx;
+	sph_format(t->rows, r, cells);
+	if (t->render)
+		sph_format_render(&t->rows[r], cells + SPH_NCOLS);
+}
+
+static void sph_json(struct json_out *j, const void *ctx)
+{
+	const struct sph_table_ctx *t = ctx;
+	json_key(j, "validation");
+	json_begin_object(j);
+	json_kv_string(j, "rho_max_rel_err", "max_i |rho_i - rho_ref_i| / rho0, every particle");
+	json_kv_string(j, "acc_max_rel_rms_err", "max_i |a_i - a_ref_i| / rms_i |a_ref_i|, every particle");
+	json_kv_string(j, "pairs", "variant pair count = reference's, +- pairs with |r^2/h^2 - 1| < 1e-4");
+	json_kv_string(j, "positions", "those the variant reached after warm_steps steps");
+	json_end_object(j);
+	json_kv_string(j, "physics", "reference/sph_ref.h: Mueller 2003, clamped pressure, walls of boundary particles (Akinci 2012) with a last-resort reflective clamp, symplectic Euler");
+	json_kv_string(j, "pairs_counted", "fluid-fluid and fluid-boundary, i != j, in the density pass");
+	json_kv_string(j, "clamps", "coordinates the last-resort clamp put back on a wall, from create to the end of timing");
+	if (t->render) {
+		json_key(j, "rendering");
+		json_begin_object(j);
+		json_kv_string(j, "pipeline", "Goswami et al. 2010 section 4 (reference/render_ref.h): surface particles by the variant's own neighbour search, compacted with CUB select; distance field rasterised on the GPU; one thread per pixel raycast (kernels/render/render_gpu.h)");
+		json_kv_string(j, "validated", "surface flags vs render_ref_surface on the variant's positions (borderline particles within float rounding of a threshold excused and counted); field vs render_ref_field of the same surface particles, every voxel; image vs render_ref_raycast at image_check_px, PSNR >= 40 dB");
+		json_kv_string(j, "fps", "physics = steps_per_s; extraction = 1 / extraction_ms; rendering = 1 / (field_ms + raycast_ms); overall = 1 / (one step + extraction + field + raycast), as the paper's Tables 1 and 2");
+		json_kv_string(j, "timing", "medians over frames (one step, extraction, field, raycast each), CUDA events per stage; extraction includes the neighbour structure's build on the frame's positions");
+		json_kv_string(j, "camera", "render_camera_default: the whole box from the front, 20 degrees above, 40 degree vertical field of view; 1280 x 720 by default (the paper does not state its resolution)");
+		json_kv_double(j, "samples_per_unit", t->samples_per_unit);
+		json_end_object(j);
+	}
+	json_key(j, "samples");
+	json_begin_array(j);
+	for (size_t r = 0; r < t->nrows; r++)
+		results_json_samples(j, t->rows[r].v->name, t->rows[r].n, &t->rows[r].t,
+				     t->rows[r].timed);
+	json_end_array(j);
+}
+
+static void sph_print(const struct sph_row *rows, size_t nrows)
+{
+	printf("%-20s %8s %-5s %9s %9s %9s %9s %8s %8s %8s %8s %7s\n", "variant", "N", "valid",
+	       "rho_err", "acc_err", "ms/step", "steps/s", "build", "density", "force", "integr",
+	       "aux B/p");
+	for (size_t r = 0; r < nrows; r++) {
+		const struct sph_row *row = &rows[r];
+		double per = row->ph_steps > 0 ? 1e3 / (double)row->ph_steps : NAN;
+		printf("%-20s %8zu %-5s %9.2e %9.2e", row->v->name, row->n, row->val.pass ? "ok" : "FAIL",
+		       row->val.rho_err, row->val.acc_err);
+		if (row->timed)
+			printf(" %9.3f %9.1f %8.3f %8.3f %8.3f %8.3f", 1e3 * row->t.s.median,
+			       1.0 / row->t.s.median, row->ph.build_s * per, row->ph.density_s * per,
+			       row->ph.force_s * per, row->ph.integrate_s * per);
+		else
+			printf(" %9s %9s %8s %8s %8s %8s", "-", "-", "-", "-", "-", "-");
+		printf(" %7.1f\n", (double)row->counts.aux_bytes / (double)row->n);
+	}
+}
+
+static void sph_print_render(const struct sph_row *rows, size_t nrows)
+{
+	printf("%-20s %8s %-5s %8s %7s %9s %8s %8s %8s %8s %8s %8s %8s\n", "variant", "N", "valid",
+	       "surface", "psnr", "field/bd", "extr ms", "field", "raycast", "phys fps", "extr fps",
+	       "rend fps", "overall");
+	for (size_t r = 0; r < nrows; r++) {
+		const struct render_run_result *x = &rows[r].r;
+		if (!x->done)
+			continue;
+		printf("%-20s %8zu %-5s %8zu %7.1f %9.3f", rows[r].v->name, rows[r].n,
+		       x->valid ? "ok" : "FAIL", x->surface_count, x->image.psnr_db, x->field.worst_ratio);
+		if (x->timed && rows[r].timed) {
+			const double step = rows[r].t.s.median, rend = x->field_s + x->raycast_s;
+			printf(" %8.3f %8.3f %8.3f %8.0f %8.0f %8.0f %8.0f\n", 1e3 * x->extraction_s,
+			       1e3 * x->field_s, 1e3 * x->raycast_s, 1.0 / step, 1.0 / x->extraction_s,
+			       1.0 / rend, 1.0 / (step + x->extraction_s + rend));
+		} else {
+			printf("\n");
+		}
+	}
+}
+
+/* Runs every selected variant on every column, appending to *rows (grown
+ * as needed). Returns CLI_OK, CLI_FAILED when a variant failed, or
+ * CLI_USAGE with the reason in *why when nothing selected can run here. */
+static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_t *nrows,
+		       const char **why_out)
+{
+	size_t nvar = 0;
+	const char *why = NULL;
+	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
+		if ((!o->variant_given || o->selected[i]) && sph_variant_available(&sph_variants[i], &why))
+			nvar++;
+	*why_out = why ? why : "no SPH variant selected can run here";
+	if (nvar == 0)
+		return CLI_USAGE;
+	struct sph_row *grown = realloc(*rows, (*nrows + nvar * o->ncolumns) * sizeof **rows);
+	if (!grown) {
+		*why_out = "out of memory";
+		return CLI_USAGE;
+	}
+	*rows = grown;
+	memset(*rows + *nrows, 0, nvar * o->ncolumns * sizeof **rows);
+	static struct sysinfo_host host;
+	sysinfo_host_read(&host);
+	static struct gpu_device_info gpu;
+	bool have_gpu = gpu_device_query(0, &gpu) == 0;
+	int status = CLI_OK;
+	for (size_t k = 0; k < o->ncolumns; k++) {
+		const struct sph_column *col = &o->columns[k];
+		struct sph_scene sc;
+		char err[256];
+		if (sph_scene_build(col, o->seed, &sc, err, sizeof err) != 0) {
+			fprintf(stderr, "harness: sph: cannot build column %s: %s\n", col->name, err);
+			status = CLI_FAILED;
+			continue;
+		}
+		for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
+			const struct sph_variant *v = &sph_variants[i];
+			if ((o->variant_given && !o->selected[i]) || !sph_variant_available(v, NULL))
+				continue;
+			struct sph_row *row = &(*rows)[(*nrows)++];
+			row->v = v;
+			row->col = *col;
+			row->n = sc.n;
+			row->nb = sc.nb;
+			row->seed = o->seed;
+			row->warm_steps = o->warm_steps;
+			row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
+			if (sph_measure(o, &sc, row) != CLI_OK)
+				status = CLI_FAILED;
+		}
+		sph_scene_free(&sc);
+	}
+	return status;
+}
+
+/* Prints the table and writes out (when set) with its sidecar; frees the
+ * rows. Returns status, or CLI_FAILED when writing failed. */
+static int sph_finish(int argc, char **argv, const struct sph_options *o, const char *out,
+		      struct sph_row *rows, size_t nrows, int status, bool render)
+{
+	char err[512];
+	if (!o->quiet) {
+		sph_print(rows, nrows);
+		if (render)
+			sph_print_render(rows, nrows);
+	}
+	if (out) {
+		struct sph_table_ctx tc = { rows, nrows, render,
+					    o->ro.samples_per_unit > 0 ? o->ro.samples_per_unit : RENDER_RUN_DEFAULT_SAMPLES };
+		const char *cols[SPH_NCOLS + SPH_RENDER_NCOLS];
+		memcpy(cols, sph_columns_csv, sizeof sph_columns_csv);
+		memcpy(cols + SPH_NCOLS, sph_render_columns_csv, sizeof sph_render_columns_csv);
+		struct results_table t = { .schema = render ? "sph-harness-render/1" : "sph-harness-results/1",
+					   .columns = cols,
+					   .ncols = SPH_NCOLS + (render ? SPH_RENDER_NCOLS : 0),
+					   .nrows = nrows, .rows = rows,
+					   .format = sph_format_table, .json = sph_json, .ctx = &tc };
+		struct results_meta meta = { argc, argv, &o->timing, NULL, 0 };
+		if (results_write_table(out, &t, &meta, err, sizeof err) != 0) {
+			fprintf(stderr, "harness: sph: %s\n", err);
+			status = CLI_FAILED;
+		} else if (!o->quiet) {
+			printf("wrote %s\n", out);
+		}
+	}
+	for (size_t r = 0; r < nrows; r++)
+		timing_result_free(&rows[r].t);
+	free(rows);
+	return status;
+}
+
+static int sph_sweep(int argc, char **argv, const struct sph_options *o)
+{
+	char err[512];
+	const char *out = o->out;
+	static char def[128];
+	if (!out && o->cmd == SPH_RUN) {
+		char stamp[32];
+		sysinfo_utc_stamp(stamp, sizeof stamp);
+		snprintf(def, sizeof def, "results/local/sph-%s.csv", stamp);
+		out = def;
+		atomic_mkdir_p("results/local");
+	}
+	if (out && atomic_path_writable(out, err, sizeof err) != 0)
+		return sph_usage(err);
+	if (o->render && gpu_device_count() <= 0) {
+		snprintf(err, sizeof err, "--render needs a GPU: %s", gpu_unavailable_reason());
+		return sph_usage(err);
+	}
+	struct sph_row *rows = NULL;
+	size_t nrows = 0;
+	const char *why;
+	int status = sph_collect(o, &rows, &nrows, &why);
+	if (status == CLI_USAGE) {
+		free(rows);
+		return sph_usage(why);
+	}
+	return sph_finish(argc, argv, o, out, rows, nrows, status, o->render);
+}
+
+/* One SPH suite: every line of sph_suites.def with that name, into
+ * DIR/<name>.csv. Lines whose variants cannot run here are skipped. */
+static int sph_suite(int argc, char **argv, const struct sph_options *o, const char *name,
+		     const char *dir)
+{
+	char err[512], out[1024];
+	snprintf(out, sizeof out, "%s/%s.csv", dir, name);
+	if (atomic_path_writable(out, err, sizeof err) != 0)
+		return sph_usage(err);
+	struct sph_row *rows = NULL;
+	size_t nrows = 0;
+	int status = CLI_OK;
+	bool render = false;
+	for (size_t e = 0; e < sph_suite_count; e++) {
+		const struct sph_suite_line *line = &sph_suite_lines[e];
+		if (strcmp(line->name, name) != 0)
+			continue;
+		if (line->render && gpu_device_count() <= 0) {
+			if (!o->quiet)
+				fprintf(stderr, "harness: sph: suite %s skips %s: rendering needs a GPU (%s)\n",
+					name, line->variants, gpu_unavailable_reason());
+			continue;
+		}
+		struct sph_options local = *o;
+		local.cmd = line->timed ? SPH_RUN : SPH_CHECK;
+		local.render = line->render;
+		render = render || line->render;
+		memset(local.selected, 0, sizeof local.selected);
+		local.ncolumns = 0;
+		if (sph_parse_variants(line->variants, &local, err, sizeof err) != CLI_OK ||
+		    sph_parse_columns(line->columns, &local, err, sizeof err) != CLI_OK) {
+			fprintf(stderr, "harness: sph: suite %s: %s\n", name, err);
+			status = CLI_FAILED;
+			continue;
+		}
+		const char *why;
+		int st = sph_collect(&local, &rows, &nrows, &why);
+		if (st == CLI_USAGE) {
+			if (!o->quiet)
+				fprintf(stderr, "harness: sph: suite %s skips %s: %s\n", name,
+					line->variants, why);
+		} else if (st != CLI_OK) {
+			status = st;
+		}
+	}
+	if (!o->quiet)
+		printf("== suite %s\n", name);
+	return sph_finish(argc, argv, o, out, rows, nrows, status, render);
+}
+
+static int sph_suites(int argc, char **argv, const struct sph_options *o)
+{
+	const char *dir = o->out_dir ? o->out_dir : "results/local";
+	atomic_mkdir_p(dir);
+	int status = CLI_OK;
+	for (size_t e = 0; e < sph_suite_count; e++) {
+		const char *name = sph_suite_lines[e].name;
+		bool first = true;
+		for (size_t k = 0; k < e; k++)
+			first = first && strcmp(sph_suite_lines[k].name, name) != 0;
+		if (!first || (strcmp(o->suite, "all") != 0 && strcmp(o->suite, name) != 0))
+			continue;
+		int st = sph_suite(argc, argv, o, name, dir);
+		if (st == CLI_USAGE)
+			return st;
+		if (st != CLI_OK)
+			status = st;
+	}
+	return status;
+}
+
+/* Runs one variant on one column and writes every particle at the steps
+ * of --at: the data of the collapse picture (plots/sph-collapse.gp). */
+static int sph_snapshot(const struct sph_options *o)
+{
+	char err[512];
+	const struct sph_variant *v = NULL;
+	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
+		if (o->selected[i])
+			v = &sph_variants[i];
+	const char *why;
+	if (!sph_variant_available(v, &why)) {
+		snprintf(err, sizeof err, "%s cannot run here: %s", v->name, why);
+		return sph_usage(err);
+	}
+	if (atomic_path_writable(o->out, err, sizeof err) != 0)
+		return sph_usage(err);
+	const struct sph_column *col = &o->columns[0];
+	struct sph_scene sc;
+	if (sph_scene_build(col, o->seed, &sc, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph: cannot build column %s: %s\n", col->name, err);
+		return CLI_FAILED;
+	}
+	const struct sph_params p = sc.p;
+	const size_t n = sc.n;
+	int status = CLI_FAILED;
+	void *ctx = NULL;
+	struct atomic_file af = { 0 };
+	float *pos4 = malloc(4 * n * sizeof(float)), *vel4 = malloc(4 * n * sizeof(float));
+	float *rho = malloc(n * sizeof(float));
+	const struct sph_input in = { sc.n, sc.pos4, sc.vel4, sc.nb, sc.bnd4 };
+	if (!pos4 || !vel4 || !rho) {
+		fprintf(stderr, "harness: sph: out of memory for %zu particles\n", n);
+		goto out_free;
+	}
+	if (v->ops->create(&ctx, &in, &p, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph: %s: %s\n", v->name, err);
+		goto out_free;
+	}
+	if (atomic_file_open(&af, o->out, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph: %s\n", err);
+		goto out_destroy;
+	}
+	static const char *const header[] = { "step", "time_s", "x_m", "y_m", "z_m",
+					      "speed_m_per_s", "rho_kg_per_m3" };
+	bool bad = csv_write_row(af.fp, header, 7) != 0;
+	unsigned long done = 0;
+	for (size_t k = 0; k < o->nat && !bad; k++) {
+		struct sph_phase_times t = { 0 };
+		if ((o->at[k] > done && v->ops->steps(ctx, (int)(o->at[k] - done), &t) != 0) ||
+		    v->ops->evaluate(ctx, 0) != 0 || v->ops->read(ctx, pos4, vel4, rho, NULL) != 0) {
+			fprintf(stderr, "harness: sph: %s failed: %s\n", v->name, v->ops->error(ctx));
+			atomic_file_abort(&af);
+			goto out_destroy;
+		}
+		done = o->at[k];
+		for (size_t i = 0; i < n && !bad; i++) {
+			char c[7][32];
+			const char *f[7] = { c[0], c[1], c[2], c[3], c[4], c[5], c[6] };
+			double sp = sqrt((double)vel4[4 * i] * vel4[4 * i] +
+					 (double)vel4[4 * i + 1] * vel4[4 * i + 1] +
+					 (double)vel4[4 * i + 2] * vel4[4 * i + 2]);
+			snprintf(c[0], 32, "%lu", done);
+			snprintf(c[1], 32, "%.6g", done * p.dt);
+			for (int d = 0; d < 3; d++)
+				snprintf(c[2 + d], 32, "%.7g", pos4[4 * i + d]);
+			snprintf(c[5], 32, "%.5g", sp);
+			snprintf(c[6], 32, "%.6g", rho[i]);
+			bad = csv_write_row(af.fp, f, 7) != 0;
+		}
+	}
+	if (bad) {
+		fprintf(stderr, "harness: sph: cannot write %s\n", o->out);
+		atomic_file_abort(&af);
+	} else if (atomic_file_commit(&af, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph: %s\n", err);
+	} else {
+		status = CLI_OK;
+		if (!o->quiet)
+			printf("wrote %s: %zu particles at %zu steps (dt = %g s)\n", o->out, n, o->nat, p.dt);
+	}
+out_destroy:
+	v->ops->destroy(ctx);
+out_free:
+	free(pos4);
+	free(vel4);
+	free(rho);
+	sph_scene_free(&sc);
+	return status;
+}
+
+int sph_check_args(int argc, char **argv, char *err, size_t errlen)
+{
+	struct sph_options o;
+	return sph_parse(argc, argv, &o, err, errlen);
+}
+
+int sph_command(int argc, char **argv)
+{
+	struct sph_options o;
+	char err[512];
+	if (argc > 2 && strcmp(argv[2], "physics") == 0)
+		return sph_physics_command(argc - 1, argv + 1);
+	if (argc > 2 && strcmp(argv[2], "render") == 0)
+		return sph_render_command(argc - 1, argv + 1);
+	if (sph_parse(argc - 1, argv + 1, &o, err, sizeof err) != CLI_OK)
+		return sph_usage(err);
+	if (o.help) {
+		sph_help();
+		return CLI_OK;
+	}
+	if (o.cmd == SPH_LIST)
+		return sph_list();
+	if (o.cmd == SPH_SNAPSHOT)
+		return sph_snapshot(&o);
+	if (o.suite)
+		return sph_suites(argc, argv, &o);
+	return sph_sweep(argc, argv, &o);
+}

@@ -1,0 +1,219 @@
+/* test_dist_mpirun.c - the distributed variants on 2 and 3 CPU ranks under mpirun, and their failures */
+#define _XOPEN_SOURCE 700
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../harness/csv_table.h"
+#include "../../kernels/nbody/nbody_cpu.h"
+#include "mpi_run.h"
+
+static void make_dir(char *templ)
+{
+	cr_assert_not_null(mkdtemp(templ), "mkdtemp: %s", strerror(errno));
+}
+
+/* Removes dir and the files in it (one level). */
+static void remove_dir(const char *dir)
+{
+	char path[4096];
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+/* How many entries dir holds (no file may be left by a failed run). */
+static int count_entries(const char *dir)
+{
+	int n = 0;
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* 2, 3 and 4 ranks (4: the 4-GPU run's decomposition, on CPU ranks):
+ * N below, at and above P, uneven shares, ranks that own no body. */
+Test(dist_mpirun, two_to_four_ranks_validate_uneven_n, .timeout = 180)
+{
+	char err[4096];
+	need_mpirun();
+	for (int ranks = 2; ranks <= 4; ranks++) {
+		int rc = mpi_harness(ranks, NULL,
+				     "check --variant 'dist-*-cpu' --n 1,2,3,1000,1024,4097 --quiet", err,
+				     sizeof err);
+		cr_expect_eq(rc, 0, "%d ranks: %s", ranks, err);
+	}
+}
+
+/* A run on 3 ranks: one CSV and sidecar from rank 0 with the ranks'
+ * columns, every rank in the sidecar. */
+Test(dist_mpirun, run_writes_the_ranks_columns, .timeout = 120)
+{
+	char dir[] = "/tmp/test_dist_run.XXXXXX", args[1024], path[1200], err[4096];
+	need_mpirun();
+	make_dir(dir);
+	snprintf(args, sizeof args,
+		 "run --variant 'dist-*-cpu' --n 1000 --min-time 0 --max-time 0.05 --quiet --out %s/r.csv",
+		 dir);
+	cr_assert_eq(mpi_harness(3, NULL, args, err, sizeof err), 0, "%s", err);
+	struct csv_table t;
+	snprintf(path, sizeof path, "%s/r.csv", dir);
+	cr_assert_eq(csv_table_read(path, &t, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(t.nrows, 2);
+	for (size_t r = 0; r < t.nrows; r++) {
+		double ranks, comm, single, bound, tmin, tmax;
+		cr_assert_eq(csv_table_double(&t, r, "ranks", &ranks, err, sizeof err), 0, "%s", err);
+		cr_assert_eq(csv_table_double(&t, r, "comm_time_s", &comm, err, sizeof err), 0);
+		cr_assert_eq(csv_table_double(&t, r, "single_max_diff", &single, err, sizeof err), 0);
+		cr_assert_eq(csv_table_double(&t, r, "single_diff_bound", &bound, err, sizeof err), 0);
+		cr_assert_eq(csv_table_double(&t, r, "rank_time_min_s", &tmin, err, sizeof err), 0);
+		cr_assert_eq(csv_table_double(&t, r, "rank_time_max_s", &tmax, err, sizeof err), 0);
+		cr_expect_eq(ranks, 3);
+		cr_expect_gt(comm, 0);
+		cr_expect_leq(single, bound);
+		cr_expect_leq(tmin, tmax);
+		const char *devs = csv_table_cell(&t, r, (size_t)csv_table_col(&t, "rank_devices"));
+		int bars = 0;
+		for (const char *c = devs; *c; c++)
+			bars += *c == '|';
+		cr_expect_eq(bars, 2, "three devices: %s", devs);
+	}
+	csv_table_free(&t);
+	snprintf(path, sizeof path, "grep -c '\"rank\":' %s/r.meta.json | grep -qx 3", dir);
+	cr_expect_eq(system(path), 0, "the sidecar lists the 3 ranks");
+	remove_dir(dir);
+}
+
+Test(dist_mpirun, steps_on_three_ranks, .timeout = 120)
+{
+	char err[4096];
+	need_mpirun();
+	cr_expect_eq(mpi_harness(3, NULL,
+				 "run --steps --variant dist-ring-cpu,dist-allgather-cpu --n 1000 "
+				 "--min-time 0 --max-time 0.05 --quiet --out /dev/null/x.csv",
+				 err, sizeof err),
+		     2, "an unwritable --out is refused before anything runs: %s", err);
+	char dir[] = "/tmp/test_dist_steps.XXXXXX", args[1024];
+	make_dir(dir);
+	snprintf(args, sizeof args,
+		 "run --steps --variant dist-ring-cpu,dist-allgather-cpu --n 1000 --min-time 0 "
+		 "--max-time 0.05 --quiet --out %s/s.csv", dir);
+	cr_expect_eq(mpi_harness(3, NULL, args, err, sizeof err), 0, "%s", err);
+	remove_dir(dir);
+}
+
+/* A rank that fails (here its allocation, as when its GPU is full) ends
+ * every rank with exit status 1 and one line naming it; nothing is written. */
+Test(dist_mpirun, a_failing_rank_ends_every_rank, .timeout = 120)
+{
+	char dir[] = "/tmp/test_dist_fail.XXXXXX", args[1024], err[4096];
+	need_mpirun();
+	make_dir(dir);
+	snprintf(args, sizeof args,
+		 "run --variant dist-allgather-cpu --n 1000 --min-time 0 --max-time 0.05 --out %s/f.csv",
+		 dir);
+	cr_expect_eq(mpi_harness(3, "HARNESS_DIST_FAULT=1:alloc", args, err, sizeof err), 1);
+	cr_expect_eq(count_lines(err), 1, "one line, not: %s", err);
+	cr_expect(strstr(err, "rank 1 of 3") && strstr(err, "out of memory"), "%s", err);
+	cr_expect_eq(count_entries(dir), 0, "a failed run leaves no file");
+	remove_dir(dir);
+}
+
+/* The planted bug: one rank leaves out its last body. Validation catches
+ * it (every body is checked at N = 1000) and nothing is written. */
+Test(dist_mpirun, planted_skipped_body_is_caught, .timeout = 120)
+{
+	char dir[] = "/tmp/test_dist_skip.XXXXXX", args[1024], err[4096];
+	need_mpirun();
+	make_dir(dir);
+	const char *variants[] = { "dist-allgather-cpu", "dist-ring-cpu" };
+	for (int k = 0; k < 2; k++) {
+		snprintf(args, sizeof args,
+			 "run --variant %s --n 1000 --min-time 0 --max-time 0.05 --out %s/f.csv",
+			 variants[k], dir);
+		/* rank 1 of 3 owns bodies 334..667 */
+		cr_expect_eq(mpi_harness(3, "HARNESS_DIST_FAULT=1:skip-last", args, err, sizeof err), 1);
+		cr_expect_eq(count_lines(err), 1, "one line, not: %s", err);
+		cr_expect(strstr(err, "FAILED validation") && strstr(err, "at body 667"), "%s", err);
+	}
+	cr_expect_eq(count_entries(dir), 0, "a failed run leaves no file");
+	remove_dir(dir);
+}
+
+/* Ranks on different kinds of device are refused: here one rank forced
+ * onto cpu-simd's scalar path. */
+Test(dist_mpirun, ranks_of_different_kinds_are_refused, .timeout = 120)
+{
+	char cmd[2048], err[4096];
+	need_mpirun();
+	if (strcmp(nbody_cpu_simd_isa(), "scalar") == 0)
+		cr_skip_test("this CPU has no SIMD path to differ from the scalar one");
+	snprintf(cmd, sizeof cmd,
+		 "mpirun -q --oversubscribe -np 1 -x NBODY_CPU_SIMD_ISA=scalar %s check --variant dist-ring-cpu "
+		 "--n 100 : -np 1 %s check --variant dist-ring-cpu --n 100",
+		 cli_harness_bin(), cli_harness_bin());
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 1);
+	cr_expect_eq(count_lines(err), 1, "one line, not: %s", err);
+	cr_expect(strstr(err, "different CPUs"), "%s", err);
+}
+
+Test(dist_mpirun, one_device_variants_do_not_run_on_several_ranks, .timeout = 60)
+{
+	char err[4096];
+	need_mpirun();
+	cr_expect_eq(mpi_harness(2, NULL, "check --variant cpu-simd --n 10", err, sizeof err), 2);
+	cr_expect(strstr(err, "runs on one device"), "%s", err);
+	cr_expect_eq(mpi_harness(2, NULL, "compare a.csv b.csv", err, sizeof err), 2);
+	cr_expect_eq(count_lines(err), 1, "one line from rank 0 only: %s", err);
+}
+
+/* The scaling suite once per P: one CSV per number of ranks, which the
+ * plot merges into one figure. */
+Test(dist_mpirun, scaling_suite_writes_one_file_per_p, .timeout = 300)
+{
+	char dir[] = "/tmp/test_dist_suite.XXXXXX", args[1024], cmd[2048], err[4096];
+	need_mpirun();
+	make_dir(dir);
+	snprintf(args, sizeof args,
+		 "run --suite weak-scaling --out-dir %s --min-time 0 --max-time 0.02 --quiet", dir);
+	snprintf(cmd, sizeof cmd, "%s %s", cli_harness_bin(), args);
+	cr_assert_eq(cli_run(cmd, err, sizeof err), 0, "P = 1: %s", err);
+	cr_assert_eq(mpi_harness(2, NULL, args, err, sizeof err), 0, "P = 2: %s", err);
+	cr_assert_eq(mpi_harness(4, NULL, args, err, sizeof err), 0, "P = 4: %s", err);
+	struct csv_table t;
+	char path[1200];
+	for (int p = 1; p <= 4; p *= 2) {
+		snprintf(path, sizeof path, "%s/weak-scaling-p%d.csv", dir, p);
+		cr_assert_eq(csv_table_read(path, &t, err, sizeof err), 0, "%s", err);
+		cr_expect_gt(t.nrows, 0, "%s has rows", path);
+		for (size_t r = 0; r < t.nrows; r++) {
+			double ranks;
+			cr_assert_eq(csv_table_double(&t, r, "ranks", &ranks, err, sizeof err), 0);
+			const char *v = csv_table_cell(&t, r, (size_t)csv_table_col(&t, "variant"));
+			cr_expect(ranks == p || (p == 1 && strncmp(v, "dist-", 5) != 0), "%s: %s", path, v);
+		}
+		csv_table_free(&t);
+	}
+	if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+		snprintf(cmd, sizeof cmd, "%s plot --suite weak-scaling --from %s --out %s", cli_harness_bin(),
+			 dir, dir);
+		cr_expect_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
+		snprintf(path, sizeof path, "%s/weak-scaling.png", dir);
+		cr_expect_eq(access(path, R_OK), 0, "the figure was drawn");
+	}
+	remove_dir(dir);
+}

@@ -1,0 +1,155 @@
+/* test_run.c - bin/harness run end to end: results pair, suites, a failing variant */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../harness/csv_table.h"
+#include "../../harness/results.h"
+#include "../cli_run.h"
+
+/* Short timing: these tests check what run writes, not what it measures. */
+#define RUN_TIMING "--min-time 0.01 --max-time 0.05"
+
+static void run_tmpdir(char *dir)
+{
+	strcpy(dir, "/tmp/harness-run-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void run_rmdir(const char *dir)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+/* How many entries dir holds (besides . and ..). */
+static size_t run_dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d);
+	size_t n = 0;
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+/* Reads csv_path, checks it against its sidecar and that every row
+ * validated and was timed; returns the table (caller frees). */
+static struct csv_table run_read_results(const char *csv_path)
+{
+	char err[1024];
+	struct csv_table t;
+	cr_assert_eq(results_pair_check(csv_path, err, sizeof err), RESULTS_PAIR_OK, "%s", err);
+	cr_assert_eq(csv_table_read(csv_path, &t, err, sizeof err), 0, "%s", err);
+	int valid = csv_table_col(&t, "valid"), med = csv_table_col(&t, "time_median_s");
+	cr_assert(valid >= 0 && med >= 0);
+	for (size_t r = 0; r < t.nrows; r++) {
+		cr_expect_str_eq(csv_table_cell(&t, r, (size_t)valid), "1", "%s row %zu", csv_path, r);
+		cr_expect_neq(csv_table_cell(&t, r, (size_t)med)[0], '\0', "%s row %zu untimed",
+			      csv_path, r);
+	}
+	return t;
+}
+
+/* Rows of t whose variant is name. */
+static size_t run_rows_of(const struct csv_table *t, const char *name)
+{
+	int c = csv_table_col(t, "variant");
+	size_t n = 0;
+	for (size_t r = 0; r < t->nrows; r++)
+		n += strcmp(csv_table_cell(t, r, (size_t)c), name) == 0;
+	return n;
+}
+
+/* Runs "harness ARGS", which must exit 0, and reads dir/csv_name as above. */
+static struct csv_table run_ok(const char *args, const char *dir, const char *csv_name)
+{
+	char cmd[1024], err[8192], path[128];
+	snprintf(cmd, sizeof cmd, "%s %s", cli_harness_bin(), args);
+	cr_assert_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
+	snprintf(path, sizeof path, "%s/%s", dir, csv_name);
+	return run_read_results(path);
+}
+
+Test(run, writes_a_results_pair_that_matches, .timeout = 120)
+{
+	char dir[32], args[512], side[128];
+	run_tmpdir(dir);
+	snprintf(args, sizeof args, "run --variant 'cpu-*' --n 100,1000 " RUN_TIMING " --out %s/r.csv",
+		 dir);
+	struct csv_table t = run_ok(args, dir, "r.csv");
+	cr_expect_eq(t.nrows, 4, "2 variants x 2 N");
+	cr_expect_eq(run_rows_of(&t, "cpu-portable"), 2);
+	cr_expect_eq(run_rows_of(&t, "cpu-simd"), 2);
+	csv_table_free(&t);
+	snprintf(side, sizeof side, "%s/r.meta.json", dir);
+	FILE *fp = fopen(side, "r");
+	cr_assert_not_null(fp);
+	char json[65536];
+	json[fread(json, 1, sizeof json - 1, fp)] = '\0';
+	fclose(fp);
+	cr_expect(strstr(json, "\"100,1000\""), "the sidecar keeps the command line");
+	cr_expect(strstr(json, "\"csv_rows\": 4"), "the sidecar counts the rows");
+	cr_expect_eq(run_dir_entries(dir), 2, "the pair and nothing else");
+	run_rmdir(dir);
+}
+
+/* A whole suite from suites.def: what this machine can run of it (the
+ * CPU variants everywhere; the GPU ones where there is a GPU). */
+Test(run, suite_writes_its_csv, .timeout = 300)
+{
+	char dir[32], args[512];
+	run_tmpdir(dir);
+	snprintf(args, sizeof args, "run --suite cpu-speedup " RUN_TIMING " --out-dir %s -q", dir);
+	struct csv_table t = run_ok(args, dir, "cpu-speedup.csv");
+	cr_expect_eq(run_rows_of(&t, "cpu-portable"), 5, "1024..16384");
+	cr_expect_eq(run_rows_of(&t, "cpu-simd"), 7, "1024..65536");
+	csv_table_free(&t);
+	run_rmdir(dir);
+}
+
+/* One CPU variant with a planted bug (the registry's test hook: the middle
+ * body skipped in every force sum): run must name it and exit 1; the
+ * results file keeps both variants' rows, the failed ones with valid = 0
+ * and no timing, so they cannot pass for measurements. */
+Test(run, a_variant_failing_validation_exits_1_and_is_marked_invalid, .timeout = 120)
+{
+	char dir[32], cmd[1024], err[4096], csv[64];
+	run_tmpdir(dir);
+	snprintf(cmd, sizeof cmd,
+		 "HARNESS_PLANT_SKIP_BODY=cpu-simd %s run --variant 'cpu-*' --n 1000,4097 " RUN_TIMING
+		 " --out %s/f.csv",
+		 cli_harness_bin(), dir);
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 1, "%s", err);
+	cr_expect(strstr(err, "cpu-simd N=1000 FAILED validation"), "%s", err);
+	cr_expect(strstr(err, "cpu-simd N=4097 FAILED validation"), "%s", err);
+	cr_expect_null(strstr(err, "cpu-portable N="), "the other variant passed: %s", err);
+	snprintf(csv, sizeof csv, "%s/f.csv", dir);
+	struct csv_table t;
+	char terr[256];
+	cr_assert_eq(csv_table_read(csv, &t, terr, sizeof terr), 0, "%s", terr);
+	const int var = csv_table_col(&t, "variant"), valid = csv_table_col(&t, "valid");
+	const int med = csv_table_col(&t, "time_median_s");
+	cr_assert(var >= 0 && valid >= 0 && med >= 0);
+	cr_expect_eq(t.nrows, 4, "two variants at two N");
+	for (size_t r = 0; r < t.nrows; r++) {
+		const bool planted = strcmp(csv_table_cell(&t, r, (size_t)var), "cpu-simd") == 0;
+
+		cr_expect_str_eq(csv_table_cell(&t, r, (size_t)valid), planted ? "0" : "1", "row %zu", r);
+		cr_expect_eq(csv_table_cell(&t, r, (size_t)med)[0] == '\0', planted,
+			     "row %zu: timing only for a valid row", r);
+	}
+	csv_table_free(&t);
+
+	/* Without the hook the same command passes: the plant made the failure. */
+	snprintf(cmd, sizeof cmd, "%s run --variant 'cpu-*' --n 1000 " RUN_TIMING " --out %s/f.csv",
+		 cli_harness_bin(), dir);
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
+	run_rmdir(dir);
+}

@@ -1,0 +1,435 @@
+/* test_gpu_render.c - the GPU distance field and raycaster against the double reference; a planted bug is caught; bad input refused (suite gpu_render) */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../harness/gpu_device.h"
+#include "../../harness/render/render_validate.h"
+#include "../../kernels/render/render_gpu.h"
+#include "../../reference/render_ref.h"
+#include "../../reference/rng.h"
+#include "../../reference/sph_scene.h"
+
+/* The CUDA runtime's free-memory query (cuda_runtime_api.h, C linkage,
+ * not on this file's include path); weak, so a build without nvcc links
+ * (the tests skip before calling it). */
+extern int cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes) __attribute__((weak));
+
+/* The cloud: GR_CLOUD random particles in GR_LO .. GR_HI and up to 2 r
+ * beyond it (boxes cut by every face), spacing GR_D at GR_RES voxels on
+ * the longest side: r = 1.5 d = 1.9 voxels, so boxes overlap in places
+ * and leave voxels at the maximum in others. */
+#define GR_CLOUD 2000
+#define GR_D 0.008
+#define GR_RES 64
+#define GR_SEED 11
+static const double gr_lo[3] = { 0.1, -0.2, 0.05 }, gr_hi[3] = { 0.42, 0.04, 0.45 };
+
+/* The image: a small column's surface at GR_W x GR_H. */
+#define GR_COLUMN "8x4x16@4"
+#define GR_W 160
+#define GR_H 90
+
+/* Skips the calling test, with the reason, when no GPU can run here. */
+static void gr_require_gpu(void)
+{
+	const char *why = gpu_unavailable_reason();
+
+	if (why)
+		cr_skip_test("no GPU here: %s", why);
+}
+
+/* Surface positions: pos4 (x, y, z, 0) floats for the GPU, s the same
+ * widened to double for the reference. */
+struct gr_surface {
+	size_t m;
+	float *pos4;
+	double *s;
+};
+
+static void gr_surface_alloc(struct gr_surface *g, size_t m)
+{
+	g->m = m;
+	g->pos4 = calloc(4 * m + 4, sizeof *g->pos4);
+	g->s = calloc(3 * m + 3, sizeof *g->s);
+	cr_assert(g->pos4 && g->s);
+}
+
+static void gr_surface_set(struct gr_surface *g, size_t q, const float x[3])
+{
+	for (int k = 0; k < 3; k++) {
+		g->pos4[4 * q + k] = x[k];
+		g->s[3 * q + k] = x[k];
+	}
+}
+
+static void gr_surface_free(struct gr_surface *g)
+{
+	free(g->pos4);
+	free(g->s);
+}
+
+/* render_ref.h's defaults for spacing GR_D at GR_RES. */
+static void gr_params(struct render_params *rp)
+{
+	struct sph_params p;
+
+	sph_params_water(&p, GR_D, 0.3);
+	render_params_default(rp, &p);
+	rp->res = GR_RES;
+}
+
+/* The cloud of m particles (see GR_CLOUD). */
+static void gr_cloud(struct gr_surface *g, const struct render_params *rp, size_t m)
+{
+	struct rng r;
+
+	gr_surface_alloc(g, m);
+	rng_seed(&r, GR_SEED);
+	for (size_t q = 0; q < m; q++) {
+		float x[3];
+
+		for (int k = 0; k < 3; k++)
+			x[k] = (float)(gr_lo[k] - 2.0 * rp->r +
+				       (gr_hi[k] - gr_lo[k] + 4.0 * rp->r) * rng_uniform(&r));
+		gr_surface_set(g, q, x);
+	}
+}
+
+/* A float's place in the order of all non-negative floats. */
+static int64_t gr_bits(float f)
+{
+	int32_t i;
+
+	memcpy(&i, &f, sizeof i);
+	return i;
+}
+
+/* How the GPU field var compares with the reference's rounded to float. */
+struct gr_field_diff {
+	size_t differ;		/* voxels not bit for bit (float)ref */
+	int64_t max_ulps;
+	size_t set;		/* voxels of (float)ref below (float)max */
+};
+
+static struct gr_field_diff gr_field_diff(const struct render_field *f, const float *var)
+{
+	const size_t n = (size_t)f->dim[0] * f->dim[1] * f->dim[2];
+	const float maxf = (float)f->max;
+	struct gr_field_diff d = { 0, 0, 0 };
+
+	for (size_t v = 0; v < n; v++) {
+		const float r = (float)f->value[v];
+		const int64_t u = llabs(gr_bits(r) - gr_bits(var[v]));
+
+		d.differ += memcmp(&r, &var[v], sizeof r) != 0;
+		d.max_ulps = u > d.max_ulps ? u : d.max_ulps;
+		d.set += r < maxf;
+	}
+	return d;
+}
+
+/* The GPU field of g (no camera), read back into a new array (and its
+ * count of voxels set); the context stays in *rg for the caller. */
+static float *gr_gpu_field(struct render_gpu **rg, const struct render_params *rp,
+			   const struct gr_surface *g, enum render_gpu_test mode, size_t *set)
+{
+	char err[256] = "";
+	float *values;
+
+	cr_assert(render_gpu_create(rg, rp, gr_lo, gr_hi, NULL, g->m, err, sizeof err) == 0, "%s",
+		  err);
+	render_gpu_test_mode(*rg, mode);
+	values = malloc(render_gpu_voxels(*rg) * sizeof *values);
+	cr_assert(values);
+	cr_assert(render_gpu_upload_surface(*rg, g->pos4, g->m) == 0 &&
+			  render_gpu_field(*rg, g->m) == 0 &&
+			  render_gpu_read_field(*rg, values) == 0 &&
+			  render_gpu_voxels_set(*rg, set) == 0,
+		  "%s", render_gpu_error(*rg));
+	return values;
+}
+
+/* The GPU field of g equals the reference's rounded to float in every
+ * voxel, and passes render_validate_field; what it means to say. */
+static void gr_expect_exact(const struct gr_surface *g, const char *what)
+{
+	struct render_params rp;
+	struct render_field f;
+	struct render_field_check fc;
+	struct render_gpu_times t;
+	struct render_gpu *rg = NULL;
+	size_t set = 0;
+
+	gr_params(&rp);
+	cr_assert(render_ref_field(&rp, gr_lo, gr_hi, g->s, g->m, &f) == 0);
+	float *values = gr_gpu_field(&rg, &rp, g, RENDER_GPU_TEST_OFF, &set);
+	const size_t n = (size_t)f.dim[0] * f.dim[1] * f.dim[2];
+	const struct gr_field_diff d = gr_field_diff(&f, values);
+
+	render_gpu_times(rg, &t);
+	cr_assert_eq(render_gpu_voxels(rg), n, "%s: %zu voxels, the reference %zu", what,
+		     render_gpu_voxels(rg), n);
+	cr_assert_eq(render_validate_field(&f, values, &fc), 0);
+	cr_log_info("%s: %zu voxels (%zu set), %zu differ from the reference rounded to float, "
+		    "max %lld ulps; GPU time %.3f ms",
+		    what, n, d.set, d.differ, (long long)d.max_ulps, 1e3 * t.field_s);
+	cr_expect(d.set > 0 && d.set < n, "%s: %zu of %zu voxels set: not a test", what, d.set, n);
+	cr_expect_eq(d.differ, 0, "%s: %zu voxels differ, max %lld ulps", what, d.differ,
+		     (long long)d.max_ulps);
+	cr_expect(fc.pass, "%s: validation: %.3f of the bound, %zu at-max mismatches", what,
+		  fc.worst_ratio, fc.max_mismatches);
+	cr_expect_eq(set, d.set, "%s: render_gpu_voxels_set %zu, the reference %zu", what, set,
+		     d.set);
+	cr_expect(t.field_s > 0.0, "%s: field time %g s", what, t.field_s);
+	free(values);
+	render_gpu_destroy(rg);
+	render_field_free(&f);
+}
+
+/* ---- (a) the field, bit for bit ----------------------------------------- */
+
+Test(gpu_render, field_of_a_cloud_is_the_reference_bit_for_bit, .timeout = 60)
+{
+	struct render_params rp;
+	struct gr_surface g;
+
+	gr_require_gpu();
+	gr_params(&rp);
+	gr_cloud(&g, &rp, GR_CLOUD);
+	gr_expect_exact(&g, "cloud of 2000");
+	gr_surface_free(&g);
+}
+
+/* One particle off the lattice of voxels: its box alone, every value the
+ * reference's own distance. */
+Test(gpu_render, field_of_one_particle_is_the_reference_bit_for_bit, .timeout = 60)
+{
+	const float x[3] = { 0.2337f, -0.0411f, 0.2623f };
+	struct gr_surface g;
+
+	gr_require_gpu();
+	gr_surface_alloc(&g, 1);
+	gr_surface_set(&g, 0, x);
+	gr_expect_exact(&g, "one particle");
+	gr_surface_free(&g);
+}
+
+/* ---- (b) the image ------------------------------------------------------- */
+
+/* The column's surface particles (the reference's extraction) and its
+ * render parameters at res. */
+static void gr_column(struct gr_surface *g, struct sph_scene *sc, struct render_params *rp,
+		      int res)
+{
+	struct sph_column col;
+	char err[256] = "";
+	unsigned char *surf;
+	double *x;
+	size_t m;
+
+	cr_assert_eq(sph_scene_column_parse(GR_COLUMN, &col, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(sph_scene_build(&col, 5, sc, err, sizeof err), 0, "%s", err);
+	render_params_default(rp, &sc->p);
+	rp->res = res;
+	x = malloc(3 * sc->n * sizeof *x);
+	surf = malloc(sc->n);
+	cr_assert(x && surf);
+	for (size_t i = 0; i < sc->n; i++)
+		for (int k = 0; k < 3; k++)
+			x[3 * i + k] = sc->pos4[4 * i + k];
+	cr_assert_eq(render_ref_surface(&sc->p, rp, x, sc->n, surf, &m), 0);
+	gr_surface_alloc(g, m);
+	for (size_t i = 0, q = 0; i < sc->n; i++)
+		if (surf[i])
+			gr_surface_set(g, q++, &sc->pos4[4 * i]);
+	free(x);
+	free(surf);
+}
+
+/* The GPU image of g through camera cam, with skipping or without. */
+static float *gr_gpu_image(const struct render_params *rp, const struct sph_scene *sc,
+			   const struct render_camera *cam, const struct gr_surface *g,
+			   enum render_gpu_test mode)
+{
+	struct render_gpu *rg = NULL;
+	float *rgb = malloc(3 * (size_t)cam->width * cam->height * sizeof *rgb);
+	char err[256] = "";
+	struct render_gpu_times t;
+
+	cr_assert(rgb);
+	cr_assert(render_gpu_create(&rg, rp, sc->p.box_lo, sc->p.box_hi, cam, g->m, err,
+				    sizeof err) == 0,
+		  "%s", err);
+	render_gpu_test_mode(rg, mode);
+	cr_assert(render_gpu_upload_surface(rg, g->pos4, g->m) == 0 &&
+			  render_gpu_field(rg, g->m) == 0 && render_gpu_raycast(rg) == 0 &&
+			  render_gpu_read_image(rg, rgb) == 0,
+		  "%s", render_gpu_error(rg));
+	render_gpu_times(rg, &t);
+	cr_expect(t.raycast_s > 0.0, "raycast time %g s", t.raycast_s);
+	render_gpu_destroy(rg);
+	return rgb;
+}
+
+/*
+ * The column's image matches render_ref_raycast's of the reference field
+ * (PSNR >= 40 dB), and is the same bit for bit with every brick occupied:
+ * skipping empty bricks skips nothing that counts. The reference image
+ * shows water (a blank one would pass anything).
+ */
+Test(gpu_render, image_matches_the_reference_and_skipping_changes_nothing, .timeout = 60)
+{
+	const size_t channels = 3 * (size_t)GR_W * GR_H;
+	struct render_params rp;
+	struct render_camera cam;
+	struct render_field f;
+	struct render_image_check ic;
+	struct sph_scene sc;
+	struct gr_surface g;
+	double *ref = malloc(channels * sizeof *ref), *var = malloc(channels * sizeof *var);
+	size_t water = 0;
+
+	gr_require_gpu();
+	cr_assert(ref && var);
+	gr_column(&g, &sc, &rp, GR_RES);
+	render_camera_default(&cam, sc.p.box_lo, sc.p.box_hi, GR_W, GR_H);
+	cr_assert_eq(render_ref_field(&rp, sc.p.box_lo, sc.p.box_hi, g.s, g.m, &f), 0);
+	cr_assert_eq(render_ref_raycast(&rp, &f, &cam, ref), 0);
+	float *img = gr_gpu_image(&rp, &sc, &cam, &g, RENDER_GPU_TEST_OFF);
+	float *all = gr_gpu_image(&rp, &sc, &cam, &g, RENDER_GPU_TEST_NO_SKIP);
+
+	for (size_t q = 0; q < channels; q++) {
+		var[q] = img[q];
+		water += fabs(ref[q] - rp.background[q % 3]) > 0.1;
+	}
+	cr_assert_eq(render_validate_image(ref, var, GR_W, GR_H, &ic), 0);
+	cr_log_info("%s at res %d, %zu surface particles, %dx%d: PSNR %.1f dB, max diff %.2e at "
+		    "(%d, %d); %zu of %zu reference channels off the background by > 0.1",
+		    GR_COLUMN, GR_RES, g.m, GR_W, GR_H, ic.psnr_db, ic.max_diff, ic.worst_x,
+		    ic.worst_y, water, channels);
+	cr_expect(water > channels / 100, "the reference image is nearly blank (%zu channels)",
+		  water);
+	cr_expect(ic.pass, "PSNR %.1f dB (at least %.0f), max diff %.3g at (%d, %d)", ic.psnr_db,
+		  RENDER_VALIDATE_PSNR_DB, ic.max_diff, ic.worst_x, ic.worst_y);
+	cr_expect(memcmp(img, all, channels * sizeof *img) == 0,
+		  "the image changes when no brick is skipped");
+	free(img);
+	free(all);
+	free(ref);
+	free(var);
+	render_field_free(&f);
+	gr_surface_free(&g);
+	sph_scene_free(&sc);
+}
+
+/* ---- (c) a planted bug --------------------------------------------------- */
+
+/* Every box rasterised one voxel short at +x: validation must fail. */
+Test(gpu_render, planted_short_box_is_caught, .timeout = 60)
+{
+	struct render_params rp;
+	struct render_field f;
+	struct render_field_check fc;
+	struct render_gpu *rg = NULL;
+	struct gr_surface g;
+	size_t set;
+
+	gr_require_gpu();
+	gr_params(&rp);
+	gr_cloud(&g, &rp, GR_CLOUD);
+	cr_assert(render_ref_field(&rp, gr_lo, gr_hi, g.s, g.m, &f) == 0);
+	float *values = gr_gpu_field(&rg, &rp, &g, RENDER_GPU_TEST_SHORT_BOX, &set);
+
+	cr_assert_eq(render_validate_field(&f, values, &fc), 0);
+	cr_log_info("planted short box: %s (%.3g of the bound, %zu at-max mismatches)",
+		    fc.pass ? "NOT CAUGHT" : "caught by validation", fc.worst_ratio,
+		    fc.max_mismatches);
+	cr_expect(!fc.pass, "a box one voxel short at +x passed validation");
+	free(values);
+	render_gpu_destroy(rg);
+	render_field_free(&f);
+	gr_surface_free(&g);
+}
+
+/* ---- (d) bad input ------------------------------------------------------- */
+
+/* Free device memory, after the context exists. */
+static size_t gr_free_bytes(void)
+{
+	size_t free_bytes = 0, total = 0;
+
+	cr_assert(cudaMemGetInfo && cudaMemGetInfo(&free_bytes, &total) == 0);
+	return free_bytes;
+}
+
+/* A create that must fail: -1, *r NULL, a message containing what. */
+static void gr_expect_refused(const struct render_params *rp, const double lo[3],
+			      const double hi[3], const struct render_camera *cam, size_t m,
+			      const char *what)
+{
+	struct render_gpu *rg = (struct render_gpu *)&rg;	/* any non-NULL: create must clear it */
+	char err[256] = "";
+
+	cr_expect_eq(render_gpu_create(&rg, rp, lo, hi, cam, m, err, sizeof err), -1,
+		     "%s: accepted", what);
+	cr_expect_null(rg, "%s: a context returned", what);
+	cr_expect(strstr(err, what) != NULL, "%s: the message is \"%s\"", what, err);
+	if (rg && rg != (struct render_gpu *)&rg)
+		render_gpu_destroy(rg);
+}
+
+/*
+ * res 0, a camera of no pixels, a band of 0 and too many surface
+ * particles are refused before anything is allocated; a field too large
+ * for the device (a cube whose values fit and whose per-voxel data do
+ * not) fails in cudaMalloc and frees what it had. Device memory is the
+ * same after as before.
+ */
+Test(gpu_render, bad_input_is_refused_and_nothing_leaks, .timeout = 60)
+{
+	struct render_params rp, bad;
+	struct render_camera cam, none;
+	struct render_gpu *rg = NULL;
+	char err[256] = "";
+
+	gr_require_gpu();
+	gr_params(&rp);
+	render_camera_default(&cam, gr_lo, gr_hi, 16, 9);
+	/* a first context, so the CUDA context's own memory is already taken */
+	cr_assert(render_gpu_create(&rg, &rp, gr_lo, gr_hi, &cam, 1, err, sizeof err) == 0, "%s",
+		  err);
+	render_gpu_destroy(rg);
+	const size_t before = gr_free_bytes();
+
+	bad = rp;
+	bad.res = 0;
+	gr_expect_refused(&bad, gr_lo, gr_hi, &cam, 1, "res 0");
+	none = cam;
+	none.width = none.height = 0;
+	gr_expect_refused(&rp, gr_lo, gr_hi, &none, 1, "0 x 0 pixels");
+	bad = rp;
+	bad.band = 0.0;
+	gr_expect_refused(&bad, gr_lo, gr_hi, &cam, 1, "band 0");
+	gr_expect_refused(&rp, gr_lo, gr_hi, &cam, (size_t)1 << 40, "surface particles");
+
+	/* values (4 bytes a voxel) fit in a third of the free memory, the
+	 * float4 per voxel do not */
+	const double side = cbrt((double)before / 12.0);
+	const double lo[3] = { 0.0, 0.0, 0.0 }, hi[3] = { 1.0, 1.0, 1.0 };
+	bad = rp;
+	bad.res = (int)side - 1;
+	if (bad.res <= 4096) {
+		cr_expect_eq(render_gpu_create(&rg, &bad, lo, hi, NULL, 1, err, sizeof err), -1,
+			     "a field of %d^3 voxels fit", bad.res + 1);
+		cr_expect_null(rg);
+		cr_log_info("a field of %d^3 voxels: %s", bad.res + 1, err);
+		cr_expect(strstr(err, "cudaMalloc") != NULL, "the message is \"%s\"", err);
+	}
+	const size_t after = gr_free_bytes();
+	cr_expect(after + ((size_t)16 << 20) >= before,
+		  "device memory free before %zu, after the failures %zu bytes", before, after);
+}

@@ -1,0 +1,629 @@
+/* test_render_validate.c - the rendering stages' comparisons with the reference must pass right and fail wrong (suite render_validate) */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../harness/render/render_validate.h"
+#include "../../harness/sph/sph_validate.h"
+#include "../../reference/sph_scene.h"
+
+/* A small column (jittered lattice, walls not needed) and its positions
+ * in double, as a variant's floats widened. */
+struct rv_case {
+	struct sph_scene sc;
+	struct render_params rp;
+	size_t n;
+	double *x;
+	unsigned char *surf;	/* the reference's flags */
+	size_t m;		/* surface particles */
+	double *s;		/* their positions */
+	struct render_field f;	/* the reference's field of s */
+};
+
+static void rv_make(struct rv_case *c, const char *spec, int res)
+{
+	struct sph_column col;
+	char err[256] = "";
+
+	memset(c, 0, sizeof *c);
+	cr_assert_eq(sph_scene_column_parse(spec, &col, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(sph_scene_build(&col, 5, &c->sc, err, sizeof err), 0, "%s", err);
+	c->n = c->sc.n;
+	c->x = malloc(3 * c->n * sizeof *c->x);
+	c->surf = malloc(c->n);
+	cr_assert(c->x && c->surf);
+	for (size_t i = 0; i < c->n; i++)
+		for (int d = 0; d < 3; d++)
+			c->x[3 * i + d] = c->sc.pos4[4 * i + d];
+	render_params_default(&c->rp, &c->sc.p);
+	c->rp.res = res;
+	cr_assert_eq(render_ref_surface(&c->sc.p, &c->rp, c->x, c->n, c->surf, &c->m), 0);
+	cr_assert_gt(c->m, 0);
+	c->s = malloc(3 * c->m * sizeof *c->s);
+	cr_assert(c->s);
+	for (size_t i = 0, k = 0; i < c->n; i++)
+		if (c->surf[i])
+			memcpy(&c->s[3 * k++], &c->x[3 * i], 3 * sizeof *c->s);
+	cr_assert_eq(render_ref_field(&c->rp, c->sc.p.box_lo, c->sc.p.box_hi, c->s, c->m, &c->f), 0);
+}
+
+static void rv_free(struct rv_case *c)
+{
+	render_field_free(&c->f);
+	free(c->x);
+	free(c->surf);
+	free(c->s);
+	sph_scene_free(&c->sc);
+}
+
+static size_t rv_voxels(const struct render_field *f)
+{
+	return (size_t)f->dim[0] * f->dim[1] * f->dim[2];
+}
+
+/* ------------------------------------------------------------------ */
+/* Surface particles                                                   */
+/* ------------------------------------------------------------------ */
+
+/* The extraction as a float stage would write it: positions as floats,
+ * the pair test r^2 < h^2 in float, com from absolute positions summed
+ * in float (the header's formula, the less accurate form). */
+static void rv_float_surface(const struct rv_case *c, unsigned char *out)
+{
+	const float h = (float)c->sc.p.h, h2 = h * h;
+	const float *x = c->sc.pos4;
+
+	for (size_t i = 0; i < c->n; i++) {
+		float sum[3] = { x[4 * i], x[4 * i + 1], x[4 * i + 2] };
+		size_t nb = 0;
+
+		for (size_t j = 0; j < c->n; j++) {
+			const float dx = x[4 * j] - x[4 * i], dy = x[4 * j + 1] - x[4 * i + 1],
+				    dz = x[4 * j + 2] - x[4 * i + 2];
+
+			if (j == i || !(dx * dx + dy * dy + dz * dz < h2))
+				continue;
+			nb++;
+			for (int d = 0; d < 3; d++)
+				sum[d] += x[4 * j + d];
+		}
+		float off2 = 0.0f;
+		for (int d = 0; d < 3; d++) {
+			const float e = sum[d] / (float)(1 + nb) - x[4 * i + d];
+			off2 += e * e;
+		}
+		out[i] = sqrtf(off2) / h > (float)c->rp.com_threshold ||
+			 (float)nb < (float)c->rp.min_neighbours;
+	}
+}
+
+/* Whether particle i has a pair within SPH_VALIDATE_H_BAND of h. */
+static bool rv_near_h(const struct rv_case *c, size_t i)
+{
+	const double h2 = c->sc.p.h * c->sc.p.h;
+
+	for (size_t j = 0; j < c->n; j++) {
+		double r2 = 0.0;
+
+		for (int d = 0; d < 3; d++)
+			r2 += (c->x[3 * j + d] - c->x[3 * i + d]) * (c->x[3 * j + d] - c->x[3 * i + d]);
+		if (j != i && fabs(r2 / h2 - 1.0) < SPH_VALIDATE_H_BAND)
+			return true;
+	}
+	return false;
+}
+
+/* Particle i's criterion on c->x now. */
+static void rv_criterion(const struct rv_case *c, size_t i, double *off, size_t *nb, double sv[3])
+{
+	struct sph_nbr_list nl;
+
+	memset(&nl, 0, sizeof nl);
+	cr_assert_eq(sph_ref_neighbours_grid(c->x, c->n, c->sc.p.h, &nl), 0);
+	render_ref_surface_criterion(&c->sc.p, c->x, &nl, i, off, nb);
+	for (int d = 0; d < 3; d++)
+		sv[d] = 0.0;
+	for (size_t k = nl.off[i]; k < nl.off[i + 1]; k++)
+		for (int d = 0; d < 3; d++)
+			sv[d] += (c->x[3 * nl.idx[k] + d] - c->x[3 * i + d]) / (double)(1 + *nb);
+	sph_nbr_list_free(&nl);
+}
+
+/* Moves an interior particle (>= 20 neighbours, com_off < 0.05, no pair
+ * near h) so that its com_off is exactly target, its neighbours and the
+ * absence of pairs near h kept: com - x_i moves by -n/(1+n) of the step.
+ * Returns the particle, the reference's flags recomputed in c->surf. */
+static size_t rv_place(struct rv_case *c, double target)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		double off, sv[3], keep[3];
+		size_t nb, nb0;
+
+		rv_criterion(c, i, &off, &nb0, sv);
+		if (nb0 < 20 || off > 0.05 || rv_near_h(c, i))
+			continue;
+		memcpy(keep, &c->x[3 * i], sizeof keep);
+		for (int it = 0; it < 4; it++) {
+			const double len = sqrt(sv[0] * sv[0] + sv[1] * sv[1] + sv[2] * sv[2]);
+			const double e[3] = { len > 0 ? sv[0] / len : 1, len > 0 ? sv[1] / len : 0,
+					      len > 0 ? sv[2] / len : 0 };
+			const double step = (len - target * c->sc.p.h) * (1 + nb0) / nb0;
+
+			for (int d = 0; d < 3; d++)
+				c->x[3 * i + d] += e[d] * step;
+			rv_criterion(c, i, &off, &nb, sv);
+			if (nb != nb0)
+				break;
+		}
+		if (nb == nb0 && fabs(off - target) < 1e-9 && !rv_near_h(c, i)) {
+			cr_assert_eq(render_ref_surface(&c->sc.p, &c->rp, c->x, c->n, c->surf, &c->m), 0);
+			return i;
+		}
+		memcpy(&c->x[3 * i], keep, sizeof keep);
+	}
+	cr_assert_fail("no particle could be placed at com_off %g", target);
+	return 0;
+}
+
+static struct render_surface_check rv_surface(struct rv_case *c, const unsigned char *var)
+{
+	struct render_surface_check v;
+
+	cr_assert_eq(render_validate_surface(&c->sc.p, &c->rp, c->x, c->n, var, &v), 0);
+	return v;
+}
+
+Test(render_validate, surface_the_reference_passes_itself)
+{
+	struct rv_case c;
+
+	rv_make(&c, "8x4x16@4", 64);
+	struct render_surface_check v = rv_surface(&c, c.surf);
+	cr_expect(v.pass);
+	cr_expect_eq(v.ref_count, c.m);
+	cr_expect_eq(v.var_count, c.m);
+	cr_expect_eq(v.mismatches + v.borderline, 0);
+	cr_expect_eq(v.worst, c.n);
+	cr_expect(c.m > c.n / 4 && c.m < c.n, "%zu of %zu on the surface", c.m, c.n);
+	rv_free(&c);
+}
+
+Test(render_validate, surface_a_float_extraction_passes)
+{
+	struct rv_case c;
+	const char *specs[2] = { "8x4x16@4", "8x8x8@0" };
+
+	for (int s = 0; s < 2; s++) {
+		rv_make(&c, specs[s], 64);
+		unsigned char *var = malloc(c.n);
+		cr_assert(var);
+		rv_float_surface(&c, var);
+		struct render_surface_check v = rv_surface(&c, var);
+		cr_log_info("surface %s: float extraction %zu, reference %zu, borderline %zu, mismatches %zu",
+			    specs[s], v.var_count, v.ref_count, v.borderline, v.mismatches);
+		cr_expect(v.pass, "%s: %zu mismatches, first %zu", specs[s], v.mismatches, v.worst);
+		free(var);
+		rv_free(&c);
+	}
+}
+
+Test(render_validate, surface_a_flag_flipped_far_from_both_thresholds_fails)
+{
+	struct rv_case c;
+	size_t far = 0;
+	bool found = false;
+
+	rv_make(&c, "8x4x16@4", 64);
+	for (size_t i = 0; i < c.n && !found; i++) {
+		double off, sv[3];
+		size_t nb;
+
+		rv_criterion(&c, i, &off, &nb, sv);
+		found = fabs(off - c.rp.com_threshold) > 0.02 &&
+			fabs((double)nb - c.rp.min_neighbours) > 2 && !rv_near_h(&c, i);
+		far = i;
+	}
+	cr_assert(found);
+	c.surf[far] ^= 1;
+	struct render_surface_check v = rv_surface(&c, c.surf);
+	cr_expect(!v.pass);
+	cr_expect_eq(v.mismatches, 1);
+	cr_expect_eq(v.borderline, 0);
+	cr_expect_eq(v.worst, far);
+	rv_free(&c);
+}
+
+/* A particle placed by construction 0.5 band above the threshold may
+ * disagree (borderline); 1.8 band above it may not. */
+Test(render_validate, surface_a_flip_within_the_band_is_borderline_beyond_it_fails)
+{
+	const double k[2] = { 0.5, 1.8 };
+
+	for (int q = 0; q < 2; q++) {
+		struct rv_case c;
+
+		rv_make(&c, "8x4x16@4", 64);
+		const size_t i = rv_place(&c, c.rp.com_threshold + k[q] * RENDER_VALIDATE_COM_BAND);
+		cr_assert_eq(c.surf[i], 1, "above the threshold: a surface particle");
+		c.surf[i] = 0;
+		struct render_surface_check v = rv_surface(&c, c.surf);
+		if (q == 0) {
+			cr_expect(v.pass, "0.5 band: %zu mismatches", v.mismatches);
+			cr_expect_eq(v.borderline, 1);
+		} else {
+			cr_expect(!v.pass, "1.8 band passed");
+			cr_expect_eq(v.mismatches, 1);
+			cr_expect_eq(v.worst, i);
+		}
+		rv_free(&c);
+	}
+}
+
+Test(render_validate, surface_a_flag_neither_0_nor_1_fails)
+{
+	struct rv_case c;
+
+	rv_make(&c, "8x8x8@0", 64);
+	for (size_t i = 0; i < c.n; i++)
+		if (c.surf[i]) {
+			c.surf[i] = 2;
+			break;
+		}
+	struct render_surface_check v = rv_surface(&c, c.surf);
+	cr_expect(!v.pass);
+	cr_expect_eq(v.mismatches, 1);
+	rv_free(&c);
+}
+
+Test(render_validate, surface_a_nan_position_fails)
+{
+	struct rv_case c;
+	struct render_surface_check v;
+
+	rv_make(&c, "8x8x8@0", 64);
+	c.x[3 * 7 + 1] = NAN;
+	cr_expect_eq(render_validate_surface(&c.sc.p, &c.rp, c.x, c.n, c.surf, &v), -1);
+	cr_expect(!v.pass);
+	rv_free(&c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Distance field                                                      */
+/* ------------------------------------------------------------------ */
+
+/* The field as a float stage would rasterise it: float positions, float
+ * voxel coordinates lo + i v, float arithmetic; the box's voxels found
+ * in double (loosely) and tested in float. */
+static float *rv_float_field(const struct rv_case *c)
+{
+	const struct render_field *f = &c->f;
+	const size_t nv = rv_voxels(f);
+	float *val = malloc(nv * sizeof *val);
+	const float lo[3] = { (float)f->lo[0], (float)f->lo[1], (float)f->lo[2] };
+	const float v = (float)f->voxel, r = (float)c->rp.r, rmax = (float)c->rp.r_max,
+		    rmin = (float)c->rp.r_min;
+
+	cr_assert(val);
+	for (size_t q = 0; q < nv; q++)
+		val[q] = (float)f->max;
+	for (size_t q = 0; q < c->m; q++) {
+		const float p[3] = { (float)c->s[3 * q], (float)c->s[3 * q + 1], (float)c->s[3 * q + 2] };
+		int a[3], b[3];
+
+		for (int k = 0; k < 3; k++) {
+			a[k] = (int)fmax(0.0, floor((p[k] - c->rp.r - f->lo[k]) / f->voxel) - 1);
+			b[k] = (int)fmin(f->dim[k] - 1.0, ceil((p[k] + c->rp.r - f->lo[k]) / f->voxel) + 1);
+		}
+		for (int k = a[2]; k <= b[2]; k++)
+		for (int j = a[1]; j <= b[1]; j++)
+		for (int i = a[0]; i <= b[0]; i++) {
+			const float dx = lo[0] + i * v - p[0], dy = lo[1] + j * v - p[1],
+				    dz = lo[2] + k * v - p[2];
+
+			if (!(fabsf(dx) <= r && fabsf(dy) <= r && fabsf(dz) <= r))
+				continue;
+			const float d2 = dx * dx + dy * dy + dz * dz;
+			if (!(sqrtf(d2) <= rmax))
+				continue;
+			const float e2 = sqrtf(d2) < rmin ? rmin * rmin : d2;
+			float *out = &val[((size_t)k * f->dim[1] + j) * f->dim[0] + i];
+			*out = fminf(*out, e2);
+		}
+	}
+	return val;
+}
+
+static float *rv_rounded_field(const struct render_field *f)
+{
+	float *val = malloc(rv_voxels(f) * sizeof *val);
+
+	cr_assert(val);
+	for (size_t q = 0; q < rv_voxels(f); q++)
+		val[q] = (float)f->value[q];
+	return val;
+}
+
+/* A voxel holding a value near r_min (where the bound is tightest). */
+static size_t rv_valued_voxel(const struct render_field *f)
+{
+	size_t best = 0;
+
+	for (size_t q = 0; q < rv_voxels(f); q++)
+		if (f->value[q] < f->value[best])
+			best = q;
+	cr_assert_lt(f->value[best], f->max);
+	return best;
+}
+
+static struct render_field_check rv_field(const struct rv_case *c, const float *var)
+{
+	struct render_field_check v;
+
+	cr_assert_eq(render_validate_field(&c->f, var, &v), 0);
+	return v;
+}
+
+Test(render_validate, field_the_reference_rounded_to_float_passes)
+{
+	struct rv_case c;
+
+	rv_make(&c, "8x4x16@4", 128);
+	float *var = rv_rounded_field(&c.f);
+	struct render_field_check v = rv_field(&c, var);
+	cr_expect(v.pass);
+	cr_expect_eq(v.max_ulps, 0);
+	cr_expect_eq(v.worst_ratio, 0.0);
+	cr_expect_eq(v.max_mismatches + v.nonfinite, 0);
+	cr_expect_eq(v.voxels, rv_voxels(&c.f));
+	free(var);
+	rv_free(&c);
+}
+
+/* A plain float rasteriser fails: its float voxel coordinates put it
+ * tens of ulps from the reference, which is why the GPU stage computes
+ * each distance as the reference does (render_validate.c). */
+Test(render_validate, field_a_float_rasteriser_fails_the_bound)
+{
+	struct rv_case c;
+
+	rv_make(&c, "8x4x16@4", 128);
+	float *var = rv_float_field(&c);
+	struct render_field_check v = rv_field(&c, var);
+	cr_log_info("field 8x4x16@4 res 128: float rasteriser %llu ulps at most, %.1f bounds",
+		    v.max_ulps, v.worst_ratio);
+	cr_expect(!v.pass, "a float rasteriser %llu ulps off passed", v.max_ulps);
+	cr_expect_gt(v.max_ulps, 4 * RENDER_VALIDATE_FIELD_ULPS);
+	free(var);
+	rv_free(&c);
+}
+
+/* v moved by k ulps (k > 0 up, k < 0 down). */
+static float rv_ulps_from(float v, int k)
+{
+	for (int i = 0; i < (k < 0 ? -k : k); i++)
+		v = nextafterf(v, k < 0 ? -INFINITY : INFINITY);
+	return v;
+}
+
+/* The bound is RENDER_VALIDATE_FIELD_ULPS = 2 ulps: one voxel off by 1
+ * ulp (half the bound) passes, by 4 (twice it) fails, either way. */
+Test(render_validate, field_an_error_of_twice_the_bound_fails_half_passes)
+{
+	const int k[2] = { RENDER_VALIDATE_FIELD_ULPS / 2, 2 * RENDER_VALIDATE_FIELD_ULPS };
+	struct rv_case c;
+
+	rv_make(&c, "8x4x16@4", 128);
+	const size_t q = rv_valued_voxel(&c.f);
+	cr_assert_gt(render_validate_field_bound(&c.f, q), 0.0);
+	for (int s = 0; s < 2; s++)
+		for (int sign = -1; sign <= 1; sign += 2) {
+			float *var = rv_rounded_field(&c.f);
+			var[q] = rv_ulps_from(var[q], sign * k[s]);
+			struct render_field_check v = rv_field(&c, var);
+			cr_expect_eq(v.worst, q);
+			cr_expect_eq(v.max_ulps, (unsigned long long)k[s]);
+			cr_expect_eq(v.pass, s == 0, "%+d ulps: pass %d (ratio %.3f)", sign * k[s],
+				     v.pass, v.worst_ratio);
+			free(var);
+		}
+	rv_free(&c);
+}
+
+Test(render_validate, field_a_voxel_left_at_the_maximum_fails)
+{
+	struct rv_case c;
+
+	rv_make(&c, "8x4x16@4", 128);
+	float *var = rv_rounded_field(&c.f);
+	var[rv_valued_voxel(&c.f)] = (float)c.f.max;
+	struct render_field_check v = rv_field(&c, var);
+	cr_expect(!v.pass);
+	cr_expect_eq(v.max_mismatches, 1);
+	free(var);
+	rv_free(&c);
+}
+
+Test(render_validate, field_a_value_where_the_reference_is_at_the_maximum_fails)
+{
+	struct rv_case c;
+
+	rv_make(&c, "8x4x16@4", 128);
+	float *var = rv_rounded_field(&c.f);
+	size_t q = 0;
+	while (c.f.value[q] != c.f.max)
+		q++;
+	var[q] = nextafterf((float)c.f.max, 0.0f);	/* one ulp off */
+	struct render_field_check v = rv_field(&c, var);
+	cr_expect(!v.pass);
+	cr_expect_eq(v.max_mismatches, 1);
+	free(var);
+	rv_free(&c);
+}
+
+Test(render_validate, field_nan_in_one_voxel_fails)
+{
+	const int at[2] = { 0, 1 };	/* a voxel at the maximum, one with a value */
+	struct rv_case c;
+
+	rv_make(&c, "8x4x16@4", 128);
+	for (int s = 0; s < 2; s++) {
+		float *var = rv_rounded_field(&c.f);
+		size_t q = 0;
+		if (at[s])
+			q = rv_valued_voxel(&c.f);
+		else
+			while (c.f.value[q] != c.f.max)
+				q++;
+		var[q] = NAN;
+		struct render_field_check v = rv_field(&c, var);
+		cr_expect(!v.pass);
+		cr_expect_eq(v.nonfinite, 1);
+		free(var);
+	}
+	rv_free(&c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Image                                                               */
+/* ------------------------------------------------------------------ */
+
+#define RV_W 64
+#define RV_H 48
+
+static double *rv_image(const struct rv_case *c, const struct render_field *f)
+{
+	struct render_camera cam;
+	double *rgb = malloc(3 * RV_W * RV_H * sizeof *rgb);
+
+	cr_assert(rgb);
+	render_camera_default(&cam, c->sc.p.box_lo, c->sc.p.box_hi, RV_W, RV_H);
+	cr_assert_eq(render_ref_raycast(&c->rp, f, &cam, rgb), 0);
+	return rgb;
+}
+
+static struct render_image_check rv_compare(const double *ref, const double *var)
+{
+	struct render_image_check v;
+
+	cr_assert_eq(render_validate_image(ref, var, RV_W, RV_H, &v), 0);
+	return v;
+}
+
+Test(render_validate, image_the_reference_rounded_to_float_passes)
+{
+	struct rv_case c;
+
+	rv_make(&c, "8x4x16@4", 128);
+	double *ref = rv_image(&c, &c.f), *var = malloc(3 * RV_W * RV_H * sizeof *var);
+	cr_assert(var);
+	struct render_image_check same = rv_compare(ref, ref);
+	cr_expect(same.pass && isinf(same.psnr_db) && same.psnr_db > 0 && same.max_diff == 0.0);
+	for (size_t q = 0; q < 3 * RV_W * RV_H; q++)
+		var[q] = (float)ref[q];
+	struct render_image_check v = rv_compare(ref, var);
+	cr_log_info("image 8x4x16@4 %dx%d: rounded to float %.1f dB, largest difference %.2e",
+		    RV_W, RV_H, v.psnr_db, v.max_diff);
+	cr_expect(v.pass);
+	cr_expect_gt(v.psnr_db, 120.0, "float rounding only: %.1f dB", v.psnr_db);
+	free(ref);
+	free(var);
+	rv_free(&c);
+}
+
+/* The image the reference raycaster makes of a float rasteriser's field:
+ * what the field's float errors do to the picture. */
+Test(render_validate, image_of_a_float_field_passes)
+{
+	struct rv_case c;
+
+	rv_make(&c, "8x4x16@4", 128);
+	float *vf = rv_float_field(&c);
+	struct render_field g = c.f;
+	g.value = malloc(rv_voxels(&g) * sizeof *g.value);
+	cr_assert(g.value);
+	for (size_t q = 0; q < rv_voxels(&g); q++)
+		g.value[q] = vf[q];
+	double *ref = rv_image(&c, &c.f), *var = rv_image(&c, &g);
+	struct render_image_check v = rv_compare(ref, var);
+	cr_log_info("image 8x4x16@4 %dx%d of the float field: %.1f dB, largest difference %.2e at (%d, %d)",
+		    RV_W, RV_H, v.psnr_db, v.max_diff, v.worst_x, v.worst_y);
+	cr_expect(v.pass, "%.1f dB", v.psnr_db);
+	free(g.value);
+	free(vf);
+	free(ref);
+	free(var);
+	rv_free(&c);
+}
+
+/* Noise of known MSE a^2 (+-a, alternating): 38 dB (MSE 1.6 times the
+ * bound's 1e-4) fails, 43 dB (0.5 times) passes. */
+Test(render_validate, image_noise_at_38_db_fails_43_db_passes)
+{
+	const double db[2] = { 43.0, 38.0 };
+	struct rv_case c;
+
+	rv_make(&c, "8x4x16@4", 128);
+	double *ref = rv_image(&c, &c.f), *var = malloc(3 * RV_W * RV_H * sizeof *var);
+	cr_assert(var);
+	for (int s = 0; s < 2; s++) {
+		const double a = pow(10.0, -db[s] / 20.0);
+		for (size_t q = 0; q < 3 * RV_W * RV_H; q++)
+			var[q] = ref[q] + (q % 2 ? a : -a);
+		struct render_image_check v = rv_compare(ref, var);
+		cr_expect(fabs(v.psnr_db - db[s]) < 1e-6, "%.6f dB", v.psnr_db);
+		cr_expect(fabs(v.max_diff - a) < 1e-12);
+		cr_expect_eq(v.pass, s == 0, "%.0f dB: pass %d", db[s], v.pass);
+	}
+	free(ref);
+	free(var);
+	rv_free(&c);
+}
+
+Test(render_validate, image_the_worst_pixel_is_found)
+{
+	struct rv_case c;
+
+	rv_make(&c, "8x8x8@0", 64);
+	double *ref = rv_image(&c, &c.f), *var = malloc(3 * RV_W * RV_H * sizeof *var);
+	cr_assert(var);
+	memcpy(var, ref, 3 * RV_W * RV_H * sizeof *var);
+	var[3 * (17 * RV_W + 41) + 2] = ref[3 * (17 * RV_W + 41) + 2] > 0.5 ? 0.0 : 1.0;
+	struct render_image_check v = rv_compare(ref, var);
+	cr_expect_eq(v.worst_x, 41);
+	cr_expect_eq(v.worst_y, 17);
+	cr_expect_gt(v.max_diff, 0.49);
+	free(ref);
+	free(var);
+	rv_free(&c);
+}
+
+Test(render_validate, image_nan_in_one_channel_fails)
+{
+	struct rv_case c;
+
+	rv_make(&c, "8x8x8@0", 64);
+	double *ref = rv_image(&c, &c.f), *var = malloc(3 * RV_W * RV_H * sizeof *var);
+	cr_assert(var);
+	memcpy(var, ref, 3 * RV_W * RV_H * sizeof *var);
+	var[100] = NAN;
+	struct render_image_check v = rv_compare(ref, var);
+	cr_expect(!v.pass);
+	cr_expect_eq(v.nonfinite, 1);
+	cr_expect(isnan(v.psnr_db));
+	free(ref);
+	free(var);
+	rv_free(&c);
+}
+
+Test(render_validate, image_empty_is_refused)
+{
+	const double px[3] = { 0.0, 0.0, 0.0 };
+	struct render_image_check v;
+
+	cr_expect_eq(render_validate_image(px, px, 0, 1, &v), -1);
+	cr_expect(!v.pass);
+	cr_expect_eq(render_validate_image(px, NULL, 1, 1, &v), -1);
+}

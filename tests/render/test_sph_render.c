@@ -1,0 +1,101 @@
+/* test_sph_render.c - bin/harness sph render: frames written whole, bad input refused (suite sph_render) */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+
+#ifdef HARNESS_HAVE_PNG
+#include <png.h>
+#endif
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../cli_run.h"
+#include "../tmp_dir.h"
+
+#ifdef HARNESS_HAVE_PNG
+static int render_cli(const char *args, char *e, size_t elen)
+{
+	return cli_run_cmd("sph render", args, e, elen);
+}
+#endif
+
+static void expect_render_usage(const char *args, const char *mention)
+{
+	cli_expect_usage("sph render", args, mention);
+}
+
+/* The render command needs libpng; a build without it skips, saying so. */
+static void need_png(void)
+{
+#ifndef HARNESS_HAVE_PNG
+	cr_skip_test("built without libpng: sph render writes no frames");
+#endif
+}
+
+#ifdef HARNESS_HAVE_PNG
+/* Whether path holds a PNG of width x height that libpng reads whole. */
+static int png_is(const char *path, int width, int height)
+{
+	png_image im;
+	memset(&im, 0, sizeof im);
+	im.version = PNG_IMAGE_VERSION;
+	if (!png_image_begin_read_from_file(&im, path))
+		return 0;
+	int ok = (int)im.width == width && (int)im.height == height;
+	png_image_free(&im);
+	return ok;
+}
+#endif
+
+Test(sph_render, bad_input_exits_2_with_one_line_and_writes_nothing)
+{
+	char dir[64], args[512], sub[128];
+	need_png();
+	tmp_dir_make(dir, "sph-render-bad");
+	snprintf(sub, sizeof sub, "%s/frames", dir);
+	const char *ok = "--variant sph-cpu-grid --column 6x6x6@2 --at 0";
+	snprintf(args, sizeof args, "%s --out %s --width 0", ok, sub);
+	expect_render_usage(args, "--width");
+	snprintf(args, sizeof args, "%s --out %s --height 9000", ok, sub);
+	expect_render_usage(args, "--height");
+	snprintf(args, sizeof args, "%s --out %s --res 1", ok, sub);
+	expect_render_usage(args, "--res");
+	snprintf(args, sizeof args, "%s --out %s --res 4096", ok, sub);
+	expect_render_usage(args, "--res");
+	/* within the limits one by one, beyond memory together */
+	snprintf(args, sizeof args,
+		 "--variant sph-cpu-grid --column 40x40x20@1 --at 0 --out %s --res 1024 --width 8192 --height 8192",
+		 sub);
+	expect_render_usage(args, "GiB");
+	snprintf(args, sizeof args, "--variant nosuch --at 0 --out %s", sub);
+	expect_render_usage(args, "nosuch");
+	snprintf(args, sizeof args, "%s --out %s --at 5,3", "--variant sph-cpu-grid", sub);
+	expect_render_usage(args, "--at");
+	expect_render_usage("--variant sph-cpu-grid --at 0", "--out");
+	expect_render_usage("--variant sph-cpu-grid --at 0 --out /proc/nope/frames", "/proc/nope");
+	snprintf(args, sizeof args, "%s --out %s stray", ok, sub);
+	expect_render_usage(args, "stray");
+	cr_expect(access(sub, F_OK) != 0 || rmdir(sub) == 0, "%s holds files after bad input", sub);
+	tmp_dir_remove(dir);
+}
+
+/* Two frames of a small column: whole PNGs of the asked size, named by
+ * variant, column and step. */
+Test(sph_render, frames_are_whole_pngs, .timeout = 60)
+{
+	need_png();
+#ifdef HARNESS_HAVE_PNG
+	char dir[64], args[512], e[4096], path[256];
+	tmp_dir_make(dir, "sph-render-ok");
+	snprintf(args, sizeof args,
+		 "--variant sph-cpu-grid --column 6x6x6@2 --at 0,20 --out %s --width 48 --height 27 --res 32 -q",
+		 dir);
+	cr_assert_eq(render_cli(args, e, sizeof e), 0, "%s", e);
+	for (int k = 0; k < 2; k++) {
+		snprintf(path, sizeof path, "%s/sph-cpu-grid-6x6x6@2-%d.png", dir, k ? 20 : 0);
+		cr_expect(png_is(path, 48, 27), "%s is not a 48 x 27 PNG", path);
+		unlink(path);
+	}
+	tmp_dir_remove(dir);
+#endif
+}

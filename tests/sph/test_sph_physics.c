@@ -1,0 +1,484 @@
+/* test_sph_physics.c - bin/harness sph physics: Martin and Moyce's tables, interpolation, the command */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../harness/csv_table.h"
+#include "../../harness/json_in.h"
+#include "../../harness/sph/sph_physics.h"
+#include "../../reference/sph_scene.h"
+#include "../cli_run.h"
+#include "../tmp_dir.h"
+
+/* Relative to the repository root the tests run in. */
+#define MM_CSV "results/published/martin_moyce1952.csv"
+
+/* ---- sph_physics_interp ------------------------------------------------- */
+
+static const double interp_T[] = { 0.0, 1.0, 3.0, 4.0 };
+static const double interp_y[] = { 1.0, 2.0, -1.0, 5.0 };
+#define INTERP_M (sizeof interp_T / sizeof interp_T[0])
+
+Test(sph_physics, interp_is_exact_at_the_nodes)
+{
+	for (size_t k = 0; k < INTERP_M; k++)
+		cr_expect(sph_physics_interp(interp_T, interp_y, INTERP_M, interp_T[k]) ==
+			  interp_y[k], "node %zu: %g", k,
+			  sph_physics_interp(interp_T, interp_y, INTERP_M, interp_T[k]));
+}
+
+Test(sph_physics, interp_is_linear_between)
+{
+	/* by hand */
+	cr_expect(fabs(sph_physics_interp(interp_T, interp_y, INTERP_M, 0.25) - 1.25) < 1e-15);
+	cr_expect(fabs(sph_physics_interp(interp_T, interp_y, INTERP_M, 2.0) - 0.5) < 1e-15);
+	cr_expect(fabs(sph_physics_interp(interp_T, interp_y, INTERP_M, 3.5) - 2.0) < 1e-15);
+	/* everywhere in each interval */
+	for (size_t k = 1; k < INTERP_M; k++)
+		for (int s = 1; s < 20; s++) {
+			const double w = s / 20.0;
+			const double at = interp_T[k - 1] + w * (interp_T[k] - interp_T[k - 1]);
+			const double want = (1.0 - w) * interp_y[k - 1] + w * interp_y[k];
+			const double got = sph_physics_interp(interp_T, interp_y, INTERP_M, at);
+
+			cr_expect(fabs(got - want) < 1e-13, "T = %g: %.17g, not %.17g", at, got,
+				  want);
+		}
+}
+
+Test(sph_physics, interp_is_nan_outside)
+{
+	cr_expect(isnan(sph_physics_interp(interp_T, interp_y, INTERP_M, -1e-9)));
+	cr_expect(isnan(sph_physics_interp(interp_T, interp_y, INTERP_M, 4.0 + 1e-9)));
+	cr_expect(isnan(sph_physics_interp(interp_T, interp_y, INTERP_M, -HUGE_VAL)));
+	cr_expect(isnan(sph_physics_interp(interp_T, interp_y, INTERP_M, HUGE_VAL)));
+	cr_expect(isnan(sph_physics_interp(interp_T, interp_y, INTERP_M, NAN)));
+	cr_expect(isnan(sph_physics_interp(interp_T, interp_y, 0, 0.0)), "no points");
+}
+
+Test(sph_physics, interp_of_a_single_point)
+{
+	const double T = 2.0, y = 7.0;
+
+	cr_expect(sph_physics_interp(&T, &y, 1, 2.0) == 7.0);
+	cr_expect(isnan(sph_physics_interp(&T, &y, 1, 1.999)));
+	cr_expect(isnan(sph_physics_interp(&T, &y, 1, 2.001)));
+}
+
+/* ---- the tables against results/published/martin_moyce1952.csv --------- */
+
+static double cell_double(const struct csv_table *t, size_t row, const char *col)
+{
+	char err[512];
+	double v;
+
+	cr_assert_eq(csv_table_double(t, row, col, &v, err, sizeof err), 0, "%s", err);
+	return v;
+}
+
+static const char *cell(const struct csv_table *t, size_t row, const char *col)
+{
+	const int c = csv_table_col(t, col);
+
+	cr_assert_geq(c, 0, "%s: no column '%s'", t->path, col);
+	return csv_table_cell(t, row, (size_t)c);
+}
+
+/*
+ * The code's points equal the file's rows of that quantity, in order:
+ * surge_front T and value, residual_height value, tau, and T = sqrt(2)
+ * tau (the code computes it; the file's T is that rounded to 4
+ * decimals).
+ */
+Test(sph_physics, tables_equal_the_published_csv)
+{
+	struct csv_table t;
+	char err[512];
+	size_t nf, nh, kf = 0, kh = 0;
+	const struct sph_physics_point *f = sph_physics_mm_front(&nf);
+	const struct sph_physics_point *h = sph_physics_mm_height(&nh);
+
+	cr_assert_eq(csv_table_read(MM_CSV, &t, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(nf, 15, "Table 2: %zu points", nf);
+	cr_assert_eq(nh, 17, "Table 6: %zu points", nh);
+	for (size_t r = 0; r < t.nrows; r++) {
+		const char *q = cell(&t, r, "quantity");
+		const double T = cell_double(&t, r, "T"), value = cell_double(&t, r, "value");
+
+		cr_assert_str_eq(cell(&t, r, "source"), "martin_moyce1952");
+		if (strcmp(q, "surge_front") == 0) {
+			cr_assert_lt(kf, nf, "more surge_front rows than the code's %zu", nf);
+			cr_expect_str_eq(cell(&t, r, "tau"), "");
+			cr_expect_str_eq(cell(&t, r, "table"), "Table 2");
+			cr_expect(fabs(f[kf].T - T) < 1e-9 && fabs(f[kf].value - value) < 1e-9,
+				  "surge_front %zu: code (%g, %g), file (%g, %g)", kf, f[kf].T,
+				  f[kf].value, T, value);
+			kf++;
+		} else if (strcmp(q, "residual_height") == 0) {
+			const double tau = cell_double(&t, r, "tau");
+
+			cr_assert_lt(kh, nh, "more residual_height rows than the code's %zu", nh);
+			cr_expect_str_eq(cell(&t, r, "table"), "Table 6");
+			cr_expect(fabs(h[kh].T - sqrt(2.0) * tau) < 1e-9 &&
+				  fabs(h[kh].value - value) < 1e-9,
+				  "residual_height %zu: code (%.9g, %g), file tau %g (T %.9g), %g",
+				  kh, h[kh].T, h[kh].value, tau, sqrt(2.0) * tau, value);
+			cr_expect(fabs(T - sqrt(2.0) * tau) <= 0.5e-4 + 1e-12,
+				  "row %zu: T %g is not sqrt(2) x %g to 4 decimals", r, T, tau);
+			kh++;
+		} else {
+			cr_assert_fail("row %zu: unknown quantity '%s'", r, q);
+		}
+	}
+	cr_expect_eq(kf, nf, "surge_front: %zu rows, the code has %zu", kf, nf);
+	cr_expect_eq(kh, nh, "residual_height: %zu rows, the code has %zu", kh, nh);
+	/* both ascend in T: what sph_physics_interp and the curves assume */
+	for (size_t k = 1; k < nf; k++)
+		cr_expect_gt(f[k].T, f[k - 1].T);
+	for (size_t k = 1; k < nh; k++)
+		cr_expect_gt(h[k].T, h[k - 1].T);
+	csv_table_free(&t);
+}
+
+/* ---- the command ---------------------------------------------------------- */
+
+static int phys_cli(const char *args, char *errtext, size_t len)
+{
+	return cli_run_cmd("sph physics", args, errtext, len);
+}
+
+static void expect_phys_usage(const char *args, const char *mention)
+{
+	cli_expect_usage("sph physics", args, mention);
+}
+
+Test(sph_physics, bad_input_exits_2_with_one_line)
+{
+	char dir[64], args[512], out[128];
+
+	tmp_dir_make(dir, "sph-phys-bad");
+	snprintf(out, sizeof out, "%s/p.csv", dir);
+	expect_phys_usage("--check nope", "nope");
+	expect_phys_usage("--variant nope", "nope");
+	expect_phys_usage("--variant 'sph-*'", "sph-*");	/* several */
+	expect_phys_usage("--column 0x1x1", "0x1x1");
+	expect_phys_usage("--column nosuch", "nosuch");
+	expect_phys_usage("--rest-column 1x1x9", "1x1x9");
+	expect_phys_usage("--seed x", "--seed");
+	expect_phys_usage("stray", "stray");
+	expect_phys_usage("--variant sph-cpu-grid --check dambreak stray", "stray");
+	expect_phys_usage("--frob", "--frob");
+	expect_phys_usage("--column", "--column");
+	expect_phys_usage("--variant sph-cpu-grid -o /nonexistent-dir/p.csv", "/nonexistent-dir");
+	/* refused before anything runs: nothing written */
+	snprintf(args, sizeof args, "--variant sph-cpu-grid --check nope -o %s", out);
+	expect_phys_usage(args, "nope");
+	cr_expect(access(out, F_OK) != 0, "%s written on bad input", out);
+	tmp_dir_remove(dir);
+}
+
+Test(sph_physics, help_exits_0)
+{
+	char text[8192];
+	char cmd[512];
+
+	snprintf(cmd, sizeof cmd, "%s sph physics --help", cli_harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, text, sizeof text), 0, "%s", text);
+	cr_expect(strstr(text, "usage: harness sph physics") != NULL, "%s", text);
+	cr_expect(strstr(text, "--rest-column") != NULL, "%s", text);
+	snprintf(cmd, sizeof cmd, "%s sph physics -h", cli_harness_bin());
+	cr_expect_eq(cli_run_stdout(cmd, text, sizeof text), 0, "%s", text);
+}
+
+/* The columns sph_physics.c declares (phys_columns), in order. */
+static const char *const phys_header[] = {
+	"variant", "device_name", "check", "column", "n", "boundary_particles", "clamps",
+	"quantity", "T", "time_s", "simulated", "measured", "rel_err", "tol", "judged", "pass",
+};
+#define PHYS_HEADER_N (sizeof phys_header / sizeof phys_header[0])
+
+/* Reads the run's CSV, checks its header and sidecar; returns the table. */
+static void phys_read(const char *out, struct csv_table *t)
+{
+	char err[512], side[300];
+	struct json_in_value v;
+
+	cr_assert_eq(csv_table_read(out, t, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(t->ncols, PHYS_HEADER_N, "%zu columns", t->ncols);
+	for (size_t c = 0; c < PHYS_HEADER_N; c++)
+		cr_assert_str_eq(t->header[c], phys_header[c], "column %zu", c);
+
+	snprintf(side, sizeof side, "%.*s.meta.json", (int)(strlen(out) - 4), out);
+	cr_assert_eq(json_in_read_file(side, &v, err, sizeof err), 0, "%s", err);
+	const struct json_in_value *schema = json_in_member(&v, "schema");
+	cr_assert(schema && schema->type == JSON_IN_STRING);
+	cr_expect_str_eq(schema->string, "sph-harness-physics/1");
+	const struct json_in_value *rows = json_in_member(&v, "csv_rows");
+	cr_expect(rows && rows->type == JSON_IN_NUMBER && rows->number == (double)t->nrows,
+		  "csv_rows against %zu", t->nrows);
+	cr_expect(json_in_find(&v, "dambreak") && json_in_find(&v, "rest"),
+		  "the sidecar says what the checks are");
+	json_in_free(&v);
+}
+
+/* A cell that may be empty: NAN then. */
+static double cell_or_nan(const struct csv_table *t, size_t r, const char *col)
+{
+	return cell(t, r, col)[0] ? cell_double(t, r, col) : NAN;
+}
+
+static long long cell_long(const struct csv_table *t, size_t r, const char *col)
+{
+	char err[512];
+	long long v;
+
+	cr_assert_eq(csv_table_long(t, r, col, &v, err, sizeof err), 0, "%s", err);
+	return v;
+}
+
+/*
+ * Every judged row's pass agrees with its numbers; returns whether all
+ * judged rows pass (what the exit status must say) and counts them.
+ */
+static bool phys_judged_pass(const struct csv_table *t, size_t *judged)
+{
+	bool all = true;
+
+	*judged = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (cell(t, r, "judged")[0] == '\0') {
+			cr_expect_str_eq(cell(t, r, "pass"), "", "row %zu", r);
+			continue;	/* a curve sample */
+		}
+		const long long j = cell_long(t, r, "judged"), p = cell_long(t, r, "pass");
+		const double sim = cell_or_nan(t, r, "simulated"), meas = cell_double(t, r, "measured");
+		const double rel = cell_or_nan(t, r, "rel_err"), tol = cell_double(t, r, "tol");
+
+		cr_expect(j == 0 || j == 1);
+		cr_expect(isnan(sim) ? isnan(rel) : fabs(rel - (sim / meas - 1.0)) < 1e-4,
+			  "row %zu: rel_err %g of %g / %g", r, rel, sim, meas);
+		/* %.4f rounding: a value within 5e-5 of the bound may go either way */
+		if (isfinite(rel) && fabs(fabs(rel) - tol) > 1e-4)
+			cr_expect_eq(p, fabs(rel) <= tol, "row %zu: pass %lld, rel_err %g, tol %g", r,
+				     p, rel, tol);
+		if (!isfinite(rel))
+			cr_expect_eq(p, 0, "row %zu: no value, yet passes", r);
+		if (j) {
+			(*judged)++;
+			all = all && p;
+		}
+	}
+	return all;
+}
+
+/* The rows of one quantity: their indices in order, at most max. */
+static size_t phys_rows(const struct csv_table *t, const char *quantity, size_t *idx, size_t max)
+{
+	size_t m = 0;
+
+	for (size_t r = 0; r < t->nrows; r++)
+		if (strcmp(cell(t, r, "quantity"), quantity) == 0) {
+			cr_assert_lt(m, max);
+			idx[m++] = r;
+		}
+	return m;
+}
+
+/* The scene the command built for spec (its boundary particle count). */
+static size_t phys_scene_nb(const char *spec)
+{
+	struct sph_column c;
+	struct sph_scene s;
+	char err[256];
+
+	cr_assert_eq(sph_scene_column_parse(spec, &c, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(sph_scene_build(&c, 42, &s, err, sizeof err), 0, "%s", err);
+	const size_t nb = s.nb;
+	sph_scene_free(&s);
+	return nb;
+}
+
+/* One curve against the published points of its quantity: the curve
+ * starts at T = 0 with 1, ascends in T to past 3.4, and each point's row
+ * holds the curve interpolated at its T. */
+static void phys_check_dam_quantity(const struct csv_table *t, const char *quantity,
+				    const struct sph_physics_point *pts, size_t npts)
+{
+	static size_t ci[4096], pi[64];
+	static double cT[4096], cy[4096];
+	char curve[64];
+
+	snprintf(curve, sizeof curve, "%s_curve", quantity);
+	const size_t m = phys_rows(t, curve, ci, 4096), np = phys_rows(t, quantity, pi, 64);
+
+	cr_assert_gt(m, 100, "%s: %zu samples", curve, m);
+	for (size_t k = 0; k < m; k++) {
+		cT[k] = cell_double(t, ci[k], "T");
+		cy[k] = cell_double(t, ci[k], "simulated");
+		cr_expect(k == 0 || cT[k] > cT[k - 1], "%s: T not ascending at %zu", curve, k);
+		cr_expect_str_eq(cell(t, ci[k], "measured"), "");
+	}
+	cr_expect(cT[0] == 0.0 && fabs(cy[0] - 1.0) <= 1e-3, "%s starts at (%g, %g)", curve,
+		  cT[0], cy[0]);
+	cr_expect_geq(cT[m - 1], 3.4, "%s ends at T = %g", curve, cT[m - 1]);
+
+	cr_assert_eq(np, npts, "%s: %zu rows for %zu published points", quantity, np, npts);
+	for (size_t k = 0; k < np; k++) {
+		const size_t r = pi[k];
+		const double T = cell_double(t, r, "T"), sim = cell_or_nan(t, r, "simulated");
+		const double want = sph_physics_interp(cT, cy, m, pts[k].T);
+
+		cr_expect(fabs(T - pts[k].T) <= 0.5e-4 + 1e-12, "%s %zu: T %g", quantity, k, T);
+		cr_expect(fabs(cell_double(t, r, "measured") - pts[k].value) < 1e-9);
+		cr_expect_eq(cell_long(t, r, "judged"),
+			     pts[k].T >= SPH_PHYSICS_T_LO && pts[k].T <= SPH_PHYSICS_T_HI,
+			     "%s at T %g", quantity, pts[k].T);
+		cr_expect(fabs(cell_double(t, r, "tol") - SPH_PHYSICS_SURGE_TOL) < 1e-9);
+		/* the point is the curve interpolated (to the %.4f of the
+		 * curve's T and the %.6g of its values); past the curve: empty */
+		if (isnan(want))
+			cr_expect(isnan(sim), "%s at T %g past the curve: %g", quantity, pts[k].T,
+				  sim);
+		else
+			cr_expect(fabs(sim - want) < 5e-4, "%s at T %g: %g, the curve gives %g",
+				  quantity, pts[k].T, sim, want);
+	}
+}
+
+/*
+ * The dam break of a 12 x 3 x 24 column (864 particles, 13,735 boundary
+ * particles, tank 6 widths: Martin and Moyce's n^2 = 2 at d = 2 cm) on
+ * the CPU variant: 1448 steps, ~2.3 s on 2 cores. Measured (seed 42):
+ * every judged point within the 10 % (surge front: worst +3.2 % at
+ * T = 1.19; residual height: worst +4.5 % at T = 2.83), exit 0, no
+ * clamps; the curves start at 1.00074 (the front: the lattice jitter,
+ * 0.01 d / a = 8e-4) and 0.9997. The residual height's points past
+ * T = 3.4, where the run stops, are there with no simulated value,
+ * unjudged.
+ */
+Test(sph_physics, dambreak_end_to_end_on_the_cpu, .timeout = 120)
+{
+	char dir[64], out[128], args[512], e[4096];
+	struct csv_table t;
+	size_t judged, nf, nh;
+	const struct sph_physics_point *f = sph_physics_mm_front(&nf);
+	const struct sph_physics_point *h = sph_physics_mm_height(&nh);
+
+	tmp_dir_make(dir, "sph-phys-dam");
+	snprintf(out, sizeof out, "%s/p.csv", dir);
+	snprintf(args, sizeof args,
+		 "--variant sph-cpu-grid --check dambreak --column 12x3x24@6 -o %s", out);
+	const int rc = phys_cli(args, e, sizeof e);
+	cr_assert(rc == 0 || rc == 1, "exit %d: %s", rc, e);
+	phys_read(out, &t);
+
+	const size_t nb = phys_scene_nb("12x3x24@6");
+	for (size_t r = 0; r < t.nrows; r++) {
+		cr_expect_str_eq(cell(&t, r, "variant"), "sph-cpu-grid");
+		cr_expect_str_eq(cell(&t, r, "check"), "dambreak");
+		cr_expect_str_eq(cell(&t, r, "column"), "12x3x24@6");
+		cr_expect_eq(cell_long(&t, r, "n"), 864);
+		cr_expect_eq(cell_long(&t, r, "boundary_particles"), (long long)nb);
+		cr_expect_eq(cell_long(&t, r, "clamps"), 0, "the walls hold the water");
+	}
+	phys_check_dam_quantity(&t, "surge_front", f, nf);
+	phys_check_dam_quantity(&t, "residual_height", h, nh);
+
+	const bool all = phys_judged_pass(&t, &judged);
+	cr_expect_eq(judged, 11 + 8, "judged: the 11 + 8 points with T in [1, 3]");
+	cr_expect_eq(rc, all ? 0 : 1, "exit %d, yet every judged row passes: %d", rc, all);
+	/* what was measured: this column already follows the experiment */
+	cr_expect(all && rc == 0, "a judged point of 12x3x24@6 outside 10 %%: %s", e);
+	csv_table_free(&t);
+	tmp_dir_remove(dir);
+}
+
+/*
+ * Water at rest in a 6 x 6 x 6 box that fits it (no jitter; 216 + 761
+ * boundary particles): relaxed by kinetic damping for 3 s, then a row
+ * for each of the three quantities at every 0.01 s sample to 1 s (the
+ * height and the bulk density judged, the densest particle not), one
+ * unjudged row with the relaxed height over the lattice's,
+ * and the exit status that of the rows. Measured: relaxing lowers the
+ * column to 0.961 of the lattice's height (the free surface settling by
+ * ~0.2 d here); over the judged second the bulk density stays within
+ * +0.58 %, the densest particle within +0.82 %, and the height moves by
+ * up to -1.3 % (a sixth of a layer: the residual height of so small a
+ * column moves in steps of particles), so this column fails and exits 1;
+ * 8 x 8 x 8 passes (-0.41 %, +0.54 %, +0.87 %). Only the run's
+ * consistency and its start are asserted here.
+ */
+Test(sph_physics, rest_end_to_end_on_the_cpu, .timeout = 120)
+{
+	static const char *const qs[3] = { "rest_height", "rest_density_bulk", "rest_density_max" };
+	static size_t idx[3][512];
+	char dir[64], out[128], args[512], e[4096];
+	struct csv_table t;
+	size_t judged, m[3];
+
+	tmp_dir_make(dir, "sph-phys-rest");
+	snprintf(out, sizeof out, "%s/r.csv", dir);
+	snprintf(args, sizeof args,
+		 "--variant sph-cpu-grid --check rest --rest-column 6x6x6@0 -o %s", out);
+	const int rc = phys_cli(args, e, sizeof e);
+	cr_assert(rc == 0 || rc == 1, "exit %d: %s", rc, e);
+	phys_read(out, &t);
+
+	const size_t nb = phys_scene_nb("6x6x6@0");
+	for (int q = 0; q < 3; q++)
+		m[q] = phys_rows(&t, qs[q], idx[q], 512);
+	size_t relaxed[4];
+	cr_assert_eq(phys_rows(&t, "rest_relaxed_height", relaxed, 4), 1, "one relaxed-height row");
+	cr_expect_eq(m[0] + m[1] + m[2] + 1, t.nrows, "only the three rest quantities and it");
+	const double settled = cell_double(&t, relaxed[0], "simulated");
+	cr_expect(settled < 1.0 && settled > 0.9, "relaxing settles the surface a little: %g", settled);
+	cr_expect_str_eq(cell(&t, relaxed[0], "judged"), "", "the relaxed height is not judged");
+	cr_assert(m[0] > 50 && m[1] == m[0] && m[2] == m[0], "%zu, %zu, %zu samples", m[0], m[1],
+		  m[2]);
+	for (size_t r = 0; r < t.nrows; r++) {
+		cr_expect_str_eq(cell(&t, r, "check"), "rest");
+		if (r == relaxed[0])
+			continue;
+		cr_expect_str_eq(cell(&t, r, "column"), "6x6x6@0");
+		cr_expect_eq(cell_long(&t, r, "n"), 216);
+		cr_expect_eq(cell_long(&t, r, "boundary_particles"), (long long)nb);
+		cr_expect_eq(cell_long(&t, r, "clamps"), 0);
+		cr_expect_str_eq(cell(&t, r, "T"), "", "rest rows have no T");
+		cr_expect_eq(cell_long(&t, r, "judged"),
+			     strcmp(cell(&t, r, "quantity"), "rest_density_max") != 0,
+			     "height and bulk density judged, the densest particle shown");
+		cr_expect(fabs(cell_double(&t, r, "tol") - SPH_PHYSICS_REST_TOL) < 1e-9);
+	}
+	for (int q = 0; q < 3; q++) {
+		double prev = -1.0;
+
+		for (size_t k = 0; k < m[q]; k++) {
+			const double tk = cell_double(&t, idx[q][k], "time_s");
+
+			cr_expect_gt(tk, prev, "%s: time not ascending at %zu", qs[q], k);
+			prev = tk;
+		}
+		cr_expect_eq(cell_double(&t, idx[q][0], "time_s"), 0.0);
+		cr_expect_geq(prev, 1.0, "%s ends at %g s", qs[q], prev);
+	}
+	/* the start: the height is judged against its own first sample */
+	cr_expect(fabs(cell_double(&t, idx[0][0], "simulated") /
+		       cell_double(&t, idx[0][0], "measured") - 1.0) < 1e-12);
+	/* relaxed: compressed by ~g H / c^2 on average (+0.55 % measured) */
+	cr_expect(fabs(cell_double(&t, idx[1][0], "simulated") / 1000.0 - 1.0) < SPH_PHYSICS_REST_TOL,
+		  "bulk density at rest: %g", cell_double(&t, idx[1][0], "simulated"));
+	cr_expect(fabs(cell_double(&t, idx[2][0], "simulated") / 1000.0 - 1.0) < 0.02,
+		  "densest at rest: %g", cell_double(&t, idx[2][0], "simulated"));
+
+	const bool all = phys_judged_pass(&t, &judged);
+	cr_expect_eq(judged, t.nrows - 1 - m[2]);
+	cr_expect_eq(rc, all ? 0 : 1, "exit %d, yet every judged row passes: %d", rc, all);
+	cr_log_info("sph physics rest 6x6x6@0: exit %d\n", rc);
+	csv_table_free(&t);
+	tmp_dir_remove(dir);
+}

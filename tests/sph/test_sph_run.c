@@ -1,0 +1,148 @@
+/* test_sph_run.c - bin/harness sph as a user runs it */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../harness/csv_table.h"
+#include "../../harness/gpu_device.h"
+#include "../cli_run.h"
+
+static const char *sph_bin(void)
+{
+	return cli_harness_bin();
+}
+
+static int sph_cli(const char *args, char *errtext, size_t len)
+{
+	return cli_run_cmd("sph", args, errtext, len);
+}
+
+static void expect_sph_usage(const char *args, const char *mention)
+{
+	cli_expect_usage("sph", args, mention);
+}
+
+Test(sph_run, user_errors)
+{
+	expect_sph_usage("launch", "launch");
+	expect_sph_usage("check --column 12345", "12345");
+	expect_sph_usage("check --variant sph-nosuch", "sph-nosuch");
+	expect_sph_usage("check --warm-steps 2.5", "2.5");
+	expect_sph_usage("check --warm-steps -1", "--warm-steps");
+	expect_sph_usage("run --max-noise 101", "--max-noise");
+	expect_sph_usage("check --frob", "--frob");
+	expect_sph_usage("check --out /nonexistent-dir/s.csv", "/nonexistent-dir");
+}
+
+Test(sph_run, list_and_help)
+{
+	char e[4096];
+	cr_assert_eq(sph_cli("list", e, sizeof e), 0, "%s", e);
+	cr_assert_eq(sph_cli("--help", e, sizeof e), 0, "%s", e);
+}
+
+Test(sph_run, check_writes_a_validated_row, .timeout = 120)
+{
+	char dir[] = "/tmp/harness-sph-out-XXXXXX", out[256], args[512], e[4096];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/s.csv", dir);
+	snprintf(args, sizeof args, "check --variant sph-cpu-grid --column 16128 --warm-steps 5 --out %s", out);
+	cr_assert_eq(sph_cli(args, e, sizeof e), 0, "%s", e);
+	struct csv_table t;
+	char err[256];
+	cr_assert_eq(csv_table_read(out, &t, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(t.nrows, 1);
+	long long valid, pairs, ref;
+	cr_assert_eq(csv_table_long(&t, 0, "valid", &valid, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(csv_table_long(&t, 0, "neighbour_pairs", &pairs, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(csv_table_long(&t, 0, "reference_pairs", &ref, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(valid, 1);
+	cr_expect_gt(pairs, 16128LL * 10);
+	cr_expect_eq(csv_table_cell(&t, 0, (size_t)csv_table_col(&t, "steps_per_s"))[0], '\0',
+		     "check does not time");
+	csv_table_free(&t);
+	char side[300];
+	snprintf(side, sizeof side, "%s/s.meta.json", dir);
+	cr_expect(access(side, F_OK) == 0, "the sidecar is there");
+	unlink(out);
+	unlink(side);
+	rmdir(dir);
+}
+
+Test(sph_run, suite_errors)
+{
+	expect_sph_usage("run --suite sph-nosuch", "sph-nosuch");
+	expect_sph_usage("run --suite sph-table --column 16128", "--suite");
+	expect_sph_usage("check --suite sph-table", "--suite");
+	expect_sph_usage("run --out-dir /tmp/x", "--out-dir");
+}
+
+Test(sph_run, snapshot_writes_every_particle_at_each_step, .timeout = 120)
+{
+	char dir[] = "/tmp/harness-sph-snap-XXXXXX", out[256], args[512], e[4096];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/c.csv", dir);
+	snprintf(args, sizeof args, "snapshot --variant sph-cpu-grid --column 16128 --at 0,3 --out %s", out);
+	cr_assert_eq(sph_cli(args, e, sizeof e), 0, "%s", e);
+	struct csv_table t;
+	char err[256];
+	cr_assert_eq(csv_table_read(out, &t, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(t.nrows, 2 * 16128);
+	long long step;
+	cr_assert_eq(csv_table_long(&t, t.nrows - 1, "step", &step, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(step, 3);
+	csv_table_free(&t);
+	unlink(out);
+	rmdir(dir);
+	expect_sph_usage("snapshot --variant sph-cpu-grid --column 16128 --out /tmp/x.csv", "--at");
+	expect_sph_usage("snapshot --variant sph-cpu-grid --at 5,3 --out /tmp/x.csv", "ascending");
+}
+
+Test(sph_run, run_suite_sph_goes_to_the_sph_command)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s run --suite sph-nosuch 2>&1 >/dev/null | grep -q 'harness: sph: unknown suite'", sph_bin());
+	cr_expect_eq(system(cmd), 0, "harness run --suite sph-* is the sph command's");
+}
+
+Test(sph_run, quiet_suite_skips_what_cannot_run_here, .timeout = 120)
+{
+	char dir[] = "/tmp/harness-sph-suite-XXXXXX", args[512], e[4096];
+	cr_assert_not_null(mkdtemp(dir));
+	/* sph-memory on a CPU-only machine: its GPU lines are skipped, the
+	 * CPU variant still runs; either way the suite succeeds. */
+	snprintf(args, sizeof args, "run --suite sph-memory --out-dir %s --quiet --warm-steps 2", dir);
+	cr_expect_eq(sph_cli(args, e, sizeof e), 0, "%s", e);
+	char out[300];
+	snprintf(out, sizeof out, "%s/sph-memory.csv", dir);
+	cr_expect(access(out, F_OK) == 0);
+	char side[300];
+	snprintf(side, sizeof side, "%s/sph-memory.meta.json", dir);
+	unlink(out);
+	unlink(side);
+	rmdir(dir);
+}
+
+Test(sph_run, timing_options_follow_the_shared_rules)
+{
+	expect_sph_usage("run --min-time 3 --max-time 1", "--max-time");
+	expect_sph_usage("run --max-time 0", "--max-time");
+}
+
+/* The rendering options: bad values, --render where it does not belong,
+ * and (on a machine without a GPU) --render itself, each one line and
+ * exit 2 before anything runs. */
+Test(sph_run, render_user_errors)
+{
+	expect_sph_usage("run --render --width 0", "--width");
+	expect_sph_usage("run --render --height 9000", "--height");
+	expect_sph_usage("run --render --res 1", "--res");
+	expect_sph_usage("run --render --samples 0", "--samples");
+	expect_sph_usage("snapshot --render -v sph-cpu-grid --at 1 --out /tmp/x.csv", "--render");
+	if (gpu_device_count() <= 0)
+		expect_sph_usage("check --render -v sph-cpu-grid --column 6x6x7@4", "needs a GPU");
+}
