@@ -116,26 +116,38 @@ static int render_field_axis(double side, double v)
 	return (int)ceil(side / v - 1e-9) + 1;
 }
 
-/* Field shape and storage for the box lo .. hi; -1 (f empty) if refused. */
-static int render_field_alloc(const struct render_params *rp, const double lo[3],
-			      const double hi[3], struct render_field *f)
+int render_field_shape(int res, const double lo[3], const double hi[3], int dim[3],
+		       double *voxel)
 {
 	double longest = 0.0;
-	size_t nvox = 1;
 
-	memset(f, 0, sizeof *f);
-	if (rp->res < 2 || rp->res > 4096)
+	if (res < 2 || res > 4096)
 		return -1;
 	for (int k = 0; k < 3; k++) {
 		if (!isfinite(lo[k]) || !isfinite(hi[k]) || !(hi[k] > lo[k]))
 			return -1;
 		longest = fmax(longest, hi[k] - lo[k]);
 	}
-	f->voxel = longest / rp->res;
-	if (!(f->voxel > 0.0) || !isfinite(f->voxel))
+	*voxel = longest / res;
+	if (!(*voxel > 0.0) || !isfinite(*voxel))
 		return -1;
+	for (int k = 0; k < 3; k++)
+		dim[k] = render_field_axis(hi[k] - lo[k], *voxel);
+	return 0;
+}
+
+/* Field shape and storage for the box lo .. hi; -1 (f empty) if refused. */
+static int render_field_alloc(const struct render_params *rp, const double lo[3],
+			      const double hi[3], struct render_field *f)
+{
+	size_t nvox = 1;
+
+	memset(f, 0, sizeof *f);
+	if (render_field_shape(rp->res, lo, hi, f->dim, &f->voxel) != 0) {
+		memset(f, 0, sizeof *f);
+		return -1;
+	}
 	for (int k = 0; k < 3; k++) {
-		f->dim[k] = render_field_axis(hi[k] - lo[k], f->voxel);
 		f->lo[k] = lo[k];
 		nvox *= (size_t)f->dim[k];
 	}

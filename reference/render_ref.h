@@ -136,6 +136,12 @@ struct render_field {
 	double *value;		/* squared distances [m^2] */
 };
 
+/* The field's shape over the box lo .. hi at res (as the header says:
+ * voxel = longest side / res, dim[k] voxels on axis k). 0, or -1 for res
+ * outside 2 .. 4096 or an empty or non-finite box. */
+int render_field_shape(int res, const double lo[3], const double hi[3], int dim[3],
+		       double *voxel);
+
 /*
  * Allocates the field over the box lo .. hi at rp->res and rasterises the
  * m surface positions s[3m] into it as above. Returns 0, or -1 (field

@@ -130,14 +130,15 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 	return rc;
 }
 
-/* The field's voxels for a box at resolution res, as render_ref_field
- * sizes it. */
+/* The field's voxels for a box at resolution res (render_field_shape),
+ * or 0 for a shape the reference refuses. */
 static double render_field_voxels(const double lo[3], const double hi[3], int res)
 {
-	double side = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2])), v = side / res, n = 1;
-	for (int k = 0; k < 3; k++)
-		n *= ceil((hi[k] - lo[k]) / v) + 1.0;
-	return n;
+	int dim[3];
+	double v;
+	if (render_field_shape(res, lo, hi, dim, &v) != 0)
+		return 0.0;
+	return (double)dim[0] * dim[1] * dim[2];
 }
 
 /* One frame of a variant with surface extraction (the GPU variants):
