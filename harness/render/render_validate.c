@@ -45,7 +45,7 @@
  * not pass: its voxel coordinates alone (lo + i v rounded three times,
  * ~3 u C off, C ~ 1 m the grid's largest coordinate) move d^2 by up to
  * 2 sqrt(3) d 3 u C, some 2000 ulps near r_min, and a plain float
- * rasteriser measured 81 ulps (8x4x16, res 128): the test keeps it as the
+ * rasteriser measured 82 ulps (8x4x16, res 128): the test keeps it as the
  * example of what the bound rejects. A geometric bug (a box one voxel
  * short, a voxel coordinate off by one) moves d^2 by v d, relative
  * v / d > 0.1. A voxel the reference leaves at the maximum is one no
