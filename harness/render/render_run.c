@@ -47,9 +47,10 @@ static int render_run_extract(const struct sph_ops *ops, void *ctx, struct rende
 	return 0;
 }
 
-/* The image check: the GPU raycast of the m surface positions (the
- * variant's, in r's buffer) at the small size against the reference's
- * raycast of the reference field. */
+/* The image check: the m surface positions the variant flagged (spos4,
+ * uploaded into a small context of their own) rasterised and raycast on
+ * the GPU at the check size, against the reference's raycast of the
+ * reference field of the same particles. */
 static int render_run_image(const struct render_params *rp, const struct sph_params *p,
 			    const struct render_field *ref, const float *spos4, size_t m,
 			    struct render_image_check *ic, char *err, size_t errlen)
