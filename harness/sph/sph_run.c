@@ -790,14 +790,17 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 	size_t nrows = 0;
 	int status = CLI_OK;
 	bool render = false;
+	char why_skipped[300] = "";
 	for (size_t e = 0; e < sph_suite_count; e++) {
 		const struct sph_suite_line *line = &sph_suite_lines[e];
 		if (strcmp(line->name, name) != 0)
 			continue;
 		if (line->render && gpu_device_count() <= 0) {
+			snprintf(why_skipped, sizeof why_skipped, "rendering needs a GPU (%s)",
+				 gpu_unavailable_reason());
 			if (!o->quiet)
-				fprintf(stderr, "harness: sph: suite %s skips %s: rendering needs a GPU (%s)\n",
-					name, line->variants, gpu_unavailable_reason());
+				fprintf(stderr, "harness: sph: suite %s skips %s: %s\n", name,
+					line->variants, why_skipped);
 			continue;
 		}
 		struct sph_options local = *o;
@@ -815,12 +818,28 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 		const char *why;
 		int st = sph_collect(&local, &rows, &nrows, &why);
 		if (st == CLI_USAGE) {
+			snprintf(why_skipped, sizeof why_skipped, "%s", why);
 			if (!o->quiet)
 				fprintf(stderr, "harness: sph: suite %s skips %s: %s\n", name,
 					line->variants, why);
 		} else if (st != CLI_OK) {
 			status = st;
 		}
+	}
+	/* Nothing of the suite can run here: no file (an empty one would
+	 * read like a measurement); an error when it was asked for by name,
+	 * a note under --suite all. */
+	if (nrows == 0 && status == CLI_OK) {
+		free(rows);
+		if (strcmp(o->suite, "all") != 0) {
+			snprintf(err, sizeof err, "suite %s: nothing of it can run here: %s", name,
+				 why_skipped);
+			return sph_usage(err);
+		}
+		if (!o->quiet)
+			fprintf(stderr, "harness: sph: suite %s: nothing of it can run here, no file written\n",
+				name);
+		return CLI_OK;
 	}
 	if (!o->quiet)
 		printf("== suite %s\n", name);

@@ -146,3 +146,18 @@ Test(sph_run, render_user_errors)
 	if (gpu_device_count() <= 0)
 		expect_sph_usage("check --render -v sph-cpu-grid --column 6x6x7@4", "needs a GPU");
 }
+
+/* A suite none of whose lines can run here (the rendering table without
+ * a GPU) writes no file: asked for by name, one line and exit 2. */
+Test(sph_run, suite_that_cannot_run_here_writes_nothing)
+{
+	if (gpu_device_count() > 0)
+		cr_skip_test("a GPU is here: the rendering suite can run");
+	char dir[] = "/tmp/harness-sph-render-suite-XXXXXX", args[512], out[300];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(args, sizeof args, "run --suite sph-render-table --out-dir %s --quiet", dir);
+	expect_sph_usage(args, "needs a GPU");
+	snprintf(out, sizeof out, "%s/sph-render-table.csv", dir);
+	cr_expect(access(out, F_OK) != 0, "%s was written", out);
+	rmdir(dir);
+}
