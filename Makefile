@@ -273,7 +273,6 @@ COLLAPSE = results/sph/collapse-16128.csv
 PHYSICS = $(or $(FROM),results/h200)/sph-physics.csv
 # The paper's Tables 1 and 2: the sph-render-table suite wrote it.
 RENDER_TABLE  = $(or $(FROM),results/h200)/sph-render-table.csv
-RENDER_DEVICE = $(if $(findstring h100,$(RENDER_TABLE)),H100,H200)
 figures: deps-run deps-figures
 	@$(MAKE) --no-print-directory $(BIN)
 	@# every figure whose data is there is drawn; the status is the worst
@@ -285,7 +284,8 @@ figures: deps-run deps-figures
 	  echo "sph-collapse: $(COLLAPSE) -> $(FIGURES)/sph-collapse.png, .svg" || st=1; fi; \
 	if [ -f $(RENDER_TABLE) ]; then \
 	  $(BIN) report --render --data --from $(dir $(RENDER_TABLE)) > $(FIGURES)/sph-render-table.dat && \
-	  gnuplot -e "datafile='$(FIGURES)/sph-render-table.dat'; outbase='$(FIGURES)/sph-render-table'; device='$(RENDER_DEVICE)'" plots/sph-render-table.gp && \
+	  dev=$$(sed -n 's/^# device: //p' $(FIGURES)/sph-render-table.dat) && \
+	  gnuplot -e "datafile='$(FIGURES)/sph-render-table.dat'; outbase='$(FIGURES)/sph-render-table'; device='$$dev'" plots/sph-render-table.gp && \
 	  echo "sph-render-table: $(RENDER_TABLE) -> $(FIGURES)/sph-render-table.png, .svg" || st=1; fi; \
 	if [ -f $(PHYSICS) ]; then \
 	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-martin-moyce'" plots/sph-martin-moyce.gp && \

@@ -85,13 +85,6 @@ const struct compare_kind *compare_kind_of(const struct csv_table *t)
 	return NULL;
 }
 
-/* Optional columns (older files lack them): read as empty when absent. */
-static const char *compare_cell(const struct csv_table *t, size_t row, const char *col)
-{
-	int c = csv_table_col(t, col);
-	return c < 0 ? "" : csv_table_cell(t, row, (size_t)c);
-}
-
 static int compare_need_column(const struct csv_table *t, const char *col, char *err,
 			       size_t errlen)
 {
@@ -134,7 +127,7 @@ static const struct compare_kind *compare_check_columns(const struct csv_table *
 static int compare_optional_double(const struct csv_table *t, size_t row, const char *col,
 				   double *out, char *err, size_t errlen)
 {
-	if (compare_cell(t, row, col)[0] == '\0') {
+	if (csv_table_named(t, row, col)[0] == '\0') {
 		*out = NAN;
 		return 0;
 	}
@@ -142,7 +135,7 @@ static int compare_optional_double(const struct csv_table *t, size_t row, const 
 		return -1;
 	if (*out < 0 || isinf(*out)) {
 		snprintf(err, errlen, "%s:%zu: column '%s': '%s' must be a finite number >= 0",
-			 t->path, t->row_line[row], col, compare_cell(t, row, col));
+			 t->path, t->row_line[row], col, csv_table_named(t, row, col));
 		return -1;
 	}
 	return 0;
@@ -152,7 +145,7 @@ static int compare_optional_double(const struct csv_table *t, size_t row, const 
 static int compare_choice(const struct csv_table *t, size_t row, const char *col,
 			  const char *w0, const char *w1, int *out, char *err, size_t errlen)
 {
-	const char *s = compare_cell(t, row, col);
+	const char *s = csv_table_named(t, row, col);
 	if (strcmp(s, w0) == 0 || strcmp(s, w1) == 0) {
 		*out = strcmp(s, w1) == 0;
 		return 0;
@@ -174,7 +167,7 @@ static int compare_read_key(const struct compare_kind *kind, const struct csv_ta
 			    size_t row, struct compare_key *k, char *err, size_t errlen)
 {
 	long long ignored;
-	if (compare_cell(t, row, kind->keys[0])[0] == '\0') {
+	if (csv_table_named(t, row, kind->keys[0])[0] == '\0') {
 		snprintf(err, errlen, "%s:%zu: column '%s' is empty", t->path, t->row_line[row],
 			 kind->keys[0]);
 		return -1;
@@ -186,7 +179,7 @@ static int compare_read_key(const struct compare_kind *kind, const struct csv_ta
 		if (!absent && compare_is_numeric(kind, col) &&
 		    csv_table_long(t, row, col, &ignored, err, errlen) != 0)
 			return -1;
-		k->cells[k->count] = strdup(absent ? kind->optional_default : compare_cell(t, row, col));
+		k->cells[k->count] = strdup(absent ? kind->optional_default : csv_table_named(t, row, col));
 		if (!k->cells[k->count]) {
 			snprintf(err, errlen, "%s: out of memory", t->path);
 			return -1;
@@ -223,7 +216,7 @@ static int compare_read_side(const struct compare_kind *kind, const struct csv_t
 		s->value = NAN; /* 0 or empty: not timed */
 	if (!(s->pct_of_ceiling > 0))
 		s->pct_of_ceiling = NAN;
-	s->device_name = strdup(compare_cell(t, row, "device_name"));
+	s->device_name = strdup(csv_table_named(t, row, "device_name"));
 	if (!s->device_name) {
 		snprintf(err, errlen, "%s: out of memory", t->path);
 		return -1;

@@ -301,6 +301,13 @@ const char *csv_table_cell(const struct csv_table *t, size_t row, size_t col)
 	return t->cells[row * t->ncols + col];
 }
 
+const char *csv_table_named(const struct csv_table *t, size_t row, const char *col)
+{
+	int c = col ? csv_table_col(t, col) : -1;
+
+	return c < 0 ? "" : csv_table_cell(t, row, (size_t)c);
+}
+
 /*
  * Finds the cell of data row row in the column named col for the typed
  * accessors. Returns the cell, or NULL with a message when there is no

@@ -52,6 +52,11 @@ int csv_table_col(const struct csv_table *t, const char *name);
 /* Returns the cell at (row, col); both must be in range (asserted). */
 const char *csv_table_cell(const struct csv_table *t, size_t row, size_t col);
 
+/* Returns the cell of row (in range) in the column named col, or "" when
+ * the table has no such column or col is NULL (an optional column reads
+ * as empty). */
+const char *csv_table_named(const struct csv_table *t, size_t row, const char *col);
+
 /*
  * Typed access to the cell of data row row (from 0, in range) in the
  * column named col. The whole cell must be the number: no leading or

@@ -12,13 +12,6 @@
 #include "json_out.h"
 #include "results.h"
 
-/* The cell of column col in row, "" when the column is absent. */
-static const char *export_cell(const struct csv_table *t, size_t row, const char *col)
-{
-	int c = col ? csv_table_col(t, col) : -1;
-	return c < 0 ? "" : csv_table_cell(t, row, (size_t)c);
-}
-
 /* A string value of the sidecar, or dflt. */
 static void export_sidecar_string(const struct json_in_value *side, const char *key,
 				  const char *dflt, char *out, size_t outlen)
@@ -66,9 +59,9 @@ static void export_name(const struct compare_kind *kind, const struct csv_table 
 			char *out, size_t outlen)
 {
 	size_t n = (size_t)snprintf(out, outlen, "%s/%s", kind->slug,
-				    export_cell(t, row, kind->keys[0]));
+				    csv_table_named(t, row, kind->keys[0]));
 	for (size_t i = 1; kind->keys[i] && n < outlen; i++) {
-		const char *v = export_cell(t, row, kind->keys[i]);
+		const char *v = csv_table_named(t, row, kind->keys[i]);
 		/* The optional key at its default (or absent) stays out of the
 		 * name, so one-rank rows keep the names they were tracked by. */
 		if (kind->optional_key && strcmp(kind->keys[i], kind->optional_key) == 0 &&
@@ -95,9 +88,9 @@ static const char *export_unit(double seconds, double *value)
 static bool export_timed(const struct compare_kind *kind, const struct csv_table *t, size_t row,
 			 double *seconds)
 {
-	const char *s = export_cell(t, row, kind->time_col);
+	const char *s = csv_table_named(t, row, kind->time_col);
 	*seconds = s[0] ? atof(s) : NAN;
-	return strcmp(export_cell(t, row, "valid"), "1") == 0 && *seconds > 0;
+	return strcmp(csv_table_named(t, row, "valid"), "1") == 0 && *seconds > 0;
 }
 
 static void export_benchmark(struct json_out *j, const struct compare_kind *kind,
@@ -107,8 +100,8 @@ static void export_benchmark(struct json_out *j, const struct compare_kind *kind
 	double value;
 	export_name(kind, t, row, name, sizeof name);
 	const char *unit = export_unit(seconds, &value);
-	const char *reps = export_cell(t, row, kind->reps_col);
-	long long iterations = atoll(export_cell(t, row, kind->samples_col)) * (reps[0] ? atoll(reps) : 1);
+	const char *reps = csv_table_named(t, row, kind->reps_col);
+	long long iterations = atoll(csv_table_named(t, row, kind->samples_col)) * (reps[0] ? atoll(reps) : 1);
 	json_begin_object(j);
 	json_kv_string(j, "name", name);
 	json_kv_int(j, "family_index", index);
@@ -122,9 +115,9 @@ static void export_benchmark(struct json_out *j, const struct compare_kind *kind
 	json_kv_double(j, "real_time", value);
 	json_kv_double(j, "cpu_time", value);
 	json_kv_string(j, "time_unit", unit);
-	json_kv_string(j, "label", export_cell(t, row, "device_name"));
+	json_kv_string(j, "label", csv_table_named(t, row, "device_name"));
 	for (size_t c = 0; kind->counters[c]; c++) {
-		const char *cell = export_cell(t, row, kind->counters[c]);
+		const char *cell = csv_table_named(t, row, kind->counters[c]);
 		if (cell[0] && isfinite(atof(cell)))
 			json_kv_double(j, kind->counters[c], atof(cell));
 	}

@@ -66,17 +66,11 @@ static bool plot_path(char *out, size_t len, const char *dir, const char *name)
 
 /* ---- curves from results tables ------------------------------------------ */
 
-static const char *plot_cell(const struct csv_table *t, size_t row, const char *col)
-{
-	int c = csv_table_col(t, col);
-	return c < 0 ? "" : csv_table_cell(t, row, (size_t)c);
-}
-
 /* A number that may be empty (NAN then); -1 with err when malformed. */
 static int plot_number(const struct csv_table *t, size_t row, const char *col, double *out,
 		       char *err, size_t errlen)
 {
-	if (plot_cell(t, row, col)[0] == '\0') {
+	if (csv_table_named(t, row, col)[0] == '\0') {
 		*out = NAN;
 		return 0;
 	}
@@ -116,11 +110,11 @@ static void *plot_grow(void *p, size_t *cap, size_t need, size_t size)
 static size_t plot_curve_of(const struct plot_suite *s, const struct csv_table *t, size_t row,
 			    const char *tag, struct plot_curves *c)
 {
-	const char *key = plot_cell(t, row, s->curve_col);
+	const char *key = csv_table_named(t, row, s->curve_col);
 	char title[1024];
 	bool by_n = strcmp(s->curve_col, "n") == 0;
 	if (tag)
-		snprintf(title, sizeof title, "%s%s: %s%s", plot_cell(t, row, "device_name"), tag,
+		snprintf(title, sizeof title, "%s%s: %s%s", csv_table_named(t, row, "device_name"), tag,
 			 by_n ? "N = " : "", key);
 	else
 		snprintf(title, sizeof title, "%s%s", by_n ? "N = " : "", key);
@@ -133,7 +127,7 @@ static size_t plot_curve_of(const struct plot_suite *s, const struct csv_table *
 	c->curves = cv;
 	cv = &c->curves[c->ncurves];
 	cv->title = strdup(title);
-	cv->device = strdup(plot_cell(t, row, "device_name"));
+	cv->device = strdup(csv_table_named(t, row, "device_name"));
 	cv->table = c->ntables;
 	cv->order = by_n ? strtod(key, NULL) : (double)c->ncurves;
 	if (!cv->title || !cv->device) {
@@ -170,10 +164,10 @@ static void plot_speedups(const struct csv_table *t, struct plot_curves *c, size
 	double *base = malloc((n ? n : 1) * sizeof *base);
 	for (size_t i = 0; base && i < n; i++) {
 		base[i] = NAN;
-		const char *ni = plot_cell(t, rows[i], "n");
+		const char *ni = csv_table_named(t, rows[i], "n");
 		for (size_t j = 0; j < n; j++)
-			if (strcmp(plot_cell(t, rows[j], "variant"), "cpu-portable") == 0 &&
-			    strcmp(plot_cell(t, rows[j], "n"), ni) == 0)
+			if (strcmp(csv_table_named(t, rows[j], "variant"), "cpu-portable") == 0 &&
+			    strcmp(csv_table_named(t, rows[j], "n"), ni) == 0)
 				base[i] = c->points[first + j].speedup;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -399,15 +393,15 @@ static int plot_write_published_file(FILE *fp, const char *path, char *err, size
 			csv_table_free(&t);
 			return -1;
 		}
-		plot_put_string(fp, plot_cell(&t, r, "source"));
+		plot_put_string(fp, csv_table_named(&t, r, "source"));
 		fputc(' ', fp);
-		plot_put_string(fp, plot_cell(&t, r, "quantity"));
+		plot_put_string(fp, csv_table_named(&t, r, "quantity"));
 		plot_put(fp, v);
 		plot_put(fp, n);
 		fputc(' ', fp);
-		plot_put_string(fp, plot_cell(&t, r, "unit"));
+		plot_put_string(fp, csv_table_named(&t, r, "unit"));
 		fputc(' ', fp);
-		plot_put_string(fp, plot_cell(&t, r, "device"));
+		plot_put_string(fp, csv_table_named(&t, r, "device"));
 		fputc('\n', fp);
 	}
 	csv_table_free(&t);
@@ -1042,7 +1036,7 @@ static char *plot_csv_device(const char *csv)
 	char err[256];
 	char *d = NULL;
 	if (csv_table_read(csv, &t, err, sizeof err) == 0 && t.nrows > 0)
-		d = strdup(plot_cell(&t, 0, "device_name"));
+		d = strdup(csv_table_named(&t, 0, "device_name"));
 	csv_table_free(&t);
 	return d;
 }

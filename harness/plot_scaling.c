@@ -38,8 +38,7 @@ static bool scaling_is_rank_file(const char *path, const char *suite)
 /* A cell as a number: NAN when empty or malformed. */
 static double scaling_number(const struct csv_table *t, size_t r, const char *col)
 {
-	int c = csv_table_col(t, col);
-	const char *cell = c < 0 ? "" : csv_table_cell(t, r, (size_t)c);
+	const char *cell = csv_table_named(t, r, col);
 	char *end;
 	double v = strtod(cell, &end);
 	return cell[0] && *end == '\0' ? v : NAN;

@@ -1,7 +1,8 @@
 # sph-render-table.gp - the SPH paper's Tables 1 and 2 as grouped bars: physics, extraction, rendering and overall fps
 #
 # Data: `harness report --render --data --from DIR` (from DIR/sph-render-table.csv
-# and results/published/goswami2010_sph.csv): four blocks (index 0..3:
+# and results/published/goswami2010_sph.csv): a "# device: NAME" line (the
+# measured GPU, which make figures passes as `device`), then four blocks (index 0..3:
 # physics, extraction, rendering, overall), a line per particle count:
 # n, 8800 GT, GTX 280, the measured zindex-blocks (the paper's method),
 # the measured verlet (the harness's fastest step); 0 where there is none.

@@ -39,7 +39,7 @@ void render_params_default(struct render_params *rp, const struct sph_params *p)
 	rp->r = 1.5 * d;
 	rp->r_min = 0.25 * d;
 	rp->r_max = rp->r * sqrt(3.0);
-	rp->samples_per_unit = 250.0;
+	rp->samples_per_unit = RENDER_SAMPLES_PER_UNIT;
 	rp->surface_d = 0.5 * d;
 	rp->band = 0.25 * d;
 	rp->alpha_max = 0.6;

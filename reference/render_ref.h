@@ -82,6 +82,9 @@
  *    direction) it is colour RENDER_PHONG_AMBIENT alone.
  */
 
+/* Samples along a ray per unit distance by default: the paper's (4.3). */
+#define RENDER_SAMPLES_PER_UNIT	250.0
+
 /* The Phong model's constants (not parameters: one lighting for all). */
 #define RENDER_PHONG_AMBIENT	0.2
 #define RENDER_PHONG_DIFFUSE	0.7

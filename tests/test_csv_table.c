@@ -170,6 +170,21 @@ Test(csv_table, blank_lines_crlf_and_missing_final_newline)
 	csv_table_free(&t);
 }
 
+/* By name: the cell, or "" for a column the table lacks (or none asked). */
+Test(csv_table, named_cell_of_an_absent_column_is_empty)
+{
+	struct csv_table t;
+	char err[512] = "";
+
+	write_text("a,b\n1,\n");
+	cr_assert_eq(csv_table_read(path, &t, err, sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(csv_table_named(&t, 0, "a"), "1");
+	cr_expect_str_eq(csv_table_named(&t, 0, "b"), "");
+	cr_expect_str_eq(csv_table_named(&t, 0, "c"), "");
+	cr_expect_str_eq(csv_table_named(&t, 0, NULL), "");
+	csv_table_free(&t);
+}
+
 Test(csv_table, header_only_has_no_rows)
 {
 	struct csv_table t;

@@ -220,6 +220,14 @@ out:
 	return rc;
 }
 
+struct render_fps render_run_fps(const struct render_run_result *r, double step_s)
+{
+	const double render = r->field_s + r->raycast_s;
+	struct render_fps f = { 1.0 / step_s, 1.0 / r->extraction_s, 1.0 / render,
+				1.0 / (step_s + r->extraction_s + render) };
+	return f;
+}
+
 int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct sph_params *p,
 	       size_t n, const struct render_run_opts *o, int what, struct render_run_result *out,
 	       char *err, size_t errlen)

@@ -36,8 +36,6 @@
 #define RENDER_RUN_MAX_SIDE	8192
 #define RENDER_RUN_MAX_RES	1024
 #define RENDER_RUN_MAX_SAMPLES	10000
-/* render_params_default's samples per unit, the paper's (section 4.3). */
-#define RENDER_RUN_DEFAULT_SAMPLES	250.0
 
 struct render_run_opts {
 	int width, height, res;	/* the timed image and the field's resolution */
@@ -60,6 +58,15 @@ struct render_run_result {
 	double extraction_s, field_s, raycast_s;
 	double frame_noise_pct;	/* relative standard deviation of extraction + field + raycast */
 };
+
+/* The paper's four rates (Tables 1 and 2) of a timed result whose
+ * physics step takes step_s: physics = 1 / step; extraction =
+ * 1 / extraction; rendering = 1 / (field + raycast); overall = 1 / (one
+ * step + extraction + field + raycast). */
+struct render_fps {
+	double physics, extraction, rendering, overall;
+};
+struct render_fps render_run_fps(const struct render_run_result *r, double step_s);
 
 /* What render_run does: validate (first, on the state the variant's SPH
  * validation saw), time (later, after the SPH timing), or both. */

@@ -27,20 +27,14 @@ static const char *const rr_variants[2] = { "sph-gpu-zindex-blocks", "sph-gpu-ve
  * million). */
 static const long long rr_n[5] = { 16128, 75200, 129024, 255600, 4207500 };
 
-static const char *rr_cell(const struct csv_table *t, size_t r, const char *col)
-{
-	int c = csv_table_col(t, col);
-	return c < 0 ? "" : csv_table_cell(t, r, (size_t)c);
-}
-
 /* The valid, timed rendering row of variant at n, or -1. */
 static long rr_find(const struct csv_table *t, const char *variant, long long n)
 {
 	for (size_t i = 0; i < t->nrows; i++)
-		if (strcmp(rr_cell(t, i, "variant"), variant) == 0 &&
-		    atoll(rr_cell(t, i, "n")) == n && strcmp(rr_cell(t, i, "valid"), "1") == 0 &&
-		    strcmp(rr_cell(t, i, "render_valid"), "1") == 0 &&
-		    rr_cell(t, i, "overall_fps")[0] != '\0')
+		if (strcmp(csv_table_named(t, i, "variant"), variant) == 0 &&
+		    atoll(csv_table_named(t, i, "n")) == n && strcmp(csv_table_named(t, i, "valid"), "1") == 0 &&
+		    strcmp(csv_table_named(t, i, "render_valid"), "1") == 0 &&
+		    csv_table_named(t, i, "overall_fps")[0] != '\0')
 			return (long)i;
 	return -1;
 }
@@ -49,10 +43,10 @@ static long rr_find(const struct csv_table *t, const char *variant, long long n)
 static double rr_paper(const struct csv_table *p, int d, int q, long long n)
 {
 	for (size_t i = 0; p && i < p->nrows; i++)
-		if (strcmp(rr_cell(p, i, "quantity"), rr_paper_q[q]) == 0 &&
-		    strcmp(rr_cell(p, i, "device"), rr_paper_dev[d]) == 0 &&
-		    atoll(rr_cell(p, i, "n")) == n)
-			return atof(rr_cell(p, i, "value"));
+		if (strcmp(csv_table_named(p, i, "quantity"), rr_paper_q[q]) == 0 &&
+		    strcmp(csv_table_named(p, i, "device"), rr_paper_dev[d]) == 0 &&
+		    atoll(csv_table_named(p, i, "n")) == n)
+			return atof(csv_table_named(p, i, "value"));
 	return 0;
 }
 
@@ -91,7 +85,7 @@ static void rr_markdown(const struct csv_table *t, const struct csv_table *p, co
 				continue;
 			printf("| %s | %s, %s |", nn, dev, rr_variants[v] + 8);
 			for (int q = 0; q < 4; q++) {
-				rr_rate(buf, sizeof buf, atof(rr_cell(t, (size_t)r, rr_ours_q[q])));
+				rr_rate(buf, sizeof buf, atof(csv_table_named(t, (size_t)r, rr_ours_q[q])));
 				printf(q == 3 ? " **%s** |" : " %s |", buf);
 			}
 			printf("\n");
@@ -102,17 +96,17 @@ static void rr_markdown(const struct csv_table *t, const struct csv_table *p, co
 	       "step | overall fps |\n|---|---|---|---|---|---|---|---|\n");
 	for (size_t k = 3; k < sizeof rr_n / sizeof *rr_n; k++)
 		for (size_t i = 0; i < t->nrows; i++) {
-			if (atoll(rr_cell(t, i, "n")) != rr_n[k] ||
-			    rr_find(t, rr_cell(t, i, "variant"), rr_n[k]) != (long)i)
+			if (atoll(csv_table_named(t, i, "n")) != rr_n[k] ||
+			    rr_find(t, csv_table_named(t, i, "variant"), rr_n[k]) != (long)i)
 				continue;
 			char sp[32];
 			report_grouped(nn, sizeof nn, rr_n[k]);
-			report_grouped(sp, sizeof sp, atoll(rr_cell(t, i, "surface_particles")));
-			rr_rate(buf, sizeof buf, atof(rr_cell(t, i, "overall_fps")));
+			report_grouped(sp, sizeof sp, atoll(csv_table_named(t, i, "surface_particles")));
+			rr_rate(buf, sizeof buf, atof(csv_table_named(t, i, "overall_fps")));
 			printf("| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %s |\n", nn,
-			       rr_cell(t, i, "variant"), sp, atof(rr_cell(t, i, "extraction_ms")),
-			       atof(rr_cell(t, i, "field_ms")), atof(rr_cell(t, i, "raycast_ms")),
-			       1e3 * atof(rr_cell(t, i, "time_median_step_s")), buf);
+			       csv_table_named(t, i, "variant"), sp, atof(csv_table_named(t, i, "extraction_ms")),
+			       atof(csv_table_named(t, i, "field_ms")), atof(csv_table_named(t, i, "raycast_ms")),
+			       1e3 * atof(csv_table_named(t, i, "time_median_step_s")), buf);
 		}
 }
 
@@ -121,6 +115,7 @@ static void rr_markdown(const struct csv_table *t, const struct csv_table *p, co
  * GTX 280 and the measured variants (0: none). */
 static void rr_data(const struct csv_table *t, const struct csv_table *p, const char *dev)
 {
+	printf("# device: %s\n", dev);
 	printf("# harness report --render --data: fps per column of the paper; sources: 8800 GT, "
 	       "GTX 280, %s %s, %s %s\n", dev, rr_variants[0] + 8, dev, rr_variants[1] + 8);
 	for (int q = 0; q < 4; q++) {
@@ -131,7 +126,7 @@ static void rr_data(const struct csv_table *t, const struct csv_table *p, const 
 				printf(" %g", rr_paper(p, d, q, rr_n[k]));
 			for (int v = 0; v < 2; v++) {
 				long r = rr_find(t, rr_variants[v], rr_n[k]);
-				printf(" %g", r < 0 ? 0.0 : atof(rr_cell(t, (size_t)r, rr_ours_q[q])));
+				printf(" %g", r < 0 ? 0.0 : atof(csv_table_named(t, (size_t)r, rr_ours_q[q])));
 			}
 			printf("\n");
 		}
@@ -162,8 +157,8 @@ int report_render(const char *from, bool data)
 	/* the device as the rows name it, shortened: "NVIDIA H100 80GB HBM3" -> "H100" */
 	char dev[64] = "GPU";
 	for (size_t i = 0; i < t.nrows; i++)
-		if (strcmp(rr_cell(&t, i, "device"), "gpu") == 0) {
-			const char *name = rr_cell(&t, i, "device_name");
+		if (strcmp(csv_table_named(&t, i, "device"), "gpu") == 0) {
+			const char *name = csv_table_named(&t, i, "device_name");
 			const char *h = strstr(name, " H");
 			snprintf(dev, sizeof dev, "%s", h ? h + 1 : name);
 			dev[strcspn(dev, " ")] = '\0';

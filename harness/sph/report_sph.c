@@ -28,23 +28,16 @@ struct report_sph_rows {
 	size_t nt;
 };
 
-/* A row's cell by column name ("" when the column is absent). */
-static const char *rs_cell(const struct csv_table *t, size_t r, const char *col)
-{
-	int c = csv_table_col(t, col);
-	return c < 0 ? "" : csv_table_cell(t, r, (size_t)c);
-}
-
 /* The valid, timed row of variant at n: its table and index; 0 or -1. */
 static int rs_find(const struct report_sph_rows *rs, const char *variant, long long n,
 		   const struct csv_table **t, size_t *r)
 {
 	for (size_t k = 0; k < rs->nt; k++)
 		for (size_t i = 0; i < rs->t[k].nrows; i++)
-			if (strcmp(rs_cell(&rs->t[k], i, "variant"), variant) == 0 &&
-			    atoll(rs_cell(&rs->t[k], i, "n")) == n &&
-			    strcmp(rs_cell(&rs->t[k], i, "valid"), "1") == 0 &&
-			    rs_cell(&rs->t[k], i, "steps_per_s")[0] != '\0') {
+			if (strcmp(csv_table_named(&rs->t[k], i, "variant"), variant) == 0 &&
+			    atoll(csv_table_named(&rs->t[k], i, "n")) == n &&
+			    strcmp(csv_table_named(&rs->t[k], i, "valid"), "1") == 0 &&
+			    csv_table_named(&rs->t[k], i, "steps_per_s")[0] != '\0') {
 				*t = &rs->t[k];
 				*r = i;
 				return 0;
@@ -68,10 +61,10 @@ static double rs_paper(const struct csv_table *t, long long n)
 {
 	double v = 0;
 	for (size_t i = 0; t && i < t->nrows; i++)
-		if (strcmp(rs_cell(t, i, "quantity"), "physical_simulation_fps") == 0 &&
-		    strcmp(rs_cell(t, i, "device"), "GeForce GTX 280") == 0 &&
-		    atoll(rs_cell(t, i, "n")) == n)
-			v = atof(rs_cell(t, i, "value"));
+		if (strcmp(csv_table_named(t, i, "quantity"), "physical_simulation_fps") == 0 &&
+		    strcmp(csv_table_named(t, i, "device"), "GeForce GTX 280") == 0 &&
+		    atoll(csv_table_named(t, i, "n")) == n)
+			v = atof(csv_table_named(t, i, "value"));
 	return v;
 }
 
@@ -96,7 +89,7 @@ static void rs_rates(const struct report_sph_rows *rs)
 	size_t nn = 0;
 	for (size_t k = 0; k < rs->nt; k++)
 		for (size_t i = 0; i < rs->t[k].nrows && nn < REPORT_SPH_MAX_ROWS; i++) {
-			long long n = atoll(rs_cell(&rs->t[k], i, "n"));
+			long long n = atoll(csv_table_named(&rs->t[k], i, "n"));
 			bool seen = false;
 			for (size_t j = 0; j < nn; j++)
 				seen = seen || ns[j] == n;
@@ -123,8 +116,8 @@ static void rs_rates(const struct report_sph_rows *rs)
 			size_t r;
 			rate[v] = 0;
 			if (rs_find(rs, report_sph_variants[v], ns[j], &t, &r) == 0) {
-				rate[v] = atof(rs_cell(t, r, "steps_per_s"));
-				nb = atoll(rs_cell(t, r, "boundary_particles"));
+				rate[v] = atof(csv_table_named(t, r, "steps_per_s"));
+				nb = atoll(csv_table_named(t, r, "boundary_particles"));
 			}
 			top = fmax(top, rate[v]);
 		}
@@ -163,7 +156,7 @@ static int rs_phases(const struct report_sph_rows *rs, long long n, char *err, s
 				 report_sph_variants[v], n);
 			return -1;
 		}
-		bytes[v] = atof(rs_cell(tt[v], rr[v], "aux_bytes_per_particle"));
+		bytes[v] = atof(csv_table_named(tt[v], rr[v], "aux_bytes_per_particle"));
 		least = fmin(least, bytes[v]);
 	}
 	char nn[32];
@@ -176,11 +169,11 @@ static int rs_phases(const struct report_sph_rows *rs, long long n, char *err, s
 		char b[32];
 		report_grouped(b, sizeof b, llround(bytes[v]));
 		printf("| %s | %.3f | %.3f | %.3f | %.3f | %s%s%s | %.3g |\n",
-		       rs_short(report_sph_variants[v]), atof(rs_cell(tt[v], rr[v], "build_ms")),
-		       atof(rs_cell(tt[v], rr[v], "density_ms")), atof(rs_cell(tt[v], rr[v], "force_ms")),
-		       atof(rs_cell(tt[v], rr[v], "integrate_ms")), bytes[v] == least ? "**" : "", b,
+		       rs_short(report_sph_variants[v]), atof(csv_table_named(tt[v], rr[v], "build_ms")),
+		       atof(csv_table_named(tt[v], rr[v], "density_ms")), atof(csv_table_named(tt[v], rr[v], "force_ms")),
+		       atof(csv_table_named(tt[v], rr[v], "integrate_ms")), bytes[v] == least ? "**" : "", b,
 		       bytes[v] == least ? "**" : "",
-		       atof(rs_cell(tt[v], rr[v], "candidates_per_neighbour")));
+		       atof(csv_table_named(tt[v], rr[v], "candidates_per_neighbour")));
 	}
 	return 0;
 }

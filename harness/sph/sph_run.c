@@ -556,16 +556,16 @@ static void sph_format_render(const struct sph_row *row, char (*c)[RESULTS_CELL]
 			c[i++][0] = '\0';
 		return;
 	}
-	const double step = row->t.s.median, render = r->field_s + r->raycast_s;
+	const struct render_fps f = render_run_fps(r, row->t.s.median);
 	snprintf(c[i++], 64, "%zu", r->frames);
 	sph_num(c[i++], r->frame_noise_pct);
 	sph_num(c[i++], 1e3 * r->extraction_s);
 	sph_num(c[i++], 1e3 * r->field_s);
 	sph_num(c[i++], 1e3 * r->raycast_s);
-	sph_num(c[i++], 1.0 / step);
-	sph_num(c[i++], 1.0 / r->extraction_s);
-	sph_num(c[i++], 1.0 / render);
-	sph_num(c[i++], 1.0 / (step + r->extraction_s + render));
+	sph_num(c[i++], f.physics);
+	sph_num(c[i++], f.extraction);
+	sph_num(c[i++], f.rendering);
+	sph_num(c[i++], f.overall);
 }
 
 struct sph_table_ctx {
@@ -647,10 +647,10 @@ static void sph_print_render(const struct sph_row *rows, size_t nrows)
 		printf("%-20s %8zu %-5s %8zu %7.1f %9.3f", rows[r].v->name, rows[r].n,
 		       x->valid ? "ok" : "FAIL", x->surface_count, x->image.psnr_db, x->field.worst_ratio);
 		if (x->timed && rows[r].timed) {
-			const double step = rows[r].t.s.median, rend = x->field_s + x->raycast_s;
+			const struct render_fps f = render_run_fps(x, rows[r].t.s.median);
 			printf(" %8.3f %8.3f %8.3f %8.0f %8.0f %8.0f %8.0f\n", 1e3 * x->extraction_s,
-			       1e3 * x->field_s, 1e3 * x->raycast_s, 1.0 / step, 1.0 / x->extraction_s,
-			       1.0 / rend, 1.0 / (step + x->extraction_s + rend));
+			       1e3 * x->field_s, 1e3 * x->raycast_s, f.physics, f.extraction,
+			       f.rendering, f.overall);
 		} else {
 			printf("\n");
 		}
@@ -725,7 +725,7 @@ static int sph_finish(int argc, char **argv, const struct sph_options *o, const 
 	}
 	if (out) {
 		struct sph_table_ctx tc = { rows, nrows, render,
-					    o->ro.samples_per_unit > 0 ? o->ro.samples_per_unit : RENDER_RUN_DEFAULT_SAMPLES };
+					    o->ro.samples_per_unit > 0 ? o->ro.samples_per_unit : RENDER_SAMPLES_PER_UNIT };
 		const char *cols[SPH_NCOLS + SPH_RENDER_NCOLS];
 		memcpy(cols, sph_columns_csv, sizeof sph_columns_csv);
 		memcpy(cols + SPH_NCOLS, sph_render_columns_csv, sizeof sph_render_columns_csv);

@@ -24,12 +24,15 @@ static size_t gpu_surface_cases(size_t *cases)
 	return k;
 }
 
-ParameterizedTestParameters(gpu_sph_surface, pipeline_validates)
-{
-	static size_t cases[SPH_VARIANT_COUNT];
+/* The parameters of test: every GPU line of the registry. */
+#define GPU_SURFACE_PARAMS(test)                                                        \
+	ParameterizedTestParameters(gpu_sph_surface, test)                              \
+	{                                                                               \
+		static size_t cases[SPH_VARIANT_COUNT];                                 \
+		return cr_make_param_array(size_t, cases, gpu_surface_cases(cases));    \
+	}
 
-	return cr_make_param_array(size_t, cases, gpu_surface_cases(cases));
-}
+GPU_SURFACE_PARAMS(pipeline_validates)
 
 /*
  * After 20 steps of the column: the variant's surface flags equal the
@@ -64,12 +67,7 @@ ParameterizedTest(size_t *k, gpu_sph_surface, pipeline_validates, .timeout = 120
 	gpu_sph_free(&r);
 }
 
-ParameterizedTestParameters(gpu_sph_surface, leaves_the_trajectory_alone)
-{
-	static size_t cases[SPH_VARIANT_COUNT];
-
-	return cr_make_param_array(size_t, cases, gpu_surface_cases(cases));
-}
+GPU_SURFACE_PARAMS(leaves_the_trajectory_alone)
 
 /* Extraction builds the variant's structure on the current positions as
  * a step would: 20 steps, an extraction, 5 steps end bit for bit where 25
