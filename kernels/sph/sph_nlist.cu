@@ -37,9 +37,11 @@
  * pass writes what the force pass reads of each particle as two float4,
  * (x, y, z, p) and (vx, vy, vz, 1 / (2 rho)), so a neighbour costs two
  * loads, and the force pass integrates in place (it never reads
- * positions or velocities). Every rebuild kernel of sph-gpu-verlet starts by reading the
- * device flag `need` and returns at once when it is clear, so a replay
- * costs one empty launch per rebuild kernel between rebuilds. The sort's
+ * positions or velocities). sph-gpu-verlet's rebuild is the body of a
+ * conditional (IF) node of that graph, set by a one-thread kernel from
+ * the device flag `need`, so a replay between rebuilds skips it whole;
+ * outside the graph every rebuild kernel starts by reading `need` and
+ * returns at once when it is clear. The sort's
  * scan is written here (three small kernels) rather than CUB's, so that
  * it can skip too.
  *
@@ -104,6 +106,7 @@ struct sph_nlist {
 	int *overflow;	/* a sub-list was full */
 
 	cudaGraphExec_t graph;	/* a batch of steps */
+	cudaStream_t body;	/* sph-gpu-verlet: captures the rebuild's body */
 };
 
 /* ---- the counting sort ---------------------------------------------------- */
@@ -559,6 +562,13 @@ static __global__ void sph_nlist_clear_kernel(int *need)
 	*need = 0;
 }
 
+/* In the graph of sph-gpu-verlet: run the rebuild's body (a conditional
+ * node) only when need is set. */
+static __global__ void sph_nlist_cond_kernel(cudaGraphConditionalHandle handle, const int *need)
+{
+	cudaGraphSetConditional(handle, *need ? 1u : 0u);
+}
+
 /* ---- host ------------------------------------------------------------------ */
 
 static inline struct sph_nlist *sph_nlist_of(struct sph_gpu *s)
@@ -750,14 +760,65 @@ static int sph_nlist_no_integrate(struct sph_gpu *s)
 	return 0;
 }
 
+/* sph-gpu-verlet's build while its graph is captured: a kernel sets a
+ * conditional handle from need, and the rebuild kernels are the body of
+ * an IF node after it, captured on a second stream. Between rebuilds the
+ * graph then runs one one-thread kernel instead of nine launches that
+ * each read need and return (measured in the README). 0 or -1. */
+static int sph_nlist_build_captured(struct sph_gpu *s)
+{
+	struct sph_nlist *q = sph_nlist_of(s);
+	cudaStreamCaptureStatus status;
+	cudaGraph_t graph = NULL, body = NULL;
+	const cudaGraphNode_t *deps = NULL;
+	size_t ndeps = 0;
+	cudaGraphConditionalHandle handle;
+	cudaGraphNode_t node;
+	cudaGraphNodeParams np = {};
+
+	if (SPH_GPU_CHECK(s, cudaStreamGetCaptureInfo(s->stream, &status, NULL, &graph, NULL, NULL,
+						       NULL)) ||
+	    SPH_GPU_CHECK(s, cudaGraphConditionalHandleCreate(&handle, graph, 0,
+							      cudaGraphCondAssignDefault)))
+		return -1;
+	sph_nlist_cond_kernel<<<1, 1, 0, s->stream>>>(handle, q->need);
+	if (SPH_GPU_LAUNCHED(s, "conditional kernel") ||
+	    SPH_GPU_CHECK(s, cudaStreamGetCaptureInfo(s->stream, &status, NULL, &graph, &deps, NULL,
+						       &ndeps)))
+		return -1;
+	np.type = cudaGraphNodeTypeConditional;
+	np.conditional.handle = handle;
+	np.conditional.type = cudaGraphCondTypeIf;
+	np.conditional.size = 1;
+	if (SPH_GPU_CHECK(s, cudaGraphAddNode(&node, graph, deps, NULL, ndeps, &np)))
+		return -1;
+	body = np.conditional.phGraph_out[0];
+	if (SPH_GPU_CHECK(s, cudaStreamBeginCaptureToGraph(q->body, body, NULL, NULL, 0,
+							    cudaStreamCaptureModeThreadLocal)))
+		return -1;
+	cudaStream_t main_stream = s->stream;
+
+	s->stream = q->body;
+	int rc = sph_nlist_build(s);
+
+	s->stream = main_stream;
+	/* end the body's capture whatever happened */
+	if (SPH_GPU_CHECK(s, cudaStreamEndCapture(q->body, &body)) || rc != 0)
+		return -1;
+	return SPH_GPU_CHECK(s, cudaStreamUpdateCaptureDependencies(
+					s->stream, &node, NULL, 1, cudaStreamSetCaptureDependencies));
+}
+
 /* One step with its phase events; flags cudaEventRecordExternal while
  * capturing, so that the graph records them when it runs. */
 static int sph_nlist_step(struct sph_gpu *s, cudaEvent_t marks[SPH_GPU_MARKS], unsigned flags)
 {
+	struct sph_nlist *q = sph_nlist_of(s);
 	cudaStream_t st = s->stream;
+	const bool captured = q->verlet && flags == cudaEventRecordExternal && q->body;
 
 	return SPH_GPU_CHECK(s, cudaEventRecordWithFlags(marks[0], st, flags)) ||
-	       sph_nlist_build(s) ||
+	       (captured ? sph_nlist_build_captured(s) : sph_nlist_build(s)) ||
 	       SPH_GPU_CHECK(s, cudaEventRecordWithFlags(marks[1], st, flags)) ||
 	       sph_nlist_density(s, false) ||
 	       SPH_GPU_CHECK(s, cudaEventRecordWithFlags(marks[2], st, flags)) ||
@@ -931,6 +992,8 @@ static int sph_nlist_init(struct sph_gpu *s)
 	    sph_gpu_alloc(s, &q->list, n * (size_t)q->threads * (size_t)q->cap) ||
 	    sph_gpu_alloc(s, &q->lcount, n * (size_t)q->threads) || sph_gpu_alloc(s, &q->need, 1) ||
 	    sph_gpu_alloc(s, &q->overflow, 1) || sph_nlist_walls(s) != 0 ||
+	    (q->verlet && SPH_GPU_CHECK(s, cudaStreamCreateWithFlags(&q->body,
+								      cudaStreamNonBlocking))) ||
 	    SPH_GPU_CHECK(s, cudaMemsetAsync(q->count, 0, m * sizeof *q->count, s->stream)) ||
 	    SPH_GPU_CHECK(s, cudaMemsetAsync(q->overflow, 0, sizeof *q->overflow, s->stream)) ||
 	    SPH_GPU_CHECK(s, cudaMemsetAsync(q->lcount, 0, n * q->threads * sizeof *q->lcount,
@@ -952,6 +1015,8 @@ static void sph_nlist_fini(struct sph_gpu *s)
 
 	if (q->graph)
 		cudaGraphExecDestroy(q->graph);
+	if (q->body)
+		cudaStreamDestroy(q->body);
 }
 
 /* After the queued work (sph_gpu_finish): a list that overflowed fails
