@@ -312,12 +312,12 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 
 static int sph_list(void)
 {
-	printf("%-22s %-13s %-4s %-10s %s\n", "variant", "method", "dev", "available", "summary");
+	printf("%-22s %-16s %-4s %-10s %s\n", "variant", "method", "dev", "available", "summary");
 	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
 		const struct sph_variant *v = &sph_variants[i];
 		const char *why;
 		bool ok = sph_variant_available(v, &why);
-		printf("%-22s %-13s %-4s %-10s %s\n", v->name, v->method, variant_device_name(v->device),
+		printf("%-22s %-16s %-4s %-10s %s\n", v->name, v->method, variant_device_name(v->device),
 		       ok ? "yes" : "no", v->summary);
 		if (!ok)
 			printf("%-22s   (unavailable: %s)\n", "", why);

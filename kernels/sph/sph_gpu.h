@@ -19,7 +19,7 @@ extern "C" {
  *   sph_blocks.cu   sph-gpu-zindex-blocks (the paper's Z-index blocks),
  *                   sph-gpu-grid-buckets (fixed-capacity cells),
  *                   sph-gpu-brute (all pairs);
- *   sph_nlist.cu    sph-gpu-nlist, sph-gpu-verlet: neighbour lists from a
+ *   sph_nlist.cu    sph-gpu-nlist, sph-gpu-verlet(-fine): neighbour lists from a
  *                   counting-sort grid, several threads per particle, the
  *                   whole step one CUDA graph.
  *
@@ -44,6 +44,7 @@ extern const struct sph_ops sph_gpu_grid_buckets_ops;
 extern const struct sph_ops sph_gpu_brute_ops;
 extern const struct sph_ops sph_gpu_nlist_ops;
 extern const struct sph_ops sph_gpu_verlet_ops;
+extern const struct sph_ops sph_gpu_verlet_fine_ops;
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-/* sph_nlist.cu - SPH on the GPU over neighbour lists: sph-gpu-nlist and sph-gpu-verlet
+/* sph_nlist.cu - SPH on the GPU over neighbour lists: sph-gpu-nlist, sph-gpu-verlet, sph-gpu-verlet-fine
  *
  * Variants (kernels/sph/sph_gpu.h):
  *   sph-gpu-nlist   every step: a counting-sort grid of cells of side h,
@@ -18,6 +18,13 @@
  *                   skin / 2 since the last build: two particles then
  *                   within h were within h + skin at the build, so the
  *                   neighbour set is exactly a fresh search's.
+ *   sph-gpu-verlet-fine  sph-gpu-verlet whose list pass walks cells of half
+ *                   the side, (h + skin) / 2: the 5 x 5 rows of 5 cells
+ *                   around a particle, each row cut to the cells the
+ *                   sphere of radius h + skin can reach from the
+ *                   particle's own position (a row the sphere misses is
+ *                   skipped), so that a rebuild tests ~2.5 candidates per
+ *                   list entry instead of 27 cells' ~6.
  *
  * Walls. The boundary particles never move, so they are sorted by the
  * same cells once, at create, into a second, static structure (its own
@@ -50,6 +57,12 @@
  * written in walk order; sums run in list order; lanes are added in a
  * fixed order. Same input, same bits.
  *
+ * Planted bugs (tests/sph/gpu_planted_sph.cu includes this file with
+ * SPH_GPU_PLANTED defined, which leaves this file's ops out): a context
+ * whose name says "planted" walks each row one cell short at +x (R = 1:
+ * the cell at +x left out of the 27; R = 2: the farthest cell the reach
+ * allows). The harness's objects instantiate PLANT = 0 only.
+ *
  * Phases (the CSV's columns): build = sort and reorder (and, for
  * sph-gpu-verlet, the list pass); density = the list pass of sph-gpu-nlist
  * (cell walk, density, lists) or the density pass over the lists of
@@ -67,6 +80,12 @@
 #include <cub/block/block_scan.cuh>
 
 /* Bit 31 of a list entry: a wall index, not a fluid slot. */
+/* The pruned walk of sph-gpu-verlet-fine reaches a hair beyond the list
+ * radius (relative, and 8 float ulps of the position), so that no float
+ * rounding of a cell's bounds or of the reach drops a cell holding a
+ * pair; it only adds candidates. */
+#define SPH_NLIST_PRUNE_MARGIN 1e-3f
+#define SPH_NLIST_PRUNE_ULPS 1e-6f
 #define SPH_NLIST_WALL 0x80000000u
 /* List entries per particle (all its threads together), by variant. */
 #define SPH_NLIST_CAP 128
@@ -83,11 +102,13 @@
 
 struct sph_nlist {
 	struct sph_gpu base;
-	int verlet;	/* 0: sph-gpu-nlist, 1: sph-gpu-verlet */
+	int verlet;	/* 0: sph-gpu-nlist, 1: sph-gpu-verlet(-fine) */
+	int reach;	/* cells a side the walk reaches: 1, or 2 (sph-gpu-verlet-fine) */
+	int plant;	/* the tests' planted copy (SPH_GPU_PLANTED builds only) */
 	int threads;	/* T */
 	int cap;	/* list entries per thread */
 	float skin;	/* list radius - h [m] */
-	struct sph_gpu_grid grid; /* cells of side h + skin */
+	struct sph_gpu_grid grid; /* cells of side (h + skin) / reach */
 
 	/* fluid: the sort's targets, the positions at the last build, and
 	 * what the force pass reads of each slot: (x, y, z, p) and
@@ -308,17 +329,52 @@ template <int T> __device__ __forceinline__ size_t sph_nlist_at(unsigned k, unsi
 	return ((size_t)k * (size_t)n + i) * T + t;
 }
 
+/* The first and last cell (x0, x1) of row (y, z), R cells from xi's own,
+ * that a sphere of radius rp around xi can reach; false when it misses
+ * the row. R = 1: the whole row of three. R = 2 (cells of side rp / 2 or
+ * more): the row's gap to xi in y and z, a lower bound of any of its
+ * particles' (edge cells hold the particles clamped into them, which are
+ * only farther), leaves a reach in x of sqrt(rp^2 - gap^2). */
+template <int R, int PLANT>
+__device__ __forceinline__ bool sph_nlist_row(const sph_gpu_grid &g, float4 xi, int3 c, int y,
+					      int z, float rp, int &x0, int &x1)
+{
+	if (R == 1) {
+		x0 = max(c.x - 1, 0);
+		x1 = min(PLANT ? c.x : c.x + 1, g.dim[0] - 1);
+		return true;
+	}
+	const float gy = y > c.y ? (float)(g.lo[1] + y * g.cell) - xi.y
+			 : y < c.y ? xi.y - (float)(g.lo[1] + (y + 1) * g.cell) : 0.0f;
+	const float gz = z > c.z ? (float)(g.lo[2] + z * g.cell) - xi.z
+			 : z < c.z ? xi.z - (float)(g.lo[2] + (z + 1) * g.cell) : 0.0f;
+	const float ay = fmaxf(gy, 0.0f), az = fmaxf(gz, 0.0f);
+	const float rpi = rp + SPH_NLIST_PRUNE_ULPS * (fabsf(xi.x) + fabsf(xi.y) + fabsf(xi.z));
+	const float e2 = rpi * rpi - ay * ay - az * az;
+
+	if (!(e2 > 0.0f))
+		return false;
+	const float ext = sqrtf(e2);
+
+	x0 = max(sph_gpu_axis_cell(xi.x - ext, g.lo[0], g.cell, g.dim[0]), c.x - R);
+	x1 = min(sph_gpu_axis_cell(xi.x + ext, g.lo[0], g.cell, g.dim[0]), c.x + R);
+	if (PLANT && x1 > c.x)
+		x1--;
+	return true;
+}
+
 /*
  * The list pass of a sorted slot i and its thread t (of T): walks cell
- * rows t, t + T, ... of the 18 (fluid rows 0..8, wall rows 9..17, each
- * three contiguous cells) with list radius^2 r2_list, writing every pair
+ * rows t, t + T, ... of the 2 (2R + 1)^2 (fluid rows first, then the
+ * walls', each row 2R + 1 contiguous cells, cut by sph_nlist_row) with
+ * list radius^2 r2_list, writing every pair
  * j != i with r^2 < r2_list to its sub-list. Thread 0 copies the slot
  * from the sort's buffers to the state (and pos_ref). With DENSITY
  * (sph-gpu-nlist, r2_list = h^2) the density sum too (i itself
  * included), and what the force pass reads of the slot: rho, xp =
  * (x, y, z, p) and vh = (vx, vy, vz, 1 / (2 rho)).
  */
-template <int T, bool DENSITY, bool COUNT>
+template <int T, int R, bool DENSITY, bool COUNT, int PLANT>
 static __global__ void __launch_bounds__(SPH_GPU_BLOCK)
 	sph_nlist_list_kernel(sph_nlist_cells fluid, sph_nlist_cells walls,
 			      const float4 *__restrict__ svel, const unsigned *__restrict__ sid,
@@ -329,8 +385,10 @@ static __global__ void __launch_bounds__(SPH_GPU_BLOCK)
 			      float4 *__restrict__ vh, int n, sph_gpu_grid g,
 			      const __grid_constant__ sph_consts cs,
 			      unsigned long long *__restrict__ pairs, int *__restrict__ overflow,
-			      const int *need)
+			      const int *need, float rp)
 {
+	constexpr unsigned SIDE = 2 * R + 1, ROWS = SIDE * SIDE;
+
 	const unsigned gtid = blockIdx.x * blockDim.x + threadIdx.x;
 	const unsigned i = gtid / T, t = gtid % T;
 	const unsigned mask = sph_nlist_group_mask<T>();
@@ -343,13 +401,14 @@ static __global__ void __launch_bounds__(SPH_GPU_BLOCK)
 	if (i < (unsigned)n) {
 		const float4 xi = fluid.x[i];
 		const int3 c = sph_gpu_cell_of(g, xi);
-		const int x0 = max(c.x - 1, 0), x1 = min(c.x + 1, g.dim[0] - 1);
 
-		for (unsigned r = t; r < 18; r += T) {
-			const bool wall = r >= 9;
-			const int y = c.y + (int)(r % 9 % 3) - 1, z = c.z + (int)(r % 9 / 3) - 1;
+		for (unsigned r = t; r < 2 * ROWS; r += T) {
+			const bool wall = r >= ROWS;
+			const int y = c.y + (int)(r % ROWS % SIDE) - R, z = c.z + (int)(r % ROWS / SIDE) - R;
+			int x0, x1;
 
-			if (y < 0 || z < 0 || y >= g.dim[1] || z >= g.dim[2])
+			if (y < 0 || z < 0 || y >= g.dim[1] || z >= g.dim[2] ||
+			    !sph_nlist_row<R, PLANT>(g, xi, c, y, z, rp, x0, x1) || x0 > x1)
 				continue;
 			const float4 *__restrict__ X = wall ? walls.x : fluid.x;
 			const unsigned *__restrict__ S = wall ? walls.start : fluid.start;
@@ -646,6 +705,7 @@ static int sph_nlist_lists(struct sph_gpu *s, bool count)
 	 * of the distances cannot then drop one the skin covers */
 	const float r2 = q->verlet ? r * r * (1.0f + 1e-5f) : s->cs.h2;
 	const sph_nlist_cells fluid = { q->spos, q->start }, walls = { q->wall, q->wstart };
+	const float rp = sqrtf(r2) * (1.0f + SPH_NLIST_PRUNE_MARGIN);
 
 	return sph_nlist_with_threads(q, [&](auto tc) {
 		constexpr int T = decltype(tc)::value;
@@ -654,16 +714,29 @@ static int sph_nlist_lists(struct sph_gpu *s, bool count)
 
 #define SPH_NLIST_LIST_ARGS                                                                        \
 	fluid, walls, q->svel, q->sid, s->pos, s->vel, s->id, q->pos_ref, q->list, q->lcount, q->cap, \
-		r2, s->rho, q->xp, q->vh, s->n, q->grid, s->cs, s->pairs, q->overflow, need
-		if (q->verlet)
-			sph_nlist_list_kernel<T, false, false>
-				<<<blocks, SPH_GPU_BLOCK, 0, s->stream>>>(SPH_NLIST_LIST_ARGS);
-		else if (count)
-			sph_nlist_list_kernel<T, true, true>
-				<<<blocks, SPH_GPU_BLOCK, 0, s->stream>>>(SPH_NLIST_LIST_ARGS);
+		r2, s->rho, q->xp, q->vh, s->n, q->grid, s->cs, s->pairs, q->overflow, need, rp
+		auto launch = [&](auto pc) {
+			constexpr int P = decltype(pc)::value;
+
+			if (q->verlet && q->reach == 2)
+				sph_nlist_list_kernel<T, 2, false, false, P>
+					<<<blocks, SPH_GPU_BLOCK, 0, s->stream>>>(SPH_NLIST_LIST_ARGS);
+			else if (q->verlet)
+				sph_nlist_list_kernel<T, 1, false, false, P>
+					<<<blocks, SPH_GPU_BLOCK, 0, s->stream>>>(SPH_NLIST_LIST_ARGS);
+			else if (count)
+				sph_nlist_list_kernel<T, 1, true, true, P>
+					<<<blocks, SPH_GPU_BLOCK, 0, s->stream>>>(SPH_NLIST_LIST_ARGS);
+			else
+				sph_nlist_list_kernel<T, 1, true, false, P>
+					<<<blocks, SPH_GPU_BLOCK, 0, s->stream>>>(SPH_NLIST_LIST_ARGS);
+		};
+#ifdef SPH_GPU_PLANTED
+		if (q->plant)
+			launch(std::integral_constant<int, 1>());
 		else
-			sph_nlist_list_kernel<T, true, false>
-				<<<blocks, SPH_GPU_BLOCK, 0, s->stream>>>(SPH_NLIST_LIST_ARGS);
+#endif
+			launch(std::integral_constant<int, 0>());
 #undef SPH_NLIST_LIST_ARGS
 		return SPH_GPU_LAUNCHED(s, "list kernel");
 	});
@@ -929,8 +1002,8 @@ out_free:
 	return rc;
 }
 
-/* The grid of cells of side (h + skin)(1 + margin) over the box (or the
- * particles' bounds). 0, or -1 with s->err. */
+/* The grid of cells of side (h + skin)(1 + margin) / reach over the box
+ * (or the particles' bounds). 0, or -1 with s->err. */
 static int sph_nlist_grid(struct sph_gpu *s)
 {
 	struct sph_nlist *q = sph_nlist_of(s);
@@ -938,7 +1011,7 @@ static int sph_nlist_grid(struct sph_gpu *s)
 	struct sph_gpu_grid *g = &q->grid;
 	double cells = 1.0;
 
-	g->cell = ((double)s->cs.h + (double)q->skin) * (1.0 + SPH_GPU_GRID_MARGIN);
+	g->cell = ((double)s->cs.h + (double)q->skin) * (1.0 + SPH_GPU_GRID_MARGIN) / q->reach;
 	for (int d = 0; d < 3; d++) {
 		const double hi = g0->lo[d] + g0->dim[d] * g0->cell;
 
@@ -973,7 +1046,10 @@ static int sph_nlist_init(struct sph_gpu *s)
 
 	if (!(skin >= 0.0 && skin <= 1.0))
 		skin = SPH_VERLET_SKIN;
-	q->verlet = strcmp(s->name, "sph-gpu-verlet") == 0;
+	/* the name, or the tests' "NAME (planted: ...)" */
+	q->verlet = strncmp(s->name, "sph-gpu-verlet", strlen("sph-gpu-verlet")) == 0;
+	q->reach = strncmp(s->name, "sph-gpu-verlet-fine", strlen("sph-gpu-verlet-fine")) == 0 ? 2 : 1;
+	q->plant = strstr(s->name, "(planted") != NULL;
 	q->threads = sph_nlist_threads(s->n);
 	q->skin = q->verlet ? (float)(skin * s->cs.h) : 0.0f;
 	q->cap = sph_nlist_cap(q->verlet ? SPH_VERLET_CAP : SPH_NLIST_CAP, q->threads);
@@ -1050,29 +1126,27 @@ static int sph_nlist_build_now(struct sph_gpu *s)
 	return sph_nlist_build(s);
 }
 
-static const struct sph_gpu_method sph_nlist_method = {
-	"sph-gpu-nlist", sizeof(struct sph_nlist), false, true, 0, NULL, sph_nlist_init,
-	sph_nlist_build_now, sph_nlist_density, sph_nlist_force_only, sph_nlist_surface, sph_nlist_no_integrate,
-	sph_nlist_steps, sph_nlist_fini, sph_nlist_finish,
-};
+/* The method table of each variant (the tests' planted copies under the
+ * names their contexts recognise). */
+#define SPH_NLIST_METHOD(ident, name)                                                          \
+	static const struct sph_gpu_method ident = {                                           \
+		name, sizeof(struct sph_nlist), false, true, 0, NULL, sph_nlist_init,           \
+		sph_nlist_build_now, sph_nlist_density, sph_nlist_force_only, sph_nlist_surface, \
+		sph_nlist_no_integrate, sph_nlist_steps, sph_nlist_fini, sph_nlist_finish,      \
+	};                                                                                     \
+	static int ident##_create(void **ctx, const struct sph_input *in,                      \
+				  const struct sph_params *p, char *err, size_t errlen)         \
+	{                                                                                      \
+		return sph_gpu_create(&ident, ctx, in, p, err, errlen);                        \
+	}
 
-static const struct sph_gpu_method sph_verlet_method = {
-	"sph-gpu-verlet", sizeof(struct sph_nlist), false, true, 0, NULL, sph_nlist_init,
-	sph_nlist_build_now, sph_nlist_density, sph_nlist_force_only, sph_nlist_surface, sph_nlist_no_integrate,
-	sph_nlist_steps, sph_nlist_fini, sph_nlist_finish,
-};
+#ifndef SPH_GPU_PLANTED
+SPH_NLIST_METHOD(sph_nlist_method, "sph-gpu-nlist")
+SPH_NLIST_METHOD(sph_verlet_method, "sph-gpu-verlet")
+SPH_NLIST_METHOD(sph_verlet_fine_method, "sph-gpu-verlet-fine")
 
-static int sph_nlist_create(void **ctx, const struct sph_input *in, const struct sph_params *p,
-			    char *err, size_t errlen)
-{
-	return sph_gpu_create(&sph_nlist_method, ctx, in, p, err, errlen);
-}
-
-static int sph_verlet_create(void **ctx, const struct sph_input *in, const struct sph_params *p,
-			     char *err, size_t errlen)
-{
-	return sph_gpu_create(&sph_verlet_method, ctx, in, p, err, errlen);
-}
-
-extern "C" const struct sph_ops sph_gpu_nlist_ops = SPH_GPU_OPS(sph_nlist_create);
-extern "C" const struct sph_ops sph_gpu_verlet_ops = SPH_GPU_OPS(sph_verlet_create);
+extern "C" const struct sph_ops sph_gpu_nlist_ops = SPH_GPU_OPS(sph_nlist_method_create);
+extern "C" const struct sph_ops sph_gpu_verlet_ops = SPH_GPU_OPS(sph_verlet_method_create);
+extern "C" const struct sph_ops sph_gpu_verlet_fine_ops =
+	SPH_GPU_OPS(sph_verlet_fine_method_create);
+#endif

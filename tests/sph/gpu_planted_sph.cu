@@ -13,10 +13,14 @@
  *                                        copy of a tile and its reads
  *   sph_planted_grid_buckets_ops         the cell at +z left out
  *   sph_planted_brute_ops                the first tile of 256 left out
+ *   sph_planted_nlist_ops                the cell at +x left out of the list pass
+ *   sph_planted_verlet_ops               the cell at +x left out of the list rebuild
+ *   sph_planted_verlet_fine_ops          each row of the pruned walk one cell short at +x
  */
 #define SPH_GPU_PLANTED 1
 #include "../../kernels/sph/sph_grid.cu"
 #include "../../kernels/sph/sph_blocks.cu"
+#include "../../kernels/sph/sph_nlist.cu"
 
 extern "C" const struct sph_ops sph_planted_grid_radix_ops =
 	SPH_GPU_OPS((sph_grid_create<SPH_GRID_RADIX, true>));
@@ -32,3 +36,11 @@ extern "C" const struct sph_ops sph_planted_grid_buckets_ops =
 	SPH_GPU_OPS(sph_buckets_create<SPH_BLOCKS_PLANT_SKIP>);
 extern "C" const struct sph_ops sph_planted_brute_ops =
 	SPH_GPU_OPS(sph_brute_create<SPH_BLOCKS_PLANT_SKIP>);
+
+SPH_NLIST_METHOD(sph_planted_nlist, "sph-gpu-nlist (planted: cell +x left out)")
+SPH_NLIST_METHOD(sph_planted_verlet, "sph-gpu-verlet (planted: cell +x left out)")
+SPH_NLIST_METHOD(sph_planted_verlet_fine, "sph-gpu-verlet-fine (planted: rows one cell short at +x)")
+extern "C" const struct sph_ops sph_planted_nlist_ops = SPH_GPU_OPS(sph_planted_nlist_create);
+extern "C" const struct sph_ops sph_planted_verlet_ops = SPH_GPU_OPS(sph_planted_verlet_create);
+extern "C" const struct sph_ops sph_planted_verlet_fine_ops =
+	SPH_GPU_OPS(sph_planted_verlet_fine_create);

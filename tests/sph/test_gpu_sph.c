@@ -465,6 +465,9 @@ extern const struct sph_ops sph_planted_zindex_blocks_skip_ops __attribute__((we
 extern const struct sph_ops sph_planted_zindex_blocks_race_ops __attribute__((weak));
 extern const struct sph_ops sph_planted_grid_buckets_ops __attribute__((weak));
 extern const struct sph_ops sph_planted_brute_ops __attribute__((weak));
+extern const struct sph_ops sph_planted_nlist_ops __attribute__((weak));
+extern const struct sph_ops sph_planted_verlet_ops __attribute__((weak));
+extern const struct sph_ops sph_planted_verlet_fine_ops __attribute__((weak));
 
 struct gpu_sph_plant {
 	const char *what;
@@ -482,6 +485,11 @@ static const struct gpu_sph_plant gpu_sph_plants[] = {
 	  &sph_planted_zindex_blocks_race_ops, true },
 	{ "grid-buckets: the cell at +z left out of the 27", &sph_planted_grid_buckets_ops, false },
 	{ "brute: the first tile of 256 left out", &sph_planted_brute_ops, false },
+	{ "grid-nlist: the cell at +x left out of the list pass", &sph_planted_nlist_ops, false },
+	{ "grid-verlet: the cell at +x left out of the list rebuild", &sph_planted_verlet_ops,
+	  false },
+	{ "grid-verlet-fine: each row of the pruned walk one cell short at +x",
+	  &sph_planted_verlet_fine_ops, false },
 };
 #define GPU_SPH_NPLANTS (sizeof gpu_sph_plants / sizeof *gpu_sph_plants)
 
