@@ -11,7 +11,7 @@
 #include "results.h"
 
 #define REPORT_DEFAULT_FROM "results/h200"
-#define REPORT_SPH_DEFAULT_FROM "results/h100"
+#define REPORT_SPH_DEFAULT_FROM "results/h200"
 
 /* The rows of the main table: N, precision and the target the harness was
  * asked to reach there (interactions/s). */

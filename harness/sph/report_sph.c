@@ -14,7 +14,7 @@
 /* The columns of the steps/s table, fastest method first, and the rows of
  * the per-phase table (the GPU searches but brute force). */
 static const char *const report_sph_variants[] = {
-	"sph-gpu-verlet", "sph-gpu-nlist", "sph-gpu-grid-count", "sph-gpu-grid-radix",
+	"sph-gpu-verlet", "sph-gpu-verlet-fine", "sph-gpu-nlist", "sph-gpu-grid-count", "sph-gpu-grid-radix",
 	"sph-gpu-zindex-cells", "sph-gpu-grid-buckets", "sph-gpu-zindex-blocks", "sph-gpu-brute",
 	"sph-cpu-grid",
 };
