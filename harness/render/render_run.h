@@ -33,6 +33,12 @@
 #define RENDER_RUN_MIN_FRAMES	10
 #define RENDER_RUN_MAX_FRAMES	500
 /* The command line's limits: pixels a side, voxels along the longest side. */
+/* The defaults of `sph render` and `sph run --render`: the image (the
+ * paper does not state its resolution) and the field's voxels along the
+ * box's longest side. */
+#define RENDER_RUN_WIDTH	1280
+#define RENDER_RUN_HEIGHT	720
+#define RENDER_RUN_RES		256
 #define RENDER_RUN_MAX_SIDE	8192
 #define RENDER_RUN_MAX_RES	1024
 #define RENDER_RUN_MAX_SAMPLES	10000

@@ -53,14 +53,15 @@ static void render_help(void)
 	       "  --column C          a named column or NXxNYxNZ[@L] (16128)\n"
 	       "  --at LIST           ascending steps, comma-separated, at most %d\n"
 	       "  --out, -o DIR       where the frames go (created)\n"
-	       "  --width W, --height H  pixels (1280 x 720; at most %d a side)\n"
+	       "  --width W, --height H  pixels (%d x %d; at most %d a side)\n"
 	       "  --res R             distance-field voxels along the box's longest side\n"
-	       "                      (256; 2 .. %d)\n"
+	       "                      (%d; 2 .. %d)\n"
 	       "  --samples S         ray samples per unit distance, the box's longest side (250)\n"
 	       "  --seed S            jitter of the lattice (42)\n"
 	       "  --quiet, -q         no progress lines\n"
 	       "Exit status: 0 every frame written, 1 a failure, 2 bad input.\n",
-	       RENDER_MAX_AT, RENDER_RUN_MAX_SIDE, RENDER_RUN_MAX_RES);
+	       RENDER_MAX_AT, RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT, RENDER_RUN_MAX_SIDE, RENDER_RUN_RES,
+	       RENDER_RUN_MAX_RES);
 }
 
 static int render_parse(int argc, char **argv, struct render_options *o, char *err, size_t errlen)
@@ -82,9 +83,9 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 	};
 	memset(o, 0, sizeof *o);
 	o->variant = -1;
-	o->width = 1280;
-	o->height = 720;
-	o->res = 256;
+	o->width = RENDER_RUN_WIDTH;
+	o->height = RENDER_RUN_HEIGHT;
+	o->res = RENDER_RUN_RES;
 	o->seed = 42;
 	if (sph_scene_column_parse("16128", &o->col, err, errlen) != 0)
 		return CLI_USAGE;

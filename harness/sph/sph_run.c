@@ -119,14 +119,15 @@ static void sph_help(void)
 	       "                      row (surface extraction with the variant's search,\n"
 	       "                      distance field, raycast), validated, then timed frame\n"
 	       "                      by frame (GPU variants; the sph-render-table suite)\n"
-	       "  --width W, --height H  the rendered image (1280 x 720)\n"
-	       "  --res R             distance-field voxels along the box's longest side (256)\n"
+	       "  --width W, --height H  the rendered image (%d x %d)\n"
+	       "  --res R             distance-field voxels along the box's longest side (%d)\n"
 	       "  --samples S         ray samples per unit distance, the box's longest side\n"
 	       "                      (250, the paper's)\n"
 	       "  --at LIST           snapshot: steps at which to record every particle\n"
 	       "                      (step, time, x, y, z, speed, density) for pictures\n"
 	       "  --quiet, -q         no table\n"
-	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input.\n");
+	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input.\n",
+	       RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT, RENDER_RUN_RES);
 }
 
 /* Adds the columns of s: named ones ("16128", "martin-moyce"), NXxNYxNZ[@L],
@@ -208,9 +209,9 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 	memset(o, 0, sizeof *o);
 	o->seed = 42;
 	o->warm_steps = 20;
-	o->ro.width = 1280;
-	o->ro.height = 720;
-	o->ro.res = 256;
+	o->ro.width = RENDER_RUN_WIDTH;
+	o->ro.height = RENDER_RUN_HEIGHT;
+	o->ro.res = RENDER_RUN_RES;
 	timing_opts_default(&o->timing);
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		o->help = true;
