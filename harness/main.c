@@ -396,10 +396,40 @@ static int main_time_dist(const struct cli_options *o, struct instance *in, stru
 	return 0;
 }
 
+/* What one evaluation's exchanges moved on each rank, into the row, held
+ * against the variant's formula (dist_traffic_formula): every rank must
+ * send and receive exactly that. 0, or -1 with err (on every rank). */
+static int main_check_traffic(struct dist_instance *d, const struct variant *v,
+			      struct result_row *row, char *err, size_t errlen)
+{
+	struct dist_traffic most, least;
+	const struct dist_layout *l = dist_instance_layout(d);
+	if (dist_instance_traffic(d, &most, &least) != 0) {
+		snprintf(err, errlen, "counting the exchange failed: %s", dist_instance_error(d));
+		return -1;
+	}
+	row->rank_sent = most.sent;
+	row->rank_recv = most.recv;
+	if (v->dist == DIST_2D) {
+		row->grid_rows = l->rows;
+		row->grid_cols = l->cols;
+	}
+	double want = dist_traffic_formula((enum dist_scheme)v->dist, l);
+	if (most.sent == want && least.sent == want && most.recv == want && least.recv == want)
+		return 0;
+	double off = most.sent != want ? most.sent : least.sent != want ? least.sent
+		   : most.recv != want ? most.recv : least.recv;
+	snprintf(err, errlen,
+		 "a rank's exchange moved %.0f bytes in an evaluation where the scheme moves %.0f "
+		 "(sent %.0f to %.0f, received %.0f to %.0f across the ranks)",
+		 off, want, least.sent, most.sent, least.recv, most.recv);
+	return -1;
+}
+
 /* main_measure for a distributed variant, on every rank together: set-up,
- * accelerations gathered to rank 0, the exchange's blocks checked,
- * validation (rank 0), then for run the timing. Any failure ends the run
- * (main_aborted) on every rank with rank 0's one line. */
+ * accelerations gathered to rank 0, the exchange's blocks checked, its
+ * bytes counted, validation (rank 0), then for run the timing. Any failure
+ * ends the run (main_aborted) on every rank with rank 0's one line. */
 static void main_measure_dist(const struct cli_options *o, const struct variant *v,
 			      const float *pos4, const float *vel4, size_t n, const size_t *idx,
 			      size_t m, const double *ref3, const double *fsum, double *acc3,
@@ -420,7 +450,8 @@ static void main_measure_dist(const struct cli_options *o, const struct variant 
 	if (failed)
 		snprintf(err, sizeof err, "force evaluation failed: %s", dist_instance_error(in.dist));
 	else
-		failed = dist_instance_verify(in.dist, err, sizeof err) != 0;
+		failed = dist_instance_verify(in.dist, err, sizeof err) != 0 ||
+			 main_check_traffic(in.dist, v, row, err, sizeof err) != 0;
 	if (!failed) {
 		int bad = dist_rank() == 0 && main_check_dist(o, v, pos4, vel4, n, idx, m, ref3, fsum,
 							     acc3, single, row, err, sizeof err) != 0;
@@ -544,6 +575,7 @@ static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_
 			row->rank_time_min = row->rank_time_avg = row->rank_time_max = NAN;
 			row->comm_time = row->comm_bytes = NAN;
 			row->single_diff = row->single_bound = NAN;
+			row->rank_sent = row->rank_recv = NAN;
 			if (v->dist)
 				main_measure_dist(o, v, b.pos4, b.vel4, n, b.idx, m, b.ref3, b.fsum,
 						  b.acc3, have_gpu ? &gpu : NULL, &single, row);
@@ -968,7 +1000,7 @@ int main(int argc, char **argv)
 		return CLI_FAILED;
 	}
 	if (dist_size() > 1)
-		dist_gpu_select(dist_local_rank());
+		dist_gpu_bind();
 	/* Every rank took the same decisions; the worst status is the run's. */
 	double status = main_command(argc, argv);
 	if (dist_allreduce_max(&status, 1) != 0)

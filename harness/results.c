@@ -28,8 +28,10 @@ const char *const results_columns[] = {
 	"sm_clock_end_mhz", "clock_dropped", "ceiling_interactions_per_s", "pct_of_ceiling",
 	"ranks", "gpus", "rank_devices", "rank_time_min_s", "rank_time_avg_s", "rank_time_max_s",
 	"comm_time_s", "comm_share_pct", "comm_algbw_gbps", "comm_busbw_gbps", "single_max_diff",
-	"single_diff_bound",
+	"single_diff_bound", "grid", "rank_sent_bytes", "rank_recv_bytes",
 };
+/* The columns from "ranks" on, written for untimed rows too. */
+#define RESULTS_RANK_COLUMNS 15
 const size_t results_column_count = sizeof results_columns / sizeof results_columns[0];
 
 /* Interactions in one timed call: N^2 as the chapter counts them (the
@@ -63,8 +65,9 @@ double results_comm_share(const struct result_row *r)
 	return 100.0 * r->comm_time / r->t.s.median;
 }
 
-/* nccl-tests' all-gather: algbw = bytes / time, busbw = algbw (P - 1) / P,
- * with bytes the whole gathered buffer. */
+/* nccl-tests' all-gather: algbw = bytes / time, with bytes the whole
+ * gathered buffer; busbw = algbw (P - 1) / P, which is what a rank sends
+ * per second, and is taken as that for every exchange (dist-2d's too). */
 double results_algbw(const struct result_row *r)
 {
 	return r->timed && r->comm_time > 0 ? r->comm_bytes / r->comm_time * 1e-9 : NAN;
@@ -72,7 +75,7 @@ double results_algbw(const struct result_row *r)
 
 double results_busbw(const struct result_row *r)
 {
-	return results_algbw(r) * (r->ranks - 1) / (r->ranks > 0 ? r->ranks : 1);
+	return r->timed && r->comm_time > 0 ? r->rank_sent / r->comm_time * 1e-9 : NAN;
 }
 
 double results_steps_per_s(const struct result_row *r)
@@ -140,7 +143,7 @@ void results_format(const struct result_row *r, char (*c)[RESULTS_CELL])
 		results_num(c[i++], r->ceiling);
 		results_num(c[i++], 100.0 * results_interactions_per_s(r) / r->ceiling);
 	} else {
-		while (i < results_column_count - 12)
+		while (i < results_column_count - RESULTS_RANK_COLUMNS)
 			c[i++][0] = '\0';
 	}
 	snprintf(c[i++], 64, "%d", r->ranks);
@@ -155,6 +158,12 @@ void results_format(const struct result_row *r, char (*c)[RESULTS_CELL])
 	results_num(c[i++], results_busbw(r));
 	results_num(c[i++], r->single_diff);
 	results_num(c[i++], r->single_bound);
+	if (r->grid_rows > 0)
+		snprintf(c[i++], 64, "%dx%d", r->grid_rows, r->grid_cols);
+	else
+		c[i++][0] = '\0';
+	results_num(c[i++], r->rank_sent);
+	results_num(c[i++], r->rank_recv);
 }
 
 char *results_sidecar_path(const char *csv_path)

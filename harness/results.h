@@ -40,6 +40,8 @@ struct result_row {
 	double comm_bytes;       /* bytes one exchange delivers to every rank */
 	double single_diff;      /* max |a - a_one_device| / sum_j |f_ij| over the checked bodies */
 	double single_bound;     /* the bound it must stay within (validate_single_bound) */
+	int grid_rows, grid_cols; /* dist-2d's rank grid (0 otherwise) */
+	double rank_sent, rank_recv; /* bytes a rank's exchanges send and receive per evaluation */
 };
 
 /* A row whose SM clock fell by more than this fraction while it was timed
@@ -51,7 +53,7 @@ bool results_clock_dropped(const struct result_row *r);
 /* Derived figures; NAN when the row is not timed. */
 double results_comm_share(const struct result_row *r);  /* comm_time / time, % */
 double results_algbw(const struct result_row *r);       /* GB/s, as nccl-tests */
-double results_busbw(const struct result_row *r);       /* algbw x (P - 1) / P */
+double results_busbw(const struct result_row *r);       /* rank_sent / comm_time */
 double results_interactions_per_s(const struct result_row *r);
 double results_gflops(const struct result_row *r);
 double results_steps_per_s(const struct result_row *r); /* NAN unless steps_mode */

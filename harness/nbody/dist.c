@@ -14,6 +14,7 @@
 #ifdef HARNESS_HAVE_MPI
 #include <mpi.h>
 _Static_assert(sizeof(MPI_Request) <= sizeof(void *), "an MPI_Request fits in dist_request");
+_Static_assert(sizeof(MPI_Comm) <= sizeof(void *), "an MPI_Comm fits in dist_group");
 #endif
 
 static struct {
@@ -30,6 +31,32 @@ static void dist_say(const char *msg)
 	fflush(stderr);
 	if (len > 0 && write(dist_world.stderr_fd, line, (size_t)len) < 0)
 		return;
+}
+
+/* What this rank's exchanges moved since the last reset. */
+static struct dist_traffic dist_moved;
+
+void dist_traffic_reset(void)
+{
+	dist_moved.sent = dist_moved.recv = 0;
+}
+
+struct dist_traffic dist_traffic_get(void)
+{
+	return dist_moved;
+}
+
+void dist_traffic_collective(int members, size_t bytes_per_member)
+{
+	double b = (double)(members > 1 ? members - 1 : 0) * (double)bytes_per_member;
+	dist_moved.sent += b;
+	dist_moved.recv += b;
+}
+
+void dist_traffic_p2p(size_t sent, size_t recv)
+{
+	dist_moved.sent += (double)sent;
+	dist_moved.recv += (double)recv;
 }
 
 const char *dist_unavailable_reason(void)
@@ -149,14 +176,70 @@ int dist_bcast(void *buf, size_t bytes, int root)
 	return c < 0 ? -1 : DIST_OK(MPI_Bcast(buf, c, t, root, MPI_COMM_WORLD));
 }
 
-int dist_allgather(void *buf, size_t bytes)
+/* The MPI communicator of a group (NULL: the world). */
+static MPI_Comm dist_comm_of(const dist_group *g)
+{
+	MPI_Comm c = MPI_COMM_WORLD;
+	if (g && g->handle)
+		memcpy(&c, &g->handle, sizeof c);
+	return c;
+}
+
+/* An in-place all-gather over g's members (NULL: the world), counted. */
+static int dist_allgather_in(const dist_group *g, int members, void *buf, size_t bytes)
 {
 	MPI_Datatype t;
 	int c = dist_count(bytes, &t);
+	if (members == 1)
+		return 0;
+	dist_traffic_collective(members, bytes);
+	return c < 0 ? -1 : DIST_OK(MPI_Allgather(MPI_IN_PLACE, 0, t, buf, c, t, dist_comm_of(g)));
+}
+
+int dist_allgather(void *buf, size_t bytes)
+{
+	return dist_allgather_in(NULL, dist_world.size, buf, bytes);
+}
+
+int dist_group_split(int color, int key, dist_group *g)
+{
+	*g = (dist_group){ NULL, 0, 1 };
 	if (dist_world.size == 1)
 		return 0;
-	return c < 0 ? -1
-		     : DIST_OK(MPI_Allgather(MPI_IN_PLACE, 0, t, buf, c, t, MPI_COMM_WORLD));
+	MPI_Comm c;
+	if (MPI_Comm_split(MPI_COMM_WORLD, color, key, &c) != MPI_SUCCESS)
+		return -1;
+	memcpy(&g->handle, &c, sizeof c);
+	MPI_Comm_rank(c, &g->rank);
+	MPI_Comm_size(c, &g->size);
+	return 0;
+}
+
+void dist_group_free(dist_group *g)
+{
+	if (g->handle) {
+		MPI_Comm c = dist_comm_of(g);
+		MPI_Comm_free(&c);
+	}
+	*g = (dist_group){ NULL, 0, 1 };
+}
+
+int dist_group_allgather(const dist_group *g, void *buf, size_t bytes)
+{
+	return dist_allgather_in(g, g->size, buf, bytes);
+}
+
+int dist_group_reduce_scatter(const dist_group *g, const float *send, float *recv, size_t count)
+{
+	if (g->size == 1) {
+		memmove(recv, send, count * sizeof(float));
+		return 0;
+	}
+	if (count > INT_MAX)
+		return -1;
+	dist_traffic_collective(g->size, count * sizeof(float));
+	return DIST_OK(MPI_Reduce_scatter_block(send, recv, (int)count, MPI_FLOAT, MPI_SUM,
+						dist_comm_of(g)));
 }
 
 /* MPI_Gather and MPI_Scatter: one root, equal blocks. With one rank the
@@ -207,6 +290,7 @@ static int dist_post(bool send, void *buf, size_t bytes, int peer, dist_request 
 	int c = dist_count(bytes, &t);
 	if (c < 0)
 		return -1;
+	dist_traffic_p2p(send ? bytes : 0, send ? 0 : bytes);
 	int rc = send ? MPI_Isend(buf, c, t, peer, 0, MPI_COMM_WORLD, &r)
 		      : MPI_Irecv(buf, c, t, peer, 0, MPI_COMM_WORLD, &r);
 	memcpy(&req->handle, &r, sizeof r);
@@ -300,6 +384,31 @@ int dist_gather(const void *send, size_t bytes, void *recv, int root)
 {
 	(void)root;
 	memmove(recv, send, bytes);
+	return 0;
+}
+
+int dist_group_split(int color, int key, dist_group *g)
+{
+	(void)color, (void)key;
+	*g = (dist_group){ NULL, 0, 1 };
+	return 0;
+}
+
+void dist_group_free(dist_group *g)
+{
+	*g = (dist_group){ NULL, 0, 1 };
+}
+
+int dist_group_allgather(const dist_group *g, void *buf, size_t bytes)
+{
+	(void)g, (void)buf, (void)bytes;
+	return 0;
+}
+
+int dist_group_reduce_scatter(const dist_group *g, const float *send, float *recv, size_t count)
+{
+	(void)g;
+	memmove(recv, send, count * sizeof(float));
 	return 0;
 }
 

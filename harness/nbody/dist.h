@@ -50,6 +50,43 @@ int dist_scatter(const void *send, size_t bytes, void *recv, int root);
 int dist_allreduce_max(double *v, int count);
 int dist_allreduce_sum(double *v, int count);
 
+/*
+ * Groups of ranks: the rows and the columns of dist-2d's rank grid. A
+ * group is made by every rank of the world together (MPI_Comm_split): the
+ * ranks that pass the same color form one group, ordered by key. Within a
+ * group, member m is the m-th rank in that order. Without MPI (or with one
+ * rank) every group is this rank alone. 0, or -1 when MPI failed.
+ */
+typedef struct dist_group {
+	void *handle; /* MPI_Comm; NULL: this rank alone */
+	int rank, size;
+} dist_group;
+int dist_group_split(int color, int key, dist_group *g);
+void dist_group_free(dist_group *g);
+/* dist_allgather within the group: member m's bytes at m * bytes of buf. */
+int dist_group_allgather(const dist_group *g, void *buf, size_t bytes);
+/* The element-wise sum over the members of their count x size floats at
+ * send, scattered: member m receives the sum of the m-th count floats in
+ * recv (MPI_Reduce_scatter_block). */
+int dist_group_reduce_scatter(const dist_group *g, const float *send, float *recv, size_t count);
+
+/*
+ * What the exchanges of this rank moved: bytes sent and received since the
+ * last reset, counted where each exchange is called, in the accounting of
+ * nccl-tests' bus bandwidth (ring algorithms): an all-gather of b bytes
+ * per member over n members sends and receives (n - 1) b on every member,
+ * a reduce-scatter to b bytes per member the same, a point-to-point
+ * message its bytes. The distributed variants count their NCCL calls the
+ * same way (dist_traffic_collective).
+ */
+struct dist_traffic {
+	double sent, recv;
+};
+void dist_traffic_reset(void);
+struct dist_traffic dist_traffic_get(void);
+void dist_traffic_collective(int members, size_t bytes_per_member);
+void dist_traffic_p2p(size_t sent, size_t recv);
+
 /* Non-blocking point-to-point messages (the ring). A request is complete
  * after dist_wait, or after dist_test set *done. */
 typedef struct dist_request {
@@ -80,7 +117,9 @@ void dist_fatal(const char *msg) __attribute__((noreturn));
  * true on rank RANK only. Kinds: "alloc" (the rank's allocation asks for
  * an impossible size, so the real out-of-memory path runs), "skip-last"
  * (the rank's forces leave out its last body: a bug validation must
- * catch).
+ * catch), and two faults of the exchange, on the first block the rank
+ * received from another rank after every exchange: "corrupt" (one byte of
+ * it altered in flight) and "lost" (it never arrived: zeros).
  */
 bool dist_fault(const char *kind);
 

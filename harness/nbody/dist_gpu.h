@@ -21,13 +21,21 @@ struct dist_layout {
 	size_t share; /* block length, ceil(n / ranks) */
 	size_t first; /* this rank's first body, rank * share */
 	size_t own;   /* this rank's real bodies, 0 .. share */
+	/* dist-2d's rank grid: rows x cols = ranks, rank = row x cols + col;
+	 * cols is the largest divisor of ranks not above its square root
+	 * (a prime number of ranks is a ranks x 1 grid). Row `row` holds
+	 * blocks row x cols .. row x cols + cols - 1 (its i-block), column
+	 * `col` blocks col, cols + col, ... (its j-block). */
+	int rows, cols, row, col;
 };
 
 /* The exchange schemes of the registry (nbody.def). */
-enum dist_scheme { DIST_NONE = 0, DIST_ALLGATHER, DIST_RING };
+enum dist_scheme { DIST_NONE = 0, DIST_ALLGATHER, DIST_RING, DIST_2D };
 
-/* What one dist_gpu_run call repeats. */
-enum dist_work { DIST_FORCES, DIST_STEPS, DIST_COMM };
+/* What one dist_gpu_run call repeats. DIST_RECORD is one force evaluation
+ * that also keeps every block the exchange delivered (the ring reuses two
+ * buffers, so without it only the last two are left to check). */
+enum dist_work { DIST_FORCES, DIST_STEPS, DIST_COMM, DIST_RECORD };
 
 struct dist_gpu;
 
@@ -50,9 +58,11 @@ int dist_gpu_run(struct dist_gpu *g, enum dist_work work, int reps, double dt);
 int dist_gpu_own(struct dist_gpu *g, float *acc4, float *pos4, float *vel4);
 
 /* The positions the last exchange delivered, for checking them: nblocks
- * blocks of share bodies into blocks4, origin[b] the rank block b came
- * from. Returns nblocks (ranks for an all-gather, up to 2 for the ring),
- * or -1. */
+ * blocks of share bodies into blocks4 (room for ranks blocks), origin[b]
+ * the rank block b came from. Returns nblocks (ranks for an all-gather;
+ * the ring: every block of the last DIST_RECORD pass, else the last two;
+ * dist-2d: the other members' blocks of its row and of its column), or
+ * -1. */
 int dist_gpu_received(struct dist_gpu *g, float *blocks4, int *origin);
 
 /* This rank's GPU, as "NAME" and its PCI bus id; "" when none. */
@@ -61,12 +71,17 @@ void dist_gpu_device(char *name, size_t namelen, char *bus, size_t buslen);
 const char *dist_gpu_error(const struct dist_gpu *g);
 void dist_gpu_destroy(struct dist_gpu *g);
 
-/* NULL when the GPU ranks can run here, else why not. */
+/* NULL when the GPU ranks can run here, else why not (also when the
+ * ranks of a host outnumber its GPUs: see dist_gpu_bind). */
 const char *dist_gpu_unavailable_reason(void);
 
-/* Binds this process to GPU local_rank modulo the GPUs present (before any
- * other CUDA call). 0, or -1 when there is no GPU. */
-int dist_gpu_select(int local_rank);
+/* Gives each rank of a run of several its own GPU, before any other CUDA
+ * call: the rank's index among the ranks of its host (dist_local_rank,
+ * from MPI_Comm_split_type, so several nodes map alike), never its world
+ * rank. Where a host has more ranks than GPUs, no rank is bound and the
+ * GPU ranks are unavailable on every rank, with one line saying why and
+ * what to do (NCCL refuses two ranks on one GPU). Collective. */
+void dist_gpu_bind(void);
 
 /* Destroys the NCCL communicator (before MPI_Finalize). */
 void dist_gpu_shutdown(void);

@@ -11,10 +11,8 @@ const char *dist_gpu_unavailable_reason(void)
 	return "built without NCCL (nccl.h and libnccl not found at build time)";
 }
 
-int dist_gpu_select(int local_rank)
+void dist_gpu_bind(void)
 {
-	(void)local_rank;
-	return -1;
 }
 
 void dist_gpu_device(char *name, size_t namelen, char *bus, size_t buslen)

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dist_instance.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,15 @@
  * and receives block k + 1 from rank r - 1 (P - 1 transfers, each under
  * one step's forces; Dorband, Hemsendorf and Merritt 2003). Two receive
  * buffers alternate.
+ * dist-2d: the ranks form a rows x cols grid (dist_layout_make). Row i
+ * all-gathers its members' blocks (the i-block, N / rows bodies), column j
+ * its members' (the j-block, N / cols bodies); the rank computes the
+ * partial forces on the i-block from the j-block, and a reduce-scatter
+ * along the row sums the partials and leaves each rank the forces on its
+ * own block, which it integrates. Per rank and evaluation that moves
+ * (2 (cols - 1) + rows - 1) blocks instead of the all-gather's P - 1:
+ * O(N / sqrt(P)) (Makino 2002; the "expand and fold" of Plimpton's force
+ * decomposition, J. Comput. Phys. 117, 1995).
  *
  * This file holds the CPU ranks (MPI) and what both kinds share; the GPU
  * ranks' buffers, streams and NCCL calls are in dist_gpu.cu.
@@ -41,9 +51,16 @@ struct dist_instance {
 	enum dist_scheme scheme;
 	struct dist_layout lay;
 	float eps2;
-	float *blocks4;       /* CPU: all-gather: the ranks' blocks; ring: own block, two buffers */
+	/* CPU: all-gather: the ranks' blocks; ring: own block, two buffers;
+	 * 2d: the i-block (cols blocks), then the j-block (rows blocks) */
+	float *blocks4;
 	float *vel4, *acc4;   /* CPU: this rank's block */
+	float *iacc4;         /* CPU, 2d: partial forces on the i-block */
+	float *record4;       /* CPU ring: every block of the recording pass, by origin */
+	int recorded;         /* the last pass recorded them */
+	dist_group row, col;  /* CPU, 2d: the rank's row and column */
 	int skip_last;        /* the planted bug (HARNESS_DIST_FAULT) */
+	int fault;            /* planted exchange fault: 0, 'c'orrupt or 'l'ost */
 	struct dist_gpu *gpu; /* GPU ranks */
 	int have_acc;
 	struct dist_spread *spread;
@@ -60,13 +77,57 @@ void dist_layout_make(struct dist_layout *l, size_t n, int ranks, int rank)
 	l->share = (n + (size_t)ranks - 1) / (size_t)ranks;
 	l->first = (size_t)rank * l->share;
 	l->own = l->first >= n ? 0 : n - l->first < l->share ? n - l->first : l->share;
+	dist_grid_make(ranks, &l->rows, &l->cols);
+	l->row = rank / l->cols;
+	l->col = rank % l->cols;
+}
+
+void dist_grid_make(int ranks, int *rows, int *cols)
+{
+	int c = 1;
+	for (int d = 1; (long)d * d <= ranks; d++)
+		if (ranks % d == 0)
+			c = d;
+	*cols = c;
+	*rows = ranks / c;
+}
+
+double dist_traffic_formula(enum dist_scheme scheme, const struct dist_layout *l)
+{
+	double block = (double)l->share * 4 * sizeof(float);
+	if (scheme == DIST_2D)
+		return (2.0 * (l->cols - 1) + (l->rows - 1)) * block;
+	return (double)(l->ranks - 1) * block;
 }
 
 /* ---- CPU ranks ---------------------------------------------------------- */
 
 static float *dist_own4(const struct dist_instance *d)
 {
-	return d->scheme == DIST_ALLGATHER ? d->blocks4 + 4 * d->lay.first : d->blocks4;
+	switch (d->scheme) {
+	case DIST_ALLGATHER:
+		return d->blocks4 + 4 * d->lay.first;
+	case DIST_2D:
+		return d->blocks4 + 4 * d->lay.share * (size_t)d->lay.col;
+	default:
+		return d->blocks4;
+	}
+}
+
+/* dist-2d's j-block, after the cols blocks of the i-block. */
+static float *dist_jblock4(const struct dist_instance *d)
+{
+	return d->blocks4 + 4 * d->lay.share * (size_t)d->lay.cols;
+}
+
+/* The planted exchange faults (HARNESS_DIST_FAULT): the first block this
+ * rank received from another, altered in one byte or lost (zeros). */
+static void dist_cpu_fault(const struct dist_instance *d, float *block4)
+{
+	if (d->fault == 'l')
+		memset(block4, 0, 4 * d->lay.share * sizeof(float));
+	else if (d->fault == 'c')
+		*(unsigned char *)block4 ^= 0x01;
 }
 
 /* The ring's receive buffer for block k (k >= 1): two alternate. */
@@ -84,14 +145,21 @@ static int dist_peer(const struct dist_layout *l, int k)
 /* Allocates the CPU buffers and puts this rank's block in place. */
 static int dist_cpu_setup(struct dist_instance *d, const float *own4, const float *vel4)
 {
-	size_t share = d->lay.share, blocks = d->scheme == DIST_ALLGATHER ? (size_t)d->lay.ranks : 3;
+	const struct dist_layout *l = &d->lay;
+	size_t share = l->share, blocks = 3;
+	if (d->scheme == DIST_ALLGATHER)
+		blocks = (size_t)l->ranks;
+	else if (d->scheme == DIST_2D)
+		blocks = (size_t)l->rows + (size_t)l->cols;
 	size_t bytes = blocks * share * 4 * sizeof(float);
 	if (dist_fault("alloc"))
 		bytes = SIZE_MAX / 2;
 	d->blocks4 = malloc(bytes);
 	d->vel4 = malloc(4 * share * sizeof(float));
 	d->acc4 = calloc(4 * share, sizeof(float));
-	if (!d->blocks4 || !d->vel4 || !d->acc4) {
+	if (d->scheme == DIST_2D)
+		d->iacc4 = calloc(4 * share * (size_t)l->cols, sizeof(float));
+	if (!d->blocks4 || !d->vel4 || !d->acc4 || (d->scheme == DIST_2D && !d->iacc4)) {
 		snprintf(d->error, sizeof d->error, "out of memory for the %zu-body blocks (%.3g GiB)",
 			 share, (double)bytes / (1 << 30));
 		return -1;
@@ -130,8 +198,9 @@ static void dist_cpu_block(struct dist_instance *d, const float *pos_j, size_t n
 	}
 }
 
-/* One pass of the ring; with compute unset, the transfers alone. */
-static int dist_cpu_ring(struct dist_instance *d, bool compute)
+/* One pass of the ring; with compute unset, the transfers alone. With
+ * record set, every block that arrives is also kept in record4. */
+static int dist_cpu_ring(struct dist_instance *d, bool compute, bool record)
 {
 	const struct dist_layout *l = &d->lay;
 	size_t bytes = 4 * l->share * sizeof(float);
@@ -143,6 +212,10 @@ static int dist_cpu_ring(struct dist_instance *d, bool compute)
 			if (dist_wait(req, 2) != 0)
 				return -1;
 			cur = dist_ring_buf(d, k);
+			if (k == 1)
+				dist_cpu_fault(d, dist_ring_buf(d, k));
+			if (record)
+				memcpy(d->record4 + 4 * l->share * (size_t)dist_peer(l, -k), cur, bytes);
 		}
 		if (k + 1 < l->ranks) {
 			if (dist_irecv(dist_ring_buf(d, k + 1), bytes, dist_peer(l, -1), &req[0]) != 0 ||
@@ -157,14 +230,57 @@ static int dist_cpu_ring(struct dist_instance *d, bool compute)
 	return 0;
 }
 
-static int dist_cpu_forces(struct dist_instance *d)
+/* The all-gather's exchange: every rank's block, in place. */
+static int dist_cpu_allgather(struct dist_instance *d)
+{
+	const struct dist_layout *l = &d->lay;
+	if (dist_allgather(d->blocks4, 4 * l->share * sizeof(float)) != 0)
+		return -1;
+	if (l->ranks > 1)
+		dist_cpu_fault(d, d->blocks4 + 4 * l->share * (size_t)((l->rank + 1) % l->ranks));
+	return 0;
+}
+
+/* dist-2d's exchange of positions: the row's blocks into the i-block, the
+ * column's into the j-block (this rank's copied into its slot first). */
+static int dist_cpu_2d_gather(struct dist_instance *d)
+{
+	const struct dist_layout *l = &d->lay;
+	size_t bytes = 4 * l->share * sizeof(float);
+	float *j4 = dist_jblock4(d);
+	memcpy(j4 + 4 * l->share * (size_t)l->row, dist_own4(d), bytes);
+	if (dist_group_allgather(&d->row, d->blocks4, bytes) != 0 ||
+	    dist_group_allgather(&d->col, j4, bytes) != 0)
+		return -1;
+	if (l->rows > 1)
+		dist_cpu_fault(d, j4 + 4 * l->share * (size_t)((l->row + 1) % l->rows));
+	else if (l->cols > 1)
+		dist_cpu_fault(d, d->blocks4 + 4 * l->share * (size_t)((l->col + 1) % l->cols));
+	return 0;
+}
+
+/* dist-2d's reduction: the row's partial forces on its i-block summed,
+ * each rank receiving those on its own block. */
+static int dist_cpu_2d_reduce(struct dist_instance *d)
+{
+	return dist_group_reduce_scatter(&d->row, d->iacc4, d->acc4, 4 * d->lay.share);
+}
+
+static int dist_cpu_forces(struct dist_instance *d, bool record)
 {
 	const struct dist_layout *l = &d->lay;
 	if (d->scheme == DIST_RING) {
-		if (dist_cpu_ring(d, true) != 0)
+		if (dist_cpu_ring(d, true, record) != 0)
+			return -1;
+	} else if (d->scheme == DIST_2D) {
+		if (dist_cpu_2d_gather(d) != 0)
+			return -1;
+		d->v->cpu_block(d->blocks4, (size_t)l->cols * l->share, dist_jblock4(d),
+				(size_t)l->rows * l->share, NBODY_CPU_NO_SELF, d->iacc4, d->eps2, 0);
+		if (dist_cpu_2d_reduce(d) != 0)
 			return -1;
 	} else {
-		if (dist_allgather(d->blocks4, 4 * l->share * sizeof(float)) != 0)
+		if (dist_cpu_allgather(d) != 0)
 			return -1;
 		dist_cpu_block(d, d->blocks4, (size_t)l->ranks * l->share, l->first, 0, NULL, 0);
 	}
@@ -178,18 +294,22 @@ static int dist_cpu_run(struct dist_instance *d, enum dist_work work, double dt)
 	float half = (float)(0.5 * dt);
 	switch (work) {
 	case DIST_FORCES:
-		return dist_cpu_forces(d);
+		return dist_cpu_forces(d, false);
+	case DIST_RECORD:
+		return dist_cpu_forces(d, d->scheme == DIST_RING);
 	case DIST_STEPS:
 		instance_kick4(d->vel4, d->acc4, d->lay.own, half);
 		instance_drift4(dist_own4(d), d->vel4, d->lay.own, (float)dt);
-		if (dist_cpu_forces(d) != 0)
+		if (dist_cpu_forces(d, false) != 0)
 			return -1;
 		instance_kick4(d->vel4, d->acc4, d->lay.own, half);
 		return 0;
 	case DIST_COMM:
 		if (d->scheme == DIST_RING)
-			return dist_cpu_ring(d, false);
-		return dist_allgather(d->blocks4, 4 * d->lay.share * sizeof(float));
+			return dist_cpu_ring(d, false, false);
+		if (d->scheme == DIST_2D)
+			return dist_cpu_2d_gather(d) != 0 || dist_cpu_2d_reduce(d) != 0 ? -1 : 0;
+		return dist_cpu_allgather(d);
 	}
 	return -1;
 }
@@ -213,11 +333,19 @@ static int dist_work(struct dist_instance *d, enum dist_work work, int reps, dou
 			return -1;
 		}
 	} else {
+		bool record = work == DIST_RECORD && d->scheme == DIST_RING;
+		if (record && !d->record4 &&
+		    !(d->record4 = calloc((size_t)d->lay.ranks * d->lay.share, 4 * sizeof(float)))) {
+			snprintf(d->error, sizeof d->error, "out of memory recording the exchange");
+			return -1;
+		}
+		d->recorded = 0;
 		for (int r = 0; r < reps; r++)
 			if (dist_cpu_run(d, work, dt) != 0) {
 				snprintf(d->error, sizeof d->error, "an MPI exchange failed");
 				return -1;
 			}
+		d->recorded = record;
 	}
 	if (work != DIST_COMM)
 		d->have_acc = 1;
@@ -361,11 +489,32 @@ static uint64_t dist_checksum(const float *b4, size_t share)
 static int dist_cpu_received(const struct dist_instance *d, const float **blocks, int *origin)
 {
 	const struct dist_layout *l = &d->lay;
+	size_t block = 4 * l->share;
 	int nb = 0;
 	if (d->scheme == DIST_ALLGATHER) {
 		for (int r = 0; r < l->ranks; r++, nb++) {
-			blocks[nb] = d->blocks4 + 4 * l->share * (size_t)r;
+			blocks[nb] = d->blocks4 + block * (size_t)r;
 			origin[nb] = r;
+		}
+		return nb;
+	}
+	if (d->scheme == DIST_2D) {
+		for (int c = 0; c < l->cols; c++)
+			if (c != l->col) {
+				blocks[nb] = d->blocks4 + block * (size_t)c;
+				origin[nb++] = l->row * l->cols + c;
+			}
+		for (int r = 0; r < l->rows; r++)
+			if (r != l->row) {
+				blocks[nb] = dist_jblock4(d) + block * (size_t)r;
+				origin[nb++] = r * l->cols + l->col;
+			}
+		return nb;
+	}
+	if (d->recorded) {
+		for (int k = 1; k < l->ranks; k++, nb++) {
+			origin[nb] = dist_peer(l, -k);
+			blocks[nb] = d->record4 + block * (size_t)origin[nb];
 		}
 		return nb;
 	}
@@ -398,6 +547,14 @@ int dist_instance_verify(struct dist_instance *d, char *err, size_t errlen)
 {
 	const struct dist_layout *l = &d->lay;
 	size_t bytes = 4 * l->share * sizeof(float);
+	/* The ring keeps only the last two blocks: from four ranks on, one
+	 * more evaluation keeps every block as it arrives. */
+	double ignored;
+	if (d->scheme == DIST_RING && l->ranks >= 4 &&
+	    dist_timed(d, DIST_RECORD, 1, 0.0, &ignored, false) != 0) {
+		snprintf(err, errlen, "%s", d->error);
+		return -1;
+	}
 	uint64_t *sums = calloc((size_t)l->ranks, sizeof *sums);
 	float *own = malloc(bytes), *got = d->gpu ? malloc(bytes * (size_t)l->ranks) : NULL;
 	const float **blocks = calloc((size_t)l->ranks, sizeof *blocks);
@@ -448,7 +605,25 @@ void dist_instance_spread_reset(struct dist_instance *d)
 
 double dist_instance_exchange_bytes(const struct dist_instance *d)
 {
+	if (d->scheme == DIST_2D)
+		return NAN;
 	return (double)d->lay.ranks * (double)d->lay.share * 4 * sizeof(float);
+}
+
+int dist_instance_traffic(struct dist_instance *d, struct dist_traffic *most,
+			  struct dist_traffic *least)
+{
+	double ignored;
+	dist_traffic_reset();
+	if (dist_timed(d, DIST_FORCES, 1, 0.0, &ignored, false) != 0)
+		return -1;
+	struct dist_traffic t = dist_traffic_get();
+	double mx[4] = { t.sent, t.recv, -t.sent, -t.recv };
+	if (dist_allreduce_max(mx, 4) != 0)
+		dist_fatal("MPI_Allreduce failed");
+	*most = (struct dist_traffic){ mx[0], mx[1] };
+	*least = (struct dist_traffic){ -mx[2], -mx[3] };
+	return 0;
 }
 
 const char *dist_instance_devices(const struct dist_instance *d)
@@ -572,6 +747,8 @@ int dist_instance_create(struct dist_instance **out, const struct variant *v, co
 	d->scheme = (enum dist_scheme)v->dist;
 	d->eps2 = (float)(eps * eps);
 	d->skip_last = dist_fault("skip-last");
+	d->fault = dist_fault("corrupt") ? 'c' : dist_fault("lost") ? 'l' : 0;
+	d->row = d->col = (dist_group){ NULL, 0, 1 };
 	dist_layout_make(&d->lay, n, dist_size(), dist_rank());
 	size_t bytes = 4 * d->lay.share * sizeof(float);
 	float *own4 = malloc(bytes), *ownv4 = malloc(bytes);
@@ -591,6 +768,10 @@ int dist_instance_create(struct dist_instance **out, const struct variant *v, co
 			goto out_fail;
 	} else if (dist_agree(dist_cpu_setup(d, own4, ownv4) != 0, d->error, sizeof d->error) >= 0) {
 		goto out_fail;
+	} else if (d->scheme == DIST_2D &&
+		   (dist_group_split(d->lay.row, d->lay.col, &d->row) != 0 ||
+		    dist_group_split(d->lay.col, d->lay.row, &d->col) != 0)) {
+		dist_fatal("MPI_Comm_split of the rank grid failed");
 	}
 	free(own4);
 	free(ownv4);
@@ -609,6 +790,10 @@ void dist_instance_destroy(struct dist_instance *d)
 	if (!d)
 		return;
 	dist_gpu_destroy(d->gpu);
+	dist_group_free(&d->row);
+	dist_group_free(&d->col);
+	free(d->iacc4);
+	free(d->record4);
 	free(d->blocks4);
 	free(d->vel4);
 	free(d->acc4);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "../../variants/registry.h"
+#include "dist.h"
 #include "dist_gpu.h"
 
 /*
@@ -16,8 +17,20 @@
  * inside an exchange its peers are blocked in ends the job (dist_fatal).
  */
 
-/* The bodies of rank `rank` of `ranks`: see struct dist_layout. */
+/* The bodies of rank `rank` of `ranks`, and its place in dist-2d's grid:
+ * see struct dist_layout. */
 void dist_layout_make(struct dist_layout *l, size_t n, int ranks, int rank);
+
+/* dist-2d's grid for P ranks: rows x cols = P with cols the largest
+ * divisor of P not above sqrt(P) (4: 2 x 2, 8: 4 x 2, 9: 3 x 3; a prime P
+ * is P x 1, which is the all-gather's exchange). */
+void dist_grid_make(int ranks, int *rows, int *cols);
+
+/* Bytes every rank sends (and receives) per force evaluation, in the
+ * accounting of dist.h's traffic counters, with b = 16 share bytes a
+ * block: the all-gather and the ring (P - 1) b, dist-2d (2 (cols - 1) +
+ * rows - 1) b. */
+double dist_traffic_formula(enum dist_scheme scheme, const struct dist_layout *l);
 
 /* Time of one call across the ranks, from the clock of each (after a
  * barrier): the fastest, the mean and the slowest rank's. */
@@ -62,8 +75,15 @@ size_t dist_instance_spread(const struct dist_instance *d, const struct dist_spr
 void dist_instance_spread_reset(struct dist_instance *d);
 
 /* Bytes one exchange delivers to every rank (all blocks: ranks x share x
- * 16), the size nccl-tests' bandwidths of an all-gather divide. */
+ * 16), the size nccl-tests' bandwidths of an all-gather divide; NAN for
+ * dist-2d, whose exchange is no all-gather. */
 double dist_instance_exchange_bytes(const struct dist_instance *d);
+
+/* Runs one force evaluation and counts what its exchanges moved on every
+ * rank (dist.h's traffic counters): the most and the least any rank sent
+ * and received, on every rank. Collective; 0 or -1. */
+int dist_instance_traffic(struct dist_instance *d, struct dist_traffic *most,
+			  struct dist_traffic *least);
 
 /* Every rank's device, "NAME|NAME|..." in rank order (identical runs
  * folded as "NAME x8" when the list would not fit a CSV cell). */

@@ -84,8 +84,9 @@ Test(dist, one_rank_equals_the_rank_kernel)
 	size_t m = validate_pick_bodies(N, 1, idx);
 	double ref3[3 * N];
 	ref_accel_bodies(pos4, N, 0.01, idx, m, ref3, fsum);
-	const size_t ids[] = { NBODY_V_dist_allgather_cpu, NBODY_V_dist_ring_cpu };
-	for (size_t k = 0; k < 2; k++) {
+	const size_t ids[] = { NBODY_V_dist_allgather_cpu, NBODY_V_dist_ring_cpu,
+			       NBODY_V_dist_2d_cpu };
+	for (size_t k = 0; k < 3; k++) {
 		cr_assert_eq(instance_create(&in, &nbody_variants[ids[k]], pos4, vel4, N, 0.01, err,
 					     sizeof err), 0, "%s", err);
 		cr_assert_eq(instance_accels(&in, got), 0);
@@ -122,6 +123,62 @@ Test(dist, steps_follow_the_one_device_steps)
 	cr_expect_lt(worst, 1e-5, "distributed and one-device steps differ by %.3e", worst);
 	instance_destroy(&one);
 	instance_destroy(&dist);
+}
+
+/* dist-2d's grid: the most nearly square rows x cols with rows >= cols,
+ * a prime number of ranks a column (the all-gather's exchange). */
+Test(dist, grid_of_the_ranks)
+{
+	const int p[] = { 1, 2, 3, 4, 6, 7, 8, 9, 12, 16, 18, 1024 };
+	const int rows[] = { 1, 2, 3, 2, 3, 7, 4, 3, 4, 4, 6, 32 };
+	for (size_t k = 0; k < sizeof p / sizeof *p; k++) {
+		int r, c;
+		dist_grid_make(p[k], &r, &c);
+		cr_expect_eq(r, rows[k], "P = %d: %d x %d", p[k], r, c);
+		cr_expect_eq(r * c, p[k], "P = %d: %d x %d", p[k], r, c);
+	}
+	/* rank = row x cols + col: on 6 ranks (3 x 2) rank 5 is row 2, col 1 */
+	struct dist_layout l;
+	dist_layout_make(&l, 1000, 6, 5);
+	cr_expect_eq(l.rows, 3);
+	cr_expect_eq(l.cols, 2);
+	cr_expect_eq(l.row, 2);
+	cr_expect_eq(l.col, 1);
+}
+
+/* Bytes a rank sends per evaluation, in literal numbers: 1000 bodies on
+ * 9 ranks are blocks of 112 (1,792 bytes); the all-gather and the ring
+ * move 8 blocks, the 3 x 3 grid 2 x 2 + 2 = 6; on 4 ranks (250 bodies,
+ * 4,000 bytes) both move 3. */
+Test(dist, traffic_formula)
+{
+	struct dist_layout l;
+	dist_layout_make(&l, 1000, 9, 4);
+	cr_expect_eq(dist_traffic_formula(DIST_ALLGATHER, &l), 14336);
+	cr_expect_eq(dist_traffic_formula(DIST_RING, &l), 14336);
+	cr_expect_eq(dist_traffic_formula(DIST_2D, &l), 10752);
+	dist_layout_make(&l, 1000, 4, 0);
+	cr_expect_eq(dist_traffic_formula(DIST_2D, &l), 12000);
+	cr_expect_eq(dist_traffic_formula(DIST_ALLGATHER, &l), 12000);
+	dist_layout_make(&l, 1000, 1, 0);
+	cr_expect_eq(dist_traffic_formula(DIST_2D, &l), 0);
+}
+
+/* The counters follow nccl-tests' accounting: an all-gather of b bytes
+ * per member over n members moves (n - 1) b each way. */
+Test(dist, traffic_counters)
+{
+	dist_traffic_reset();
+	dist_traffic_collective(4, 100);
+	dist_traffic_p2p(7, 0);
+	dist_traffic_p2p(0, 5);
+	struct dist_traffic t = dist_traffic_get();
+	cr_expect_eq(t.sent, 307);
+	cr_expect_eq(t.recv, 305);
+	dist_traffic_collective(1, 100);
+	cr_expect_eq(dist_traffic_get().sent, 307, "a group of one moves nothing");
+	dist_traffic_reset();
+	cr_expect_eq(dist_traffic_get().recv, 0);
 }
 
 Test(dist, eps_zero_is_refused)

@@ -1,4 +1,4 @@
-/* test_dist_mpirun.c - the distributed variants on 2 and 3 CPU ranks under mpirun, and their failures */
+/* test_dist_mpirun.c - the distributed variants on 2 to 9 CPU ranks under mpirun, and their failures */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -73,7 +73,7 @@ Test(dist_mpirun, run_writes_the_ranks_columns, .timeout = 120)
 	struct csv_table t;
 	snprintf(path, sizeof path, "%s/r.csv", dir);
 	cr_assert_eq(csv_table_read(path, &t, err, sizeof err), 0, "%s", err);
-	cr_expect_eq(t.nrows, 2);
+	cr_expect_eq(t.nrows, 3, "dist-allgather-cpu, dist-ring-cpu and dist-2d-cpu");
 	for (size_t r = 0; r < t.nrows; r++) {
 		double ranks, comm, single, bound, tmin, tmax;
 		cr_assert_eq(csv_table_double(&t, r, "ranks", &ranks, err, sizeof err), 0, "%s", err);
@@ -140,8 +140,8 @@ Test(dist_mpirun, planted_skipped_body_is_caught, .timeout = 120)
 	char dir[] = "/tmp/test_dist_skip.XXXXXX", args[1024], err[4096];
 	need_mpirun();
 	make_dir(dir);
-	const char *variants[] = { "dist-allgather-cpu", "dist-ring-cpu" };
-	for (int k = 0; k < 2; k++) {
+	const char *variants[] = { "dist-allgather-cpu", "dist-ring-cpu", "dist-2d-cpu" };
+	for (int k = 0; k < 3; k++) {
 		snprintf(args, sizeof args,
 			 "run --variant %s --n 1000 --min-time 0 --max-time 0.05 --out %s/f.csv",
 			 variants[k], dir);
@@ -150,6 +150,86 @@ Test(dist_mpirun, planted_skipped_body_is_caught, .timeout = 120)
 		cr_expect_eq(count_lines(err), 1, "one line, not: %s", err);
 		cr_expect(strstr(err, "FAILED validation") && strstr(err, "at body 667"), "%s", err);
 	}
+	cr_expect_eq(count_entries(dir), 0, "a failed run leaves no file");
+	remove_dir(dir);
+}
+
+/* dist-2d on the grids make test can reach with CPU ranks: 4 ranks are
+ * 2 x 2, 9 are 3 x 3 (and 6 are 3 x 2), N below, at and above P. */
+Test(dist_mpirun, grid_on_four_six_and_nine_ranks_validates, .timeout = 300)
+{
+	char err[4096];
+	const int ranks[] = { 4, 6, 9 };
+	need_mpirun();
+	for (size_t k = 0; k < sizeof ranks / sizeof *ranks; k++) {
+		int rc = mpi_harness(ranks[k], NULL, "check --variant dist-2d-cpu --n 1,5,1000,4097 --quiet",
+				     err, sizeof err);
+		cr_expect_eq(rc, 0, "%d ranks: %s", ranks[k], err);
+	}
+}
+
+/* What each rank's exchanges moved per evaluation, against the formula in
+ * literal numbers: N = 1000 on 9 ranks are blocks of 112 bodies (1,792
+ * bytes); the all-gather and the ring move 8 of them, the 3 x 3 grid 6. */
+Test(dist_mpirun, bytes_per_rank_follow_each_scheme, .timeout = 180)
+{
+	char dir[] = "/tmp/test_dist_bytes.XXXXXX", args[1024], path[1200], err[4096];
+	need_mpirun();
+	make_dir(dir);
+	snprintf(args, sizeof args,
+		 "run --variant 'dist-*-cpu' --n 1000 --min-time 0 --max-time 0.02 --quiet --out %s/b.csv",
+		 dir);
+	cr_assert_eq(mpi_harness(9, NULL, args, err, sizeof err), 0, "%s", err);
+	struct csv_table t;
+	snprintf(path, sizeof path, "%s/b.csv", dir);
+	cr_assert_eq(csv_table_read(path, &t, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(t.nrows, 3);
+	for (size_t r = 0; r < t.nrows; r++) {
+		double sent, recv;
+		const char *v = csv_table_cell(&t, r, (size_t)csv_table_col(&t, "variant"));
+		const char *grid = csv_table_cell(&t, r, (size_t)csv_table_col(&t, "grid"));
+		cr_assert_eq(csv_table_double(&t, r, "rank_sent_bytes", &sent, err, sizeof err), 0, "%s", err);
+		cr_assert_eq(csv_table_double(&t, r, "rank_recv_bytes", &recv, err, sizeof err), 0, "%s", err);
+		bool two_d = strcmp(v, "dist-2d-cpu") == 0;
+		cr_expect_eq(sent, two_d ? 10752 : 14336, "%s sends %.0f", v, sent);
+		cr_expect_eq(recv, sent, "%s", v);
+		cr_expect_str_eq(grid, two_d ? "3x3" : "", "%s", v);
+	}
+	csv_table_free(&t);
+	remove_dir(dir);
+}
+
+/* Faults of the exchange itself, on 3 and 4 ranks and every scheme: a
+ * block altered in one byte in flight, or one that never arrived. The
+ * checksums of what each owner sent catch both before validation runs
+ * (the ring's blocks too, though it keeps only its last two buffers). */
+Test(dist_mpirun, a_block_altered_or_lost_in_flight_is_caught, .timeout = 300)
+{
+	char dir[] = "/tmp/test_dist_flight.XXXXXX", args[1024], err[4096];
+	const char *variants[] = { "dist-allgather-cpu", "dist-ring-cpu", "dist-2d-cpu" };
+	const char *faults[] = { "HARNESS_DIST_FAULT=1:corrupt", "HARNESS_DIST_FAULT=1:lost" };
+	need_mpirun();
+	make_dir(dir);
+	for (int ranks = 3; ranks <= 4; ranks++)
+		for (size_t v = 0; v < 3; v++)
+			for (size_t f = 0; f < 2; f++) {
+				snprintf(args, sizeof args,
+					 "run --variant %s --n 1000 --min-time 0 --max-time 0.02 --out %s/f.csv",
+					 variants[v], dir);
+				int rc = mpi_harness(ranks, faults[f], args, err, sizeof err);
+				cr_expect_eq(rc, 1, "%s, %s on %d ranks: %s", variants[v], faults[f], ranks, err);
+				cr_expect_eq(count_lines(err), 1, "one line, not: %s", err);
+				cr_expect(strstr(err, "rank 1 of") && strstr(err, "the exchange delivered rank"),
+					  "%s, %s on %d ranks: %s", variants[v], faults[f], ranks, err);
+			}
+	/* which block: on 3 ranks rank 1's first foreign block of the
+	 * all-gather is rank 2's, of the ring rank 0's */
+	snprintf(args, sizeof args, "check --variant dist-allgather-cpu --n 1000");
+	cr_expect_eq(mpi_harness(3, faults[0], args, err, sizeof err), 1);
+	cr_expect(strstr(err, "rank 2's block"), "%s", err);
+	snprintf(args, sizeof args, "check --variant dist-ring-cpu --n 1000");
+	cr_expect_eq(mpi_harness(4, faults[0], args, err, sizeof err), 1);
+	cr_expect(strstr(err, "rank 0's block"), "%s", err);
 	cr_expect_eq(count_entries(dir), 0, "a failed run leaves no file");
 	remove_dir(dir);
 }
