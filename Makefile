@@ -273,6 +273,8 @@ COLLAPSE = results/sph/collapse-16128.csv
 PHYSICS = $(or $(FROM),results/h200)/sph-physics.csv
 # The paper's Tables 1 and 2: the sph-render-table suite wrote it.
 RENDER_TABLE  = $(or $(FROM),results/h200)/sph-render-table.csv
+# The scaling model's predictions: `bin/harness model --out` wrote them.
+MODEL = $(or $(FROM),results/h200x4)/scaling-model.csv
 figures: deps-run deps-figures
 	@$(MAKE) --no-print-directory $(BIN)
 	@# every figure whose data is there is drawn; the status is the worst
@@ -287,6 +289,9 @@ figures: deps-run deps-figures
 	  dev=$$(sed -n 's/^# device: //p' $(FIGURES)/sph-render-table.dat) && \
 	  gnuplot -e "datafile='$(FIGURES)/sph-render-table.dat'; outbase='$(FIGURES)/sph-render-table'; device='$$dev'" plots/sph-render-table.gp && \
 	  echo "sph-render-table: $(RENDER_TABLE) -> $(FIGURES)/sph-render-table.png, .svg" || st=1; fi; \
+	if [ -f $(MODEL) ]; then \
+	  gnuplot -e "datafile='$(MODEL)'; outbase='$(FIGURES)/scaling-model'; subtitle='$$(sed -n 's/.*"subtitle": "\([^"]*\)".*/\1/p' $(MODEL:.csv=.meta.json))'" plots/scaling-model.gp && \
+	  echo "scaling-model: $(MODEL) -> $(FIGURES)/scaling-model.png, .svg" || st=1; fi; \
 	if [ -f $(PHYSICS) ]; then \
 	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-martin-moyce'" plots/sph-martin-moyce.gp && \
 	  echo "sph-martin-moyce: $(PHYSICS) -> $(FIGURES)/sph-martin-moyce.png, .svg" || st=1; fi; \

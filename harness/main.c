@@ -15,6 +15,8 @@
 #include "atomic_file.h"
 #include "nbody/bodies_io.h"
 #include "nbody/ceiling.h"
+#include "nbody/commbench.h"
+#include "nbody/scaling_model.h"
 #include "cli.h"
 #include "compare.h"
 #include "csv_table.h"
@@ -947,8 +949,8 @@ static int main_command(int argc, char **argv)
 	char err[768];
 	const char *cmd = argc > 1 ? argv[1] : "";
 	if (dist_size() > 1 && strcmp(cmd, "list") != 0 && strcmp(cmd, "run") != 0 &&
-	    strcmp(cmd, "check") != 0) {
-		snprintf(err, sizeof err, "'%s' runs on one process (this run has %d ranks; mpirun runs list, run and check)",
+	    strcmp(cmd, "check") != 0 && strcmp(cmd, "commbench") != 0) {
+		snprintf(err, sizeof err, "'%s' runs on one process (this run has %d ranks; mpirun runs list, run, check and commbench)",
 			 cmd, dist_size());
 		return main_usage_error(err);
 	}
@@ -959,6 +961,10 @@ static int main_command(int argc, char **argv)
 			TESTHOOK_WORK, testhook_active(TESTHOOK_WORK) ? testhook_active(TESTHOOK_WORK) : "",
 			TESTHOOK_SLOWDOWN,
 			testhook_active(TESTHOOK_SLOWDOWN) ? testhook_active(TESTHOOK_SLOWDOWN) : "");
+	if (argc > 1 && strcmp(argv[1], "commbench") == 0)
+		return commbench_command(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "model") == 0)
+		return model_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "compare") == 0)
 		return compare_command(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "ab") == 0)

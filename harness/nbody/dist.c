@@ -268,6 +268,17 @@ int dist_scatter(const void *send, size_t bytes, void *recv, int root)
 	return dist_rooted(MPI_Scatter, send, bytes, recv, root);
 }
 
+int dist_reduce_sum(const float *send, float *recv, size_t count, int root)
+{
+	if (dist_world.size == 1) {
+		memmove(recv, send, count * sizeof(float));
+		return 0;
+	}
+	if (count > INT_MAX)
+		return -1;
+	return DIST_OK(MPI_Reduce(send, recv, (int)count, MPI_FLOAT, MPI_SUM, root, MPI_COMM_WORLD));
+}
+
 int dist_allreduce_max(double *v, int count)
 {
 	if (dist_world.size == 1)
@@ -416,6 +427,13 @@ int dist_scatter(const void *send, size_t bytes, void *recv, int root)
 {
 	(void)root;
 	memmove(recv, send, bytes);
+	return 0;
+}
+
+int dist_reduce_sum(const float *send, float *recv, size_t count, int root)
+{
+	(void)root;
+	memmove(recv, send, count * sizeof(float));
 	return 0;
 }
 

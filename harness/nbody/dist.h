@@ -46,6 +46,9 @@ int dist_allgather(void *buf, size_t bytes);
 int dist_gather(const void *send, size_t bytes, void *recv, int root);
 /* root sends rank r the bytes at r * bytes of send. */
 int dist_scatter(const void *send, size_t bytes, void *recv, int root);
+/* The element-wise sum of every rank's count floats at send, into recv on
+ * root (MPI_Reduce). */
+int dist_reduce_sum(const float *send, float *recv, size_t count, int root);
 /* Element-wise maximum and sum of count doubles over the ranks, in place. */
 int dist_allreduce_max(double *v, int count);
 int dist_allreduce_sum(double *v, int count);

@@ -593,3 +593,87 @@ extern "C" void dist_gpu_destroy(struct dist_gpu *g)
 		cudaStreamDestroy(g->comm);
 	free(g);
 }
+
+/* ---- the collectives alone (bin/harness commbench) --------------------- */
+
+struct dist_gpu_bench {
+	struct dist_gpu g; /* its error text and stream; the world communicator */
+	void *send, *recv;
+};
+
+extern "C" int dist_gpu_bench_create(struct dist_gpu_bench **out, size_t max_bytes, char *err,
+				     size_t errlen)
+{
+	*out = NULL;
+	struct dist_gpu_bench *b = (struct dist_gpu_bench *)calloc(1, sizeof *b);
+	if (!b)
+		dist_fatal("out of host memory");
+	struct dist_gpu *g = &b->g;
+	int failed = CUDA_OK(g, cudaStreamCreateWithFlags(&g->compute, cudaStreamNonBlocking)) ||
+		     CUDA_OK(g, cudaMalloc(&b->send, max_bytes)) ||
+		     CUDA_OK(g, cudaMalloc(&b->recv, max_bytes)) ||
+		     CUDA_OK(g, cudaMemset(b->send, 0, max_bytes)) ||
+		     CUDA_OK(g, cudaMemset(b->recv, 0, max_bytes));
+	if (dist_agree(failed, g->error, sizeof g->error) >= 0 || dist_gpu_comm(g) != 0) {
+		snprintf(err, errlen, "%s", g->error);
+		dist_gpu_bench_destroy(b);
+		return -1;
+	}
+	*out = b;
+	return 0;
+}
+
+/* One op of bytes (see enum dist_op) on the bench's stream. */
+static int dist_gpu_bench_op(struct dist_gpu_bench *b, enum dist_op op, size_t bytes)
+{
+	struct dist_gpu *g = &b->g;
+	int p = dist_size(), rank = dist_rank();
+	size_t count = bytes / sizeof(float), part = count / (size_t)p;
+	cudaStream_t st = g->compute;
+	switch (op) {
+	case DIST_OP_ALLGATHER:
+		return NCCL_OK(g, ncclAllGather(b->send, b->recv, part, ncclFloat, dist_comm, st));
+	case DIST_OP_REDUCE_SCATTER:
+		return NCCL_OK(g, ncclReduceScatter(b->send, b->recv, part, ncclFloat, ncclSum, dist_comm,
+						    st));
+	case DIST_OP_BROADCAST:
+		return NCCL_OK(g, ncclBroadcast(b->send, b->recv, count, ncclFloat, 0, dist_comm, st));
+	case DIST_OP_REDUCE:
+		return NCCL_OK(g, ncclReduce(b->send, b->recv, count, ncclFloat, ncclSum, 0, dist_comm, st));
+	case DIST_OP_SENDRECV:
+		return NCCL_OK(g, ncclGroupStart()) ||
+		       NCCL_OK(g, ncclSend(b->send, count, ncclFloat, (rank + 1) % p, dist_comm, st)) ||
+		       NCCL_OK(g, ncclRecv(b->recv, count, ncclFloat, (rank + p - 1) % p, dist_comm, st)) ||
+		       NCCL_OK(g, ncclGroupEnd());
+	default:
+		return gpu_fail(g, "commbench", "unknown collective");
+	}
+}
+
+extern "C" int dist_gpu_bench_run(struct dist_gpu_bench *b, enum dist_op op, size_t bytes, int reps)
+{
+	for (int r = 0; r < reps; r++)
+		if (dist_gpu_bench_op(b, op, bytes))
+			return -1;
+	if (CUDA_OK(&b->g, cudaStreamSynchronize(b->g.compute)) || dist_gpu_async_ok(&b->g, dist_comm))
+		return -1;
+	return 0;
+}
+
+extern "C" const char *dist_gpu_bench_error(const struct dist_gpu_bench *b)
+{
+	return b ? b->g.error : "";
+}
+
+extern "C" void dist_gpu_bench_destroy(struct dist_gpu_bench *b)
+{
+	if (!b)
+		return;
+	if (b->g.compute) {
+		cudaStreamSynchronize(b->g.compute);
+		cudaStreamDestroy(b->g.compute);
+	}
+	cudaFree(b->send);
+	cudaFree(b->recv);
+	free(b);
+}

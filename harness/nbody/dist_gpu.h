@@ -71,6 +71,32 @@ void dist_gpu_device(char *name, size_t namelen, char *bus, size_t buslen);
 const char *dist_gpu_error(const struct dist_gpu *g);
 void dist_gpu_destroy(struct dist_gpu *g);
 
+/* The collectives the distributed variants are made of, for timing them
+ * alone (bin/harness commbench). Sizes follow nccl-tests: an all-gather's
+ * bytes are the whole gathered buffer, a reduce-scatter's the whole
+ * buffer each rank reduces, a broadcast's and a reduce's (to rank 0) the
+ * buffer, a send/recv's what each rank sends to the next and receives from
+ * the previous one (the ring's step). */
+enum dist_op {
+	DIST_OP_ALLGATHER,
+	DIST_OP_REDUCE_SCATTER,
+	DIST_OP_BROADCAST,
+	DIST_OP_REDUCE,
+	DIST_OP_SENDRECV,
+	DIST_OP_COUNT
+};
+
+struct dist_gpu_bench;
+
+/* Buffers of max_bytes on this rank's GPU and the communicator of all
+ * ranks (collective). 0, or -1 with err (the same on every rank). */
+int dist_gpu_bench_create(struct dist_gpu_bench **out, size_t max_bytes, char *err, size_t errlen);
+/* reps of op on bytes, then waits for them. 0, or -1 with
+ * dist_gpu_bench_error set. */
+int dist_gpu_bench_run(struct dist_gpu_bench *b, enum dist_op op, size_t bytes, int reps);
+const char *dist_gpu_bench_error(const struct dist_gpu_bench *b);
+void dist_gpu_bench_destroy(struct dist_gpu_bench *b);
+
 /* NULL when the GPU ranks can run here, else why not (also when the
  * ranks of a host outnumber its GPUs: see dist_gpu_bind). */
 const char *dist_gpu_unavailable_reason(void);

@@ -63,3 +63,28 @@ void dist_gpu_destroy(struct dist_gpu *g)
 {
 	(void)g;
 }
+
+int dist_gpu_bench_create(struct dist_gpu_bench **out, size_t max_bytes, char *err, size_t errlen)
+{
+	(void)max_bytes;
+	*out = NULL;
+	snprintf(err, errlen, "%s", dist_gpu_unavailable_reason());
+	return -1;
+}
+
+int dist_gpu_bench_run(struct dist_gpu_bench *b, enum dist_op op, size_t bytes, int reps)
+{
+	(void)b, (void)op, (void)bytes, (void)reps;
+	return -1;
+}
+
+const char *dist_gpu_bench_error(const struct dist_gpu_bench *b)
+{
+	(void)b;
+	return dist_gpu_unavailable_reason();
+}
+
+void dist_gpu_bench_destroy(struct dist_gpu_bench *b)
+{
+	(void)b;
+}

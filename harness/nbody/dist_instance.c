@@ -63,6 +63,8 @@ struct dist_instance {
 	int fault;            /* planted exchange fault: 0, 'c'orrupt or 'l'ost */
 	struct dist_gpu *gpu; /* GPU ranks */
 	int have_acc;
+	int counted;          /* traffic holds the first evaluation's counts */
+	struct dist_traffic traffic_most, traffic_least;
 	struct dist_spread *spread;
 	size_t nspread, spread_cap;
 	char devices[DIST_DEVICES_LEN];
@@ -459,10 +461,27 @@ out_free:
 	return rc;
 }
 
-int dist_instance_accels(struct dist_instance *d, double *acc3)
+/* One untimed evaluation whose exchanges are counted (dist.h's traffic
+ * counters), the most and the least of any rank kept. */
+static int dist_counted_forces(struct dist_instance *d)
 {
 	double ignored;
-	if (!d->have_acc && dist_timed(d, DIST_FORCES, 1, 0.0, &ignored, false) != 0)
+	dist_traffic_reset();
+	if (dist_timed(d, DIST_FORCES, 1, 0.0, &ignored, false) != 0)
+		return -1;
+	struct dist_traffic t = dist_traffic_get();
+	double mx[4] = { t.sent, t.recv, -t.sent, -t.recv };
+	if (dist_allreduce_max(mx, 4) != 0)
+		dist_fatal("MPI_Allreduce failed");
+	d->traffic_most = (struct dist_traffic){ mx[0], mx[1] };
+	d->traffic_least = (struct dist_traffic){ -mx[2], -mx[3] };
+	d->counted = 1;
+	return 0;
+}
+
+int dist_instance_accels(struct dist_instance *d, double *acc3)
+{
+	if (!d->have_acc && dist_counted_forces(d) != 0)
 		return -1;
 	return dist_collect(d, 0, NULL, acc3);
 }
@@ -613,16 +632,10 @@ double dist_instance_exchange_bytes(const struct dist_instance *d)
 int dist_instance_traffic(struct dist_instance *d, struct dist_traffic *most,
 			  struct dist_traffic *least)
 {
-	double ignored;
-	dist_traffic_reset();
-	if (dist_timed(d, DIST_FORCES, 1, 0.0, &ignored, false) != 0)
+	if (!d->counted && dist_counted_forces(d) != 0)
 		return -1;
-	struct dist_traffic t = dist_traffic_get();
-	double mx[4] = { t.sent, t.recv, -t.sent, -t.recv };
-	if (dist_allreduce_max(mx, 4) != 0)
-		dist_fatal("MPI_Allreduce failed");
-	*most = (struct dist_traffic){ mx[0], mx[1] };
-	*least = (struct dist_traffic){ -mx[2], -mx[3] };
+	*most = d->traffic_most;
+	*least = d->traffic_least;
 	return 0;
 }
 

@@ -79,9 +79,10 @@ void dist_instance_spread_reset(struct dist_instance *d);
  * dist-2d, whose exchange is no all-gather. */
 double dist_instance_exchange_bytes(const struct dist_instance *d);
 
-/* Runs one force evaluation and counts what its exchanges moved on every
- * rank (dist.h's traffic counters): the most and the least any rank sent
- * and received, on every rank. Collective; 0 or -1. */
+/* What the exchanges of the first evaluation (dist_instance_accels's, or
+ * one run here when none ran yet) moved on every rank, in dist.h's
+ * traffic counters: the most and the least any rank sent and received,
+ * on every rank. Collective; 0 or -1. */
 int dist_instance_traffic(struct dist_instance *d, struct dist_traffic *most,
 			  struct dist_traffic *least);
 

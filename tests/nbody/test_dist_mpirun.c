@@ -10,6 +10,7 @@
 
 #include "../../harness/csv_table.h"
 #include "../../kernels/nbody/nbody_cpu.h"
+#include "../../variants/registry.h"
 #include "mpi_run.h"
 
 static void make_dir(char *templ)
@@ -231,6 +232,47 @@ Test(dist_mpirun, a_block_altered_or_lost_in_flight_is_caught, .timeout = 300)
 	cr_expect_eq(mpi_harness(4, faults[0], args, err, sizeof err), 1);
 	cr_expect(strstr(err, "rank 0's block"), "%s", err);
 	cr_expect_eq(count_entries(dir), 0, "a failed run leaves no file");
+	remove_dir(dir);
+}
+
+/* commbench on CPU ranks: one row per collective and size (1, 4 and 16
+ * KiB), nccl-tests' bandwidths, a sidecar; GPU ranks where none can run
+ * are refused in one line. */
+Test(dist_mpirun, commbench_times_each_collective, .timeout = 120)
+{
+	char dir[] = "/tmp/test_commbench.XXXXXX", args[1024], path[1200], err[4096];
+	need_mpirun();
+	make_dir(dir);
+	snprintf(args, sizeof args,
+		 "commbench --device cpu --max-bytes 16Ki --min-time 0 --max-time 0.01 --quiet --out %s/c.csv",
+		 dir);
+	cr_assert_eq(mpi_harness(2, NULL, args, err, sizeof err), 0, "%s", err);
+	struct csv_table t;
+	snprintf(path, sizeof path, "%s/c.csv", dir);
+	cr_assert_eq(csv_table_read(path, &t, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(t.nrows, 5 * 3);
+	for (size_t r = 0; r < t.nrows; r++) {
+		double bytes, algbw, busbw, ranks;
+		cr_assert_eq(csv_table_double(&t, r, "bytes", &bytes, err, sizeof err), 0, "%s", err);
+		cr_assert_eq(csv_table_double(&t, r, "algbw_gbps", &algbw, err, sizeof err), 0, "%s", err);
+		cr_assert_eq(csv_table_double(&t, r, "busbw_gbps", &busbw, err, sizeof err), 0, "%s", err);
+		cr_assert_eq(csv_table_double(&t, r, "ranks", &ranks, err, sizeof err), 0, "%s", err);
+		const char *op = csv_table_named(&t, r, "op");
+		cr_expect_eq(ranks, 2);
+		cr_expect_eq(bytes, 1024 << (2 * (r % 3)), "%s", op);
+		/* nccl-tests: busbw = algbw (P - 1) / P for the all-gather and the reduce-scatter */
+		bool halved = strcmp(op, "allgather") == 0 || strcmp(op, "reduce_scatter") == 0;
+		cr_expect_float_eq(busbw, halved ? algbw / 2 : algbw, 1e-5 * algbw, "%s", op);
+	}
+	csv_table_free(&t);
+	snprintf(path, sizeof path, "%s/c.meta.json", dir);
+	cr_expect_eq(access(path, R_OK), 0, "the sidecar");
+	if (!variant_available(variant_find("dist-allgather"), NULL)) {
+		snprintf(args, sizeof args, "commbench --device gpu --out %s/g.csv", dir);
+		cr_expect_eq(mpi_harness(2, NULL, args, err, sizeof err), 2);
+		cr_expect_eq(count_lines(err), 1, "one line, not: %s", err);
+		cr_expect(strstr(err, "GPU ranks cannot run here"), "%s", err);
+	}
 	remove_dir(dir);
 }
 

@@ -1,0 +1,87 @@
+/* scaling_model.h - the distributed variants' time per evaluation, predicted from measured parts */
+#ifndef HARNESS_SCALING_MODEL_H
+#define HARNESS_SCALING_MODEL_H
+
+#include <stddef.h>
+
+#include "../csv_table.h"
+#include "dist_gpu.h"
+
+/*
+ * A latency-bandwidth (alpha-beta) model of the three schemes on P ranks,
+ * from what was measured:
+ *
+ *   compute   N^2 / P interactions at r(N), the rank kernel's rate on one
+ *             device at N (the one-device rows, interpolated in log N and
+ *             held at the ends);
+ *   exchange  NCCL's ring algorithms: with alpha a step's latency and B
+ *             the bandwidth of the slowest link the ring crosses,
+ *               all-gather, reduce-scatter of S bytes on n ranks:
+ *                 (n - 1) alpha + (n - 1) / n S / B
+ *               broadcast, reduce of S bytes: (n - 1) alpha + S / B
+ *               send/recv of S bytes: alpha + S / B
+ *             alpha and B of each collective inside a node fitted to
+ *             commbench's times (weighted least squares on the relative
+ *             error, every size and P), between nodes stated (inter).
+ *
+ *   dist-allgather  AG(P, 16 N) + N^2 / (P r)
+ *   dist-ring       t_b + (P - 1) max(t_b, SR(16 N / P)),  t_b = (N / P)^2 / r
+ *   dist-2d         AG_row(cols, 16 N / rows) + AG_col(rows, 16 N / cols)
+ *                   + N^2 / (P r) + RS_row(cols, 16 N / rows)
+ *
+ * A communicator whose ranks sit on more than one node (gpus_per_node
+ * consecutive ranks a node) runs at the inter-node alpha and B.
+ * Efficiency is N^2 / (P r T), the rate over P times one device's.
+ */
+
+struct model_link {
+	double alpha; /* s per ring step */
+	double bw;    /* bytes/s */
+};
+
+#define MODEL_MAX_RATES 64
+
+struct model_params {
+	struct model_link intra[DIST_OP_COUNT]; /* fitted */
+	double fit_err[DIST_OP_COUNT];         /* largest |relative residual| of the fit */
+	int fit_points[DIST_OP_COUNT];         /* points it was fitted to (0: not measured) */
+	struct model_link inter;               /* stated */
+	int gpus_per_node;
+	size_t nrates;                         /* r(N): N ascending */
+	double rate_n[MODEL_MAX_RATES], rate[MODEL_MAX_RATES];
+};
+
+/* Fits m->intra to the rows of the commbench tables (ranks >= 2). 0, or
+ * -1 with err when a collective the schemes use has fewer than two
+ * points, or a table lacks a column. */
+int model_fit(struct model_params *m, const struct csv_table *tables, size_t ntables, char *err,
+	      size_t errlen);
+
+/* Adds a one-device rate r(N) point (interactions/s); keeps N ascending,
+ * the faster of two at the same N. 0, or -1 when full. */
+int model_add_rate(struct model_params *m, double n, double rate);
+
+/* r(N): log-log interpolation between the points, held at the ends. */
+double model_rate(const struct model_params *m, double n);
+
+/* A collective's time on `members` ranks; spans: they sit on several
+ * nodes. */
+double model_collective(const struct model_params *m, enum dist_op op, int members, double bytes,
+			int spans);
+
+/* Predicted seconds per evaluation of scheme at (n, p); *compute (may be
+ * NULL) gets the part that is the forces. */
+double model_time(const struct model_params *m, enum dist_scheme scheme, double n, int p,
+		  double *compute);
+
+/* N^2 / (P r(N) T). */
+double model_efficiency(const struct model_params *m, enum dist_scheme scheme, double n, int p);
+
+/* The largest P of 1, 2, 4, .. max_p before the efficiency first falls
+ * below eff (0 when it starts below). */
+int model_last_p(const struct model_params *m, enum dist_scheme s, double n, int max_p, double eff);
+
+/* `bin/harness model ...` (argv[0] is "model"). Returns the exit status. */
+int model_command(int argc, char **argv);
+
+#endif

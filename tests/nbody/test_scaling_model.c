@@ -1,0 +1,211 @@
+/* test_scaling_model.c - the scaling model: its fit, its formulas and the model command */
+#define _XOPEN_SOURCE 700
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../harness/csv_table.h"
+#include "../../harness/nbody/commbench.h"
+#include "../../harness/nbody/dist_instance.h"
+#include "../../harness/nbody/scaling_model.h"
+#include "../cli_run.h"
+
+/* The planted links inside a node: alpha (s per step) and B (bytes/s). */
+static const double planted_alpha[DIST_OP_COUNT] = { 10e-6, 12e-6, 4e-6, 6e-6, 8e-6 };
+static const double planted_bw[DIST_OP_COUNT] = { 100e9, 80e9, 120e9, 110e9, 150e9 };
+
+/* The time the model's form gives, written out here on its own. */
+static double planted_time(int op, int ranks, double bytes)
+{
+	double n = ranks;
+	if (op == DIST_OP_ALLGATHER || op == DIST_OP_REDUCE_SCATTER)
+		return (n - 1) * planted_alpha[op] + (n - 1) / n * bytes / planted_bw[op];
+	if (op == DIST_OP_SENDRECV)
+		return planted_alpha[op] + bytes / planted_bw[op];
+	return (n - 1) * planted_alpha[op] + bytes / planted_bw[op];
+}
+
+/* A commbench CSV at `ranks` whose times follow the planted links
+ * exactly (skip: an op left out). */
+static void write_comm(const char *path, int ranks, int skip)
+{
+	FILE *fp = fopen(path, "w");
+	cr_assert_not_null(fp);
+	fprintf(fp, "op,device,device_name,ranks,bytes,samples,time_min_s,time_median_s,time_max_s,"
+		    "noise_pct,algbw_gbps,busbw_gbps\n");
+	for (int op = 0; op < DIST_OP_COUNT; op++)
+		for (double b = 1024; b <= 256.0 * 1024 * 1024 && op != skip; b *= 4) {
+			double t = planted_time(op, ranks, b);
+			fprintf(fp, "%s,gpu,X,%d,%.0f,5,%.17g,%.17g,%.17g,0,0,0\n", commbench_op_names[op],
+				ranks, b, t, t, t);
+		}
+	fclose(fp);
+}
+
+/* Fits m to planted commbench files on 2 and 4 ranks (this process's own). */
+static void fit_planted(struct model_params *m, int skip, int *rc, char *err, size_t errlen)
+{
+	struct csv_table t[2];
+	char e[256], path[2][64];
+	for (int k = 0; k < 2; k++) {
+		snprintf(path[k], sizeof path[k], "/tmp/test_model_fit%d.%d.csv", 2 << k, (int)getpid());
+		write_comm(path[k], 2 << k, skip);
+		cr_assert_eq(csv_table_read(path[k], &t[k], e, sizeof e), 0, "%s", e);
+		remove(path[k]);
+	}
+	*rc = model_fit(m, t, 2, err, errlen);
+	csv_table_free(&t[0]);
+	csv_table_free(&t[1]);
+}
+
+/* The fit finds the planted latency and bandwidth of every collective. */
+Test(scaling_model, fit_recovers_planted_links)
+{
+	struct model_params m = { .gpus_per_node = 8 };
+	char err[256];
+	int rc;
+	fit_planted(&m, -1, &rc, err, sizeof err);
+	cr_assert_eq(rc, 0, "%s", err);
+	for (int op = 0; op < DIST_OP_COUNT; op++) {
+		cr_expect_float_eq(m.intra[op].alpha, planted_alpha[op], 1e-6 * planted_alpha[op], "%s",
+				   commbench_op_names[op]);
+		cr_expect_float_eq(m.intra[op].bw, planted_bw[op], 1e-6 * planted_bw[op], "%s",
+				   commbench_op_names[op]);
+		cr_expect_eq(m.fit_points[op], 20, "%s: 10 sizes on 2 and 4 ranks", commbench_op_names[op]);
+		cr_expect_lt(m.fit_err[op], 1e-9);
+	}
+}
+
+/* A collective the schemes use that was not measured is refused. */
+Test(scaling_model, fit_needs_the_collectives_the_schemes_use)
+{
+	struct model_params m = { .gpus_per_node = 8 };
+	char err[256] = "";
+	int rc;
+	fit_planted(&m, DIST_OP_SENDRECV, &rc, err, sizeof err);
+	cr_expect_eq(rc, -1);
+	cr_expect(strstr(err, "sendrecv"), "%s", err);
+}
+
+/* r(N) between measured points follows a power law, and is held beyond. */
+Test(scaling_model, rate_interpolates_in_log_n)
+{
+	struct model_params m = { 0 };
+	cr_assert_eq(model_add_rate(&m, 1 << 20, 2.1e12), 0);
+	cr_assert_eq(model_add_rate(&m, 1 << 16, 2.0e12), 0);
+	cr_assert_eq(model_add_rate(&m, 1 << 16, 1.5e12), 0, "the faster of two at one N stays");
+	cr_expect_eq(m.nrates, 2);
+	cr_expect_float_eq(model_rate(&m, 1 << 18), sqrt(2.0e12 * 2.1e12), 1e3);
+	cr_expect_eq(model_rate(&m, 1 << 10), 2.0e12);
+	cr_expect_eq(model_rate(&m, 1 << 26), 2.1e12);
+}
+
+/* Each scheme's time written out by hand at N = 2^20, on 4 ranks (one
+ * node) and on 16 (two nodes of 8: the all-gather and dist-2d's columns
+ * cross nodes, dist-2d's rows of 4 do not). */
+Test(scaling_model, scheme_times_follow_their_formulas)
+{
+	struct model_params m = { .gpus_per_node = 8, .inter = { 5e-6, 50e9 } };
+	char err[256];
+	int rc;
+	fit_planted(&m, -1, &rc, err, sizeof err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_eq(model_add_rate(&m, 1 << 20, 2e12), 0);
+	double n = 1 << 20, r = 2e12, ag = planted_alpha[DIST_OP_ALLGATHER], bag = planted_bw[DIST_OP_ALLGATHER];
+	double rs = planted_alpha[DIST_OP_REDUCE_SCATTER], brs = planted_bw[DIST_OP_REDUCE_SCATTER];
+	double sr = planted_alpha[DIST_OP_SENDRECV], bsr = planted_bw[DIST_OP_SENDRECV];
+	double b = 16 * n / 4, forces = n * n / 4 / r, compute;
+	/* P = 4: all-gather of 4 blocks; ring of 3 steps; 2 x 2 grid */
+	cr_expect_float_eq(model_time(&m, DIST_ALLGATHER, n, 4, &compute), 3 * ag + 0.75 * 4 * b / bag + forces,
+			   1e-12);
+	cr_expect_float_eq(compute, forces, 1e-15);
+	double tb = (n / 4) * (n / 4) / r, tx = sr + b / bsr;
+	cr_expect_float_eq(model_time(&m, DIST_RING, n, 4, NULL), tb + 3 * fmax(tb, tx), 1e-12);
+	cr_expect_float_eq(model_time(&m, DIST_2D, n, 4, NULL),
+			   2 * (ag + 0.5 * 2 * b / bag) + forces + rs + 0.5 * 2 * b / brs, 1e-12);
+	/* P = 16 on nodes of 8 */
+	b = 16 * n / 16;
+	forces = n * n / 16 / r;
+	cr_expect_float_eq(model_time(&m, DIST_ALLGATHER, n, 16, NULL),
+			   15 * 5e-6 + 15.0 / 16 * 16 * b / 50e9 + forces, 1e-12);
+	double row = 3 * ag + 0.75 * 4 * b / bag, col = 3 * 5e-6 + 0.75 * 4 * b / 50e9;
+	double fold = 3 * rs + 0.75 * 4 * b / brs;
+	cr_expect_float_eq(model_time(&m, DIST_2D, n, 16, NULL), row + col + forces + fold, 1e-12);
+	/* efficiency: the rate over P times one device's */
+	cr_expect_float_eq(model_efficiency(&m, DIST_2D, n, 16),
+			   n * n / (16 * r * model_time(&m, DIST_2D, n, 16, NULL)), 1e-12);
+}
+
+/* Where a scheme stops scaling: the last P before its efficiency first
+ * falls below the mark; the ring at 2^20 is bound by a step's latency
+ * once a block's forces take less than it. */
+Test(scaling_model, where_scaling_stops)
+{
+	struct model_params m = { .gpus_per_node = 8, .inter = { 5e-6, 50e9 } };
+	char err[256];
+	int rc;
+	fit_planted(&m, -1, &rc, err, sizeof err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_eq(model_add_rate(&m, 1 << 20, 2e12), 0);
+	double n = 1 << 20;
+	int p = model_last_p(&m, DIST_RING, n, 1024, 0.5);
+	cr_expect_geq(model_efficiency(&m, DIST_RING, n, p), 0.5);
+	cr_expect_lt(model_efficiency(&m, DIST_RING, n, 2 * p), 0.5, "P = %d", p);
+	/* a block of N / P bodies computes in (N/P)^2 / r; at P = 512 that is
+	 * 2 us, below a step between nodes (5 us + 32 KiB / 50 GB/s) */
+	cr_expect_eq(p, 256);
+	cr_expect_gt(model_last_p(&m, DIST_2D, n, 1024, 0.5), model_last_p(&m, DIST_ALLGATHER, n, 1024, 0.5),
+		     "the grid scales further than the all-gather");
+}
+
+/* The command: tables and a predictions CSV from files; wrong input gets
+ * one line and status 2. */
+Test(scaling_model, command_reads_writes_and_refuses)
+{
+	char cmd[2048], err[4096], path[1100];
+	char dir[] = "/tmp/test_model_runs.XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/c2.csv", dir);
+	write_comm(path, 2, -1);
+	snprintf(path, sizeof path, "%s/c4.csv", dir);
+	write_comm(path, 4, -1);
+	snprintf(path, sizeof path, "%s/scaling-p1.csv", dir);
+	FILE *fp = fopen(path, "w");
+	cr_assert_not_null(fp);
+	fprintf(fp, "variant,n,ranks,valid,mode,interactions_per_s,time_median_s\n"
+		    "auto,1048576,1,1,forces,2.1e12,0.5236\nauto,65536,1,1,forces,2.0e12,0.0021\n");
+	fclose(fp);
+	snprintf(path, sizeof path, "%s/scaling-p4.csv", dir);
+	fp = fopen(path, "w");
+	cr_assert_not_null(fp);
+	fprintf(fp, "variant,n,ranks,valid,mode,interactions_per_s,time_median_s\n"
+		    "dist-2d,1048576,4,1,forces,8.2e12,0.1341\n");
+	fclose(fp);
+	snprintf(cmd, sizeof cmd,
+		 "%s model --comm %s/c2.csv,%s/c4.csv --from %s --out %s/m.csv", cli_harness_bin(), dir,
+		 dir, dir, dir);
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
+	struct csv_table t;
+	snprintf(path, sizeof path, "%s/m.csv", dir);
+	cr_assert_eq(csv_table_read(path, &t, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(t.nrows, 3 * 7 * 11, "3 schemes, N = 2^20..2^26, P = 1..1024");
+	int measured = 0;
+	for (size_t r = 0; r < t.nrows; r++)
+		measured += csv_table_named(&t, r, "measured_time_s")[0] != '\0';
+	cr_expect_eq(measured, 1, "the measured dist-2d row at P = 4 sits beside its prediction");
+	csv_table_free(&t);
+	snprintf(cmd, sizeof cmd, "%s model --from %s", cli_harness_bin(), dir);
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2);
+	cr_expect(strstr(err, "--comm"), "%s", err);
+	snprintf(cmd, sizeof cmd, "%s model --comm %s/c2.csv --from /nonexistent", cli_harness_bin(), dir);
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2);
+	cr_expect(strstr(err, "/nonexistent"), "%s", err);
+	snprintf(cmd, sizeof cmd, "%s model --comm %s/c2.csv --from %s --inter-bw -1", cli_harness_bin(),
+		 dir, dir);
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
