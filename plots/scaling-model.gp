@@ -2,7 +2,7 @@
 #
 # Data: the predictions CSV of `bin/harness model --out FILE` (columns
 # variant, n, ranks, ..., efficiency_pct, ..., measured_efficiency_pct).
-# Left: N = 2^20, right: N = 2^26; one line per scheme against the ranks
+# Panels at N = 2^20, 2^23 and 2^26; one line per scheme against the ranks
 # P = 1 .. 1024, the measured rows (P = 2 and 4 where the suites ran at that
 # N) as points on their scheme's colour. Inside a node the collectives'
 # latency and bandwidth were fitted to commbench; between nodes they are
@@ -30,13 +30,13 @@ colours = "#1f77b4 #d62728 #2ca02c"
 
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1100,500 enhanced font "sans,10"
+        set terminal pngcairo size 1500,500 enhanced font "sans,10"
     } else {
-        set terminal svg size 1100,500 dynamic enhanced font "sans,10"
+        set terminal svg size 1500,500 dynamic enhanced font "sans,10"
     }
     set output outbase . "." . fmt
-    set multiplot layout 1,2 title "Parallel efficiency predicted from measured parts\n" . subtitle noenhanced
-    do for [e in "20 26"] {
+    set multiplot layout 1,3 title "Parallel efficiency predicted from measured parts\n" . subtitle noenhanced
+    do for [e in "20 23 26"] {
         n = 2**int(e)
         set title sprintf("N = 2^{%s}", e)
         plot 100 with lines dt 2 lc rgb "gray40" title "ideal", \

@@ -49,10 +49,52 @@ double model_collective(const struct model_params *m, enum dist_op op, int membe
 	return steps * l->alpha + load / l->bw;
 }
 
+/* One weighted least-squares pass: the sums of the normal equations of
+ * t = alpha x1 + x2 / B, each point weighted by w / t^2 (relative error)
+ * with w its robustness weight. */
+struct model_point {
+	int op;
+	double x1, x2, t, w;
+};
+
+static void model_solve(struct model_params *m, const struct model_point *pt, size_t npt, int op)
+{
+	double s[5] = { 0 }; /* w x1^2, w x1 x2, w x2^2, w x1 t, w x2 t */
+	for (size_t i = 0; i < npt; i++) {
+		if (pt[i].op != op)
+			continue;
+		double w = pt[i].w / (pt[i].t * pt[i].t);
+		s[0] += w * pt[i].x1 * pt[i].x1;
+		s[1] += w * pt[i].x1 * pt[i].x2;
+		s[2] += w * pt[i].x2 * pt[i].x2;
+		s[3] += w * pt[i].x1 * pt[i].t;
+		s[4] += w * pt[i].x2 * pt[i].t;
+	}
+	double det = s[0] * s[2] - s[1] * s[1];
+	if (!(fabs(det) > 0))
+		return;
+	double alpha = (s[3] * s[2] - s[4] * s[1]) / det, inv_bw = (s[0] * s[4] - s[1] * s[3]) / det;
+	m->intra[op].alpha = alpha > 0 ? alpha : 0;
+	m->intra[op].bw = inv_bw > 0 ? 1 / inv_bw : INFINITY;
+}
+
+/* The fit minimises the sum of |relative residuals| (iteratively
+ * reweighted least squares), so that one size measured badly (a
+ * collective's first call, say) moves it little; the largest residual is
+ * reported beside it. */
+#define MODEL_FIT_ROUNDS 30
+
 int model_fit(struct model_params *m, const struct csv_table *tables, size_t ntables, char *err,
 	      size_t errlen)
 {
-	double a[DIST_OP_COUNT][5] = { { 0 } }; /* sums: w x1^2, w x1 x2, w x2^2, w x1 t, w x2 t */
+	size_t npt = 0, cap = 0;
+	for (size_t k = 0; k < ntables; k++)
+		cap += tables[k].nrows;
+	struct model_point *pt = calloc(cap ? cap : 1, sizeof *pt);
+	if (!pt) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	for (size_t k = 0; k < ntables; k++) {
 		const struct csv_table *t = &tables[k];
 		for (size_t r = 0; r < t->nrows; r++) {
@@ -68,52 +110,45 @@ int model_fit(struct model_params *m, const struct csv_table *tables, size_t nta
 				if (op == DIST_OP_COUNT)
 					snprintf(err, errlen, "%s: row %zu: unknown collective '%s'", t->path,
 						 r + 1, name);
+				free(pt);
 				return -1;
 			}
 			if (ranks < 2 || !(time > 0))
 				continue;
-			double x1, x2, w = 1 / (time * time);
-			model_terms((enum dist_op)op, (int)ranks, bytes, &x1, &x2);
-			double *s = a[op];
-			s[0] += w * x1 * x1;
-			s[1] += w * x1 * x2;
-			s[2] += w * x2 * x2;
-			s[3] += w * x1 * time;
-			s[4] += w * x2 * time;
+			struct model_point *p = &pt[npt++];
+			p->op = op;
+			p->t = time;
+			p->w = 1;
+			model_terms((enum dist_op)op, (int)ranks, bytes, &p->x1, &p->x2);
 			m->fit_points[op]++;
 		}
 	}
 	for (int op = 0; op < DIST_OP_COUNT; op++) {
-		double *s = a[op], det = s[0] * s[2] - s[1] * s[1];
-		if (m->fit_points[op] < 2 || !(fabs(det) > 0)) {
+		if (m->fit_points[op] < 2) {
 			if (op == DIST_OP_ALLGATHER || op == DIST_OP_REDUCE_SCATTER || op == DIST_OP_SENDRECV) {
 				snprintf(err, errlen,
 					 "commbench measured %s at fewer than two sizes on two ranks or more",
 					 commbench_op_names[op]);
+				free(pt);
 				return -1;
 			}
 			continue;
 		}
-		double alpha = (s[3] * s[2] - s[4] * s[1]) / det, inv_bw = (s[0] * s[4] - s[1] * s[3]) / det;
-		m->intra[op].alpha = alpha > 0 ? alpha : 0;
-		m->intra[op].bw = inv_bw > 0 ? 1 / inv_bw : INFINITY;
-	}
-	/* how well each fit follows its points */
-	for (size_t k = 0; k < ntables; k++)
-		for (size_t r = 0; r < tables[k].nrows; r++) {
-			double ranks, bytes, time;
-			const char *name = csv_table_named(&tables[k], r, "op");
-			int op = 0;
-			while (op < DIST_OP_COUNT && strcmp(commbench_op_names[op], name) != 0)
-				op++;
-			csv_table_double(&tables[k], r, "ranks", &ranks, err, errlen);
-			csv_table_double(&tables[k], r, "bytes", &bytes, err, errlen);
-			csv_table_double(&tables[k], r, "time_median_s", &time, err, errlen);
-			if (ranks < 2 || !(time > 0) || m->fit_points[op] < 2)
-				continue;
-			double pred = model_collective(m, (enum dist_op)op, (int)ranks, bytes, 0);
-			m->fit_err[op] = fmax(m->fit_err[op], fabs(pred - time) / time);
+		for (int round = 0; round < MODEL_FIT_ROUNDS; round++) {
+			model_solve(m, pt, npt, op);
+			for (size_t i = 0; i < npt; i++)
+				if (pt[i].op == op) {
+					double pred = pt[i].x1 * m->intra[op].alpha + pt[i].x2 / m->intra[op].bw;
+					pt[i].w = 1 / fmax(fabs(pred - pt[i].t) / pt[i].t, 1e-6);
+				}
 		}
+		for (size_t i = 0; i < npt; i++)
+			if (pt[i].op == op) {
+				double pred = pt[i].x1 * m->intra[op].alpha + pt[i].x2 / m->intra[op].bw;
+				m->fit_err[op] = fmax(m->fit_err[op], fabs(pred - pt[i].t) / pt[i].t);
+			}
+	}
+	free(pt);
 	return 0;
 }
 
@@ -161,11 +196,14 @@ static int model_spans(const struct model_params *m, int first, int stride, int 
 double model_time(const struct model_params *m, enum dist_scheme scheme, double n, int p,
 		  double *compute)
 {
-	double r = model_rate(m, n), share = ceil(n / p), block = 16 * share;
+	/* a rank's n_i x n_j interactions run at the one-device rate of the
+	 * square problem of as many, r(sqrt(n_i n_j)): N / sqrt(P) for the
+	 * all-gather and the grid, a block's N / P for each ring step */
+	double share = ceil(n / p), block = 16 * share, r = model_rate(m, n / sqrt(p));
 	double forces = n * n / p / r, t;
 	switch (scheme) {
 	case DIST_RING: {
-		double tb = share * share / r;
+		double tb = share * share / model_rate(m, share);
 		double tx = model_collective(m, DIST_OP_SENDRECV, p, block, model_spans(m, 0, 1, p));
 		t = p > 1 ? tb + (p - 1) * fmax(tb, tx) : forces;
 		forces = p * tb;
@@ -313,6 +351,8 @@ static void model_help(void)
 	       "against. Between nodes the latency and bandwidth are stated, not measured.\n"
 	       "\n"
 	       "  --device gpu|cpu       which variants' rows (gpu)\n"
+	       "  --rates FILE[,FILE]    more one-device rows of the rank kernel for r(N)\n"
+	       "                         (a suite over many N, such as fig31-6.csv)\n"
 	       "  --gpus-per-node G      ranks of a node (8)\n"
 	       "  --inter-bw GB/s        bandwidth per rank between nodes (50: InfiniBand NDR,\n"
 	       "                         400 Gb/s, one port per GPU)\n"
@@ -350,10 +390,46 @@ struct model_measured {
 	struct model_run row[256];
 };
 
-static int model_read_runs(const char *dir, bool gpu, struct model_params *m,
+/* One results CSV: its valid one-rank rows of the rank kernel (auto, or
+ * cpu-simd) as r(N) points, its distributed rows on two ranks or more as
+ * measured runs (meas may be NULL). 0 or -1 with err. */
+static int model_read_file(const char *path, bool gpu, struct model_params *m,
 			   struct model_measured *meas, char *err, size_t errlen)
 {
 	const char *base = gpu ? "auto" : "cpu-simd";
+	struct csv_table t;
+	int rc = 0;
+	if (csv_table_read(path, &t, err, errlen) != 0)
+		return -1;
+	for (size_t r = 0; r < t.nrows && rc == 0; r++) {
+		const char *v = csv_table_named(&t, r, "variant"), *valid = csv_table_named(&t, r, "valid");
+		double n, ranks, rate, time;
+		if (strcmp(valid, "1") != 0 || strcmp(csv_table_named(&t, r, "mode"), "forces") != 0 ||
+		    csv_table_double(&t, r, "n", &n, err, errlen) != 0 ||
+		    csv_table_double(&t, r, "ranks", &ranks, err, errlen) != 0 ||
+		    csv_table_double(&t, r, "interactions_per_s", &rate, err, errlen) != 0 ||
+		    csv_table_double(&t, r, "time_median_s", &time, err, errlen) != 0)
+			continue;
+		if (strcmp(v, base) == 0 && ranks == 1) {
+			rc = model_add_rate(m, n, rate);
+			if (rc)
+				snprintf(err, errlen, "more than %d one-device rates", MODEL_MAX_RATES);
+			continue;
+		}
+		for (size_t s = 0; meas && s < MODEL_NSCHEMES; s++)
+			if (strcmp(v, gpu ? model_schemes[s].gpu : model_schemes[s].cpu) == 0 && ranks >= 2 &&
+			    meas->count < sizeof meas->row / sizeof *meas->row)
+				meas->row[meas->count++] = (struct model_run){ (int)s, n, (int)ranks, time };
+	}
+	csv_table_free(&t);
+	return rc;
+}
+
+/* Every scaling-p*.csv and weak-scaling-p*.csv of dir, and the files of
+ * rates (comma-separated, may be NULL) for more r(N) points. */
+static int model_read_runs(const char *dir, char *rates, bool gpu, struct model_params *m,
+			   struct model_measured *meas, char *err, size_t errlen)
+{
 	char pattern[1024];
 	glob_t g;
 	int rc = 0;
@@ -362,35 +438,15 @@ static int model_read_runs(const char *dir, bool gpu, struct model_params *m,
 		snprintf(err, errlen, "%s holds no scaling-p*.csv or weak-scaling-p*.csv", dir);
 		return -1;
 	}
-	for (size_t f = 0; f < g.gl_pathc && rc == 0; f++) {
-		struct csv_table t;
-		if (csv_table_read(g.gl_pathv[f], &t, err, errlen) != 0) {
-			rc = -1;
-			break;
-		}
-		for (size_t r = 0; r < t.nrows && rc == 0; r++) {
-			const char *v = csv_table_named(&t, r, "variant"), *valid = csv_table_named(&t, r, "valid");
-			double n, ranks, rate, time;
-			if (strcmp(valid, "1") != 0 || strcmp(csv_table_named(&t, r, "mode"), "forces") != 0 ||
-			    csv_table_double(&t, r, "n", &n, err, errlen) != 0 ||
-			    csv_table_double(&t, r, "ranks", &ranks, err, errlen) != 0 ||
-			    csv_table_double(&t, r, "interactions_per_s", &rate, err, errlen) != 0 ||
-			    csv_table_double(&t, r, "time_median_s", &time, err, errlen) != 0)
-				continue;
-			if (strcmp(v, base) == 0 && ranks == 1) {
-				rc = model_add_rate(m, n, rate);
-				continue;
-			}
-			for (size_t s = 0; s < MODEL_NSCHEMES; s++)
-				if (strcmp(v, gpu ? model_schemes[s].gpu : model_schemes[s].cpu) == 0 && ranks >= 2 &&
-				    meas->count < sizeof meas->row / sizeof *meas->row)
-					meas->row[meas->count++] = (struct model_run){ (int)s, n, (int)ranks, time };
-		}
-		csv_table_free(&t);
-	}
+	for (size_t f = 0; f < g.gl_pathc && rc == 0; f++)
+		rc = model_read_file(g.gl_pathv[f], gpu, m, meas, err, errlen);
 	globfree(&g);
+	char *save;
+	for (char *f = rates ? strtok_r(rates, ",", &save) : NULL; f && rc == 0; f = strtok_r(NULL, ",", &save))
+		rc = model_read_file(f, gpu, m, NULL, err, errlen);
 	if (rc == 0 && m->nrates == 0) {
-		snprintf(err, errlen, "%s has no valid one-rank %s row to take r(N) from", dir, base);
+		snprintf(err, errlen, "%s has no valid one-rank %s row to take r(N) from", dir,
+			 gpu ? "auto" : "cpu-simd");
 		rc = -1;
 	}
 	return rc;
@@ -398,7 +454,7 @@ static int model_read_runs(const char *dir, bool gpu, struct model_params *m,
 
 /* Options of the command; CLI_OK or CLI_USAGE (said). */
 struct model_opts {
-	char *comm;
+	char *comm, *rates;
 	const char *from, *out;
 	bool gpu, help;
 	int max_p;
@@ -423,6 +479,8 @@ static int model_options(int argc, char **argv, struct model_opts *o, struct mod
 		i++;
 		if (strcmp(a, "--comm") == 0)
 			o->comm = argv[i];
+		else if (strcmp(a, "--rates") == 0)
+			o->rates = argv[i];
 		else if (strcmp(a, "--from") == 0)
 			o->from = val;
 		else if (strcmp(a, "--out") == 0)
@@ -518,7 +576,7 @@ int model_command(int argc, char **argv)
 	meas.count = 0;
 	if (model_read_comm(o.comm, comm, names, &ncomm, 8, err, sizeof err) != 0 ||
 	    model_fit(&m, comm, ncomm, err, sizeof err) != 0 ||
-	    model_read_runs(o.from, o.gpu, &m, &meas, err, sizeof err) != 0) {
+	    model_read_runs(o.from, o.rates, o.gpu, &m, &meas, err, sizeof err) != 0) {
 		for (size_t i = 0; i < ncomm; i++)
 			csv_table_free(&comm[i]);
 		return model_usage(err);

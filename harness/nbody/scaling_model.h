@@ -11,9 +11,11 @@
  * A latency-bandwidth (alpha-beta) model of the three schemes on P ranks,
  * from what was measured:
  *
- *   compute   N^2 / P interactions at r(N), the rank kernel's rate on one
- *             device at N (the one-device rows, interpolated in log N and
- *             held at the ends);
+ *   compute   a rank's n_i x n_j interactions at r(sqrt(n_i n_j)), the rank
+ *             kernel's rate on one device for the square problem of as
+ *             many (the one-device rows, interpolated in log N and held at
+ *             the ends): r(N / sqrt(P)) for the all-gather and the grid,
+ *             r(N / P) for each of the ring's blocks;
  *   exchange  NCCL's ring algorithms: with alpha a step's latency and B
  *             the bandwidth of the slowest link the ring crosses,
  *               all-gather, reduce-scatter of S bytes on n ranks:
@@ -21,13 +23,14 @@
  *               broadcast, reduce of S bytes: (n - 1) alpha + S / B
  *               send/recv of S bytes: alpha + S / B
  *             alpha and B of each collective inside a node fitted to
- *             commbench's times (weighted least squares on the relative
- *             error, every size and P), between nodes stated (inter).
+ *             commbench's times (the least absolute relative error over
+ *             every size and P, by iteratively reweighted least squares),
+ *             between nodes stated (inter).
  *
- *   dist-allgather  AG(P, 16 N) + N^2 / (P r)
- *   dist-ring       t_b + (P - 1) max(t_b, SR(16 N / P)),  t_b = (N / P)^2 / r
+ *   dist-allgather  AG(P, 16 N) + N^2 / (P r(N / sqrt(P)))
+ *   dist-ring       t_b + (P - 1) max(t_b, SR(16 N / P)),  t_b = (N / P)^2 / r(N / P)
  *   dist-2d         AG_row(cols, 16 N / rows) + AG_col(rows, 16 N / cols)
- *                   + N^2 / (P r) + RS_row(cols, 16 N / rows)
+ *                   + N^2 / (P r(N / sqrt(P))) + RS_row(cols, 16 N / rows)
  *
  * A communicator whose ranks sit on more than one node (gpus_per_node
  * consecutive ranks a node) runs at the inter-node alpha and B.
