@@ -11,13 +11,14 @@
 #include "../cli.h"
 #include "../json_out.h"
 #include "../results.h"
+#include "../stats.h"
 #include "commbench.h"
 #include "dist_instance.h"
 
 /* ---- the model ------------------------------------------------------------ */
 
-/* The two regressors of a collective's time: steps and bytes on the
- * slowest link (see scaling_model.h). */
+/* A collective's ring steps and the bytes its slowest link carries (see
+ * scaling_model.h). */
 static void model_terms(enum dist_op op, int members, double bytes, double *steps, double *load)
 {
 	double n = members;
@@ -43,45 +44,85 @@ double model_collective(const struct model_params *m, enum dist_op op, int membe
 {
 	if (members <= 1 && op != DIST_OP_SENDRECV)
 		return 0;
-	const struct model_link *l = spans ? &m->inter : &m->intra[op];
+	const struct model_link *l = &m->intra[op];
 	double steps, load;
 	model_terms(op, members, bytes, &steps, &load);
-	return steps * l->alpha + load / l->bw;
+	if (spans)
+		return l->alpha0 + steps * m->inter.alpha + load / m->inter.bw;
+	return l->alpha0 + (steps - 1) * l->alpha + load / l->bw;
 }
 
-/* One weighted least-squares pass: the sums of the normal equations of
- * t = alpha x1 + x2 / B, each point weighted by w / t^2 (relative error)
- * with w its robustness weight. */
+/* A measured time and its regressors: t = alpha0 + alpha f[1] + f[2] / B
+ * with f = (1, steps - 1, load), weighted by w / t^2 (relative error) with
+ * w its robustness weight. */
 struct model_point {
 	int op;
-	double x1, x2, t, w;
+	double f[3], t, w;
 };
 
+#define MODEL_TERMS 3
+
+/* One weighted least-squares pass for op: the normal equations over the
+ * terms that vary (a send/recv has one step: no per-step term), solved by
+ * Gaussian elimination. Negative coefficients are held at zero. */
 static void model_solve(struct model_params *m, const struct model_point *pt, size_t npt, int op)
 {
-	double s[5] = { 0 }; /* w x1^2, w x1 x2, w x2^2, w x1 t, w x2 t */
+	int use[MODEL_TERMS], k = 0;
+	for (int j = 0; j < MODEL_TERMS; j++) {
+		bool varies = false;
+		for (size_t i = 0; i < npt && !varies; i++)
+			varies = pt[i].op == op && pt[i].f[j] != 0;
+		if (varies)
+			use[k++] = j;
+	}
+	double a[MODEL_TERMS][MODEL_TERMS + 1] = { { 0 } }, c[MODEL_TERMS] = { 0 };
 	for (size_t i = 0; i < npt; i++) {
 		if (pt[i].op != op)
 			continue;
 		double w = pt[i].w / (pt[i].t * pt[i].t);
-		s[0] += w * pt[i].x1 * pt[i].x1;
-		s[1] += w * pt[i].x1 * pt[i].x2;
-		s[2] += w * pt[i].x2 * pt[i].x2;
-		s[3] += w * pt[i].x1 * pt[i].t;
-		s[4] += w * pt[i].x2 * pt[i].t;
+		for (int r = 0; r < k; r++) {
+			for (int q = 0; q < k; q++)
+				a[r][q] += w * pt[i].f[use[r]] * pt[i].f[use[q]];
+			a[r][k] += w * pt[i].f[use[r]] * pt[i].t;
+		}
 	}
-	double det = s[0] * s[2] - s[1] * s[1];
-	if (!(fabs(det) > 0))
-		return;
-	double alpha = (s[3] * s[2] - s[4] * s[1]) / det, inv_bw = (s[0] * s[4] - s[1] * s[3]) / det;
-	m->intra[op].alpha = alpha > 0 ? alpha : 0;
-	m->intra[op].bw = inv_bw > 0 ? 1 / inv_bw : INFINITY;
+	for (int col = 0; col < k; col++) {
+		int piv = col;
+		for (int r = col + 1; r < k; r++)
+			if (fabs(a[r][col]) > fabs(a[piv][col]))
+				piv = r;
+		if (!(fabs(a[piv][col]) > 0))
+			return;
+		for (int q = 0; q <= k; q++) {
+			double x = a[col][q];
+			a[col][q] = a[piv][q];
+			a[piv][q] = x;
+		}
+		for (int r = 0; r < k; r++) {
+			if (r == col)
+				continue;
+			double f = a[r][col] / a[col][col];
+			for (int q = col; q <= k; q++)
+				a[r][q] -= f * a[col][q];
+		}
+	}
+	for (int r = 0; r < k; r++)
+		c[use[r]] = fmax(a[r][k] / a[r][r], 0);
+	m->intra[op].alpha0 = c[0];
+	m->intra[op].alpha = c[1];
+	m->intra[op].bw = c[2] > 0 ? 1 / c[2] : INFINITY;
+}
+
+static double model_point_time(const struct model_params *m, const struct model_point *p)
+{
+	const struct model_link *l = &m->intra[p->op];
+	return l->alpha0 + p->f[1] * l->alpha + p->f[2] / l->bw;
 }
 
 /* The fit minimises the sum of |relative residuals| (iteratively
  * reweighted least squares), so that one size measured badly (a
- * collective's first call, say) moves it little; the largest residual is
- * reported beside it. */
+ * collective's first call, say) moves it little; the median and the
+ * largest residual are reported beside it. */
 #define MODEL_FIT_ROUNDS 30
 
 int model_fit(struct model_params *m, const struct csv_table *tables, size_t ntables, char *err,
@@ -91,14 +132,17 @@ int model_fit(struct model_params *m, const struct csv_table *tables, size_t nta
 	for (size_t k = 0; k < ntables; k++)
 		cap += tables[k].nrows;
 	struct model_point *pt = calloc(cap ? cap : 1, sizeof *pt);
-	if (!pt) {
+	double *res = calloc(cap ? cap : 1, sizeof *res); /* one collective's residuals */
+	if (!pt || !res) {
+		free(pt);
+		free(res);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	for (size_t k = 0; k < ntables; k++) {
 		const struct csv_table *t = &tables[k];
 		for (size_t r = 0; r < t->nrows; r++) {
-			double ranks, bytes, time;
+			double ranks, bytes, time, steps, load;
 			const char *name = csv_table_named(t, r, "op");
 			int op = 0;
 			while (op < DIST_OP_COUNT && strcmp(commbench_op_names[op], name) != 0)
@@ -111,25 +155,24 @@ int model_fit(struct model_params *m, const struct csv_table *tables, size_t nta
 					snprintf(err, errlen, "%s: row %zu: unknown collective '%s'", t->path,
 						 r + 1, name);
 				free(pt);
+				free(res);
 				return -1;
 			}
 			if (ranks < 2 || !(time > 0))
 				continue;
-			struct model_point *p = &pt[npt++];
-			p->op = op;
-			p->t = time;
-			p->w = 1;
-			model_terms((enum dist_op)op, (int)ranks, bytes, &p->x1, &p->x2);
+			model_terms((enum dist_op)op, (int)ranks, bytes, &steps, &load);
+			pt[npt++] = (struct model_point){ op, { 1, steps - 1, load }, time, 1 };
 			m->fit_points[op]++;
 		}
 	}
 	for (int op = 0; op < DIST_OP_COUNT; op++) {
-		if (m->fit_points[op] < 2) {
+		if (m->fit_points[op] < 3) {
 			if (op == DIST_OP_ALLGATHER || op == DIST_OP_REDUCE_SCATTER || op == DIST_OP_SENDRECV) {
 				snprintf(err, errlen,
-					 "commbench measured %s at fewer than two sizes on two ranks or more",
+					 "commbench measured %s at fewer than three sizes on two ranks or more",
 					 commbench_op_names[op]);
 				free(pt);
+				free(res);
 				return -1;
 			}
 			continue;
@@ -137,17 +180,18 @@ int model_fit(struct model_params *m, const struct csv_table *tables, size_t nta
 		for (int round = 0; round < MODEL_FIT_ROUNDS; round++) {
 			model_solve(m, pt, npt, op);
 			for (size_t i = 0; i < npt; i++)
-				if (pt[i].op == op) {
-					double pred = pt[i].x1 * m->intra[op].alpha + pt[i].x2 / m->intra[op].bw;
-					pt[i].w = 1 / fmax(fabs(pred - pt[i].t) / pt[i].t, 1e-6);
-				}
+				if (pt[i].op == op)
+					pt[i].w = 1 / fmax(fabs(model_point_time(m, &pt[i]) - pt[i].t) / pt[i].t, 1e-6);
 		}
+		size_t k = 0;
 		for (size_t i = 0; i < npt; i++)
 			if (pt[i].op == op) {
-				double pred = pt[i].x1 * m->intra[op].alpha + pt[i].x2 / m->intra[op].bw;
-				m->fit_err[op] = fmax(m->fit_err[op], fabs(pred - pt[i].t) / pt[i].t);
+				res[k] = fabs(model_point_time(m, &pt[i]) - pt[i].t) / pt[i].t;
+				m->fit_err[op] = fmax(m->fit_err[op], res[k++]);
 			}
+		m->fit_median[op] = stats_median(res, k);
 	}
+	free(res);
 	free(pt);
 	return 0;
 }
@@ -319,9 +363,11 @@ static void model_json(struct json_out *j, const void *ctx)
 			continue;
 		json_key(j, commbench_op_names[op]);
 		json_begin_object(j);
+		json_kv_double(j, "alpha0_s", m->intra[op].alpha0);
 		json_kv_double(j, "alpha_s", m->intra[op].alpha);
 		json_kv_double(j, "bw_bytes_per_s", m->intra[op].bw);
 		json_kv_int(j, "points", m->fit_points[op]);
+		json_kv_double(j, "median_rel_residual", m->fit_median[op]);
 		json_kv_double(j, "max_rel_residual", m->fit_err[op]);
 		json_end_object(j);
 	}
@@ -521,14 +567,15 @@ int model_last_p(const struct model_params *m, enum dist_scheme s, double n, int
 static void model_print(const struct model_params *m, const struct model_opts *o,
 			const struct model_measured *meas)
 {
-	printf("inside a node, fitted to commbench (alpha: a ring step's latency):\n");
-	printf("  %-15s %10s %10s %7s %14s\n", "collective", "alpha_us", "B_GB/s", "points", "max_residual");
+	printf("inside a node, fitted to commbench: t = alpha0 + alpha (steps - 1) + bytes / B\n");
+	printf("  %-15s %10s %10s %10s %7s %16s %14s\n", "collective", "alpha0_us", "alpha_us", "B_GB/s",
+	       "points", "median_residual", "max_residual");
 	for (int op = 0; op < DIST_OP_COUNT; op++)
 		if (m->fit_points[op])
-			printf("  %-15s %10.2f %10.1f %7d %13.1f%%\n", commbench_op_names[op],
-			       m->intra[op].alpha * 1e6, m->intra[op].bw * 1e-9, m->fit_points[op],
-			       100 * m->fit_err[op]);
-	printf("between nodes, stated: alpha %.2f us, B %.1f GB/s per rank; %d ranks a node\n",
+			printf("  %-15s %10.2f %10.2f %10.1f %7d %15.1f%% %13.1f%%\n", commbench_op_names[op],
+			       m->intra[op].alpha0 * 1e6, m->intra[op].alpha * 1e6, m->intra[op].bw * 1e-9,
+			       m->fit_points[op], 100 * m->fit_median[op], 100 * m->fit_err[op]);
+	printf("between nodes, stated: every step %.2f us, B %.1f GB/s per rank; %d ranks a node\n",
 	       m->inter.alpha * 1e6, m->inter.bw * 1e-9, m->gpus_per_node);
 	printf("\nagainst the measured rows (%s):\n", o->from);
 	printf("  %-20s %10s %4s %12s %12s %8s\n", "variant", "N", "P", "measured_s", "model_s", "error");
@@ -560,7 +607,7 @@ static void model_print(const struct model_params *m, const struct model_opts *o
 
 int model_command(int argc, char **argv)
 {
-	struct model_params m = { .inter = { 5e-6, 50e9 }, .gpus_per_node = 8 };
+	struct model_params m = { .inter = { .alpha = 5e-6, .bw = 50e9 }, .gpus_per_node = 8 };
 	struct model_opts o = { .gpu = true, .max_p = 1024 };
 	struct csv_table comm[8];
 	const char *names[8];

@@ -16,16 +16,21 @@
  *             many (the one-device rows, interpolated in log N and held at
  *             the ends): r(N / sqrt(P)) for the all-gather and the grid,
  *             r(N / P) for each of the ring's blocks;
- *   exchange  NCCL's ring algorithms: with alpha a step's latency and B
- *             the bandwidth of the slowest link the ring crosses,
+ *   exchange  NCCL's ring algorithms, a collective of `steps` ring steps
+ *             whose slowest link carries `load` bytes taking
+ *                 alpha0 + alpha (steps - 1) + load / B
+ *             (alpha0: the fixed cost and first step, alpha: each further
+ *             step, B: the bandwidth), with
  *               all-gather, reduce-scatter of S bytes on n ranks:
- *                 (n - 1) alpha + (n - 1) / n S / B
- *               broadcast, reduce of S bytes: (n - 1) alpha + S / B
- *               send/recv of S bytes: alpha + S / B
- *             alpha and B of each collective inside a node fitted to
- *             commbench's times (the least absolute relative error over
- *             every size and P, by iteratively reweighted least squares),
- *             between nodes stated (inter).
+ *                 n - 1 steps, load (n - 1) / n S
+ *               broadcast, reduce of S bytes: n - 1 steps, load S
+ *               send/recv of S bytes: 1 step, load S;
+ *             alpha0, alpha and B of each collective inside a node fitted
+ *             to commbench's times (the least absolute relative error over
+ *             every size and P, by iteratively reweighted least squares);
+ *             a collective whose ranks sit on several nodes takes
+ *             alpha0 + alpha_inter steps + load / B_inter, with the
+ *             inter-node figures stated (inter).
  *
  *   dist-allgather  AG(P, 16 N) + N^2 / (P r(N / sqrt(P)))
  *   dist-ring       t_b + (P - 1) max(t_b, SR(16 N / P)),  t_b = (N / P)^2 / r(N / P)
@@ -38,8 +43,9 @@
  */
 
 struct model_link {
-	double alpha; /* s per ring step */
-	double bw;    /* bytes/s */
+	double alpha0; /* s: a collective's fixed cost and first step (fitted only) */
+	double alpha;  /* s per further ring step (between nodes: per step) */
+	double bw;     /* bytes/s */
 };
 
 #define MODEL_MAX_RATES 64
@@ -47,6 +53,7 @@ struct model_link {
 struct model_params {
 	struct model_link intra[DIST_OP_COUNT]; /* fitted */
 	double fit_err[DIST_OP_COUNT];         /* largest |relative residual| of the fit */
+	double fit_median[DIST_OP_COUNT];      /* and the median one */
 	int fit_points[DIST_OP_COUNT];         /* points it was fitted to (0: not measured) */
 	struct model_link inter;               /* stated */
 	int gpus_per_node;
@@ -55,7 +62,7 @@ struct model_params {
 };
 
 /* Fits m->intra to the rows of the commbench tables (ranks >= 2). 0, or
- * -1 with err when a collective the schemes use has fewer than two
+ * -1 with err when a collective the schemes use has fewer than three
  * points, or a table lacks a column. */
 int model_fit(struct model_params *m, const struct csv_table *tables, size_t ntables, char *err,
 	      size_t errlen);

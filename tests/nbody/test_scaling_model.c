@@ -13,8 +13,10 @@
 #include "../../harness/nbody/scaling_model.h"
 #include "../cli_run.h"
 
-/* The planted links inside a node: alpha (s per step) and B (bytes/s). */
-static const double planted_alpha[DIST_OP_COUNT] = { 10e-6, 12e-6, 4e-6, 6e-6, 8e-6 };
+/* The planted links inside a node: a fixed cost with the first step
+ * (alpha0), each further step (alpha; a send/recv has one step) and B. */
+static const double planted_alpha0[DIST_OP_COUNT] = { 7e-6, 6e-6, 5e-6, 5.5e-6, 8e-6 };
+static const double planted_alpha[DIST_OP_COUNT] = { 1e-6, 1.2e-6, 0.4e-6, 0.6e-6, 0 };
 static const double planted_bw[DIST_OP_COUNT] = { 100e9, 80e9, 120e9, 110e9, 150e9 };
 
 /* The time the model's form gives, written out here on its own. */
@@ -22,10 +24,10 @@ static double planted_time(int op, int ranks, double bytes)
 {
 	double n = ranks;
 	if (op == DIST_OP_ALLGATHER || op == DIST_OP_REDUCE_SCATTER)
-		return (n - 1) * planted_alpha[op] + (n - 1) / n * bytes / planted_bw[op];
+		return planted_alpha0[op] + (n - 2) * planted_alpha[op] + (n - 1) / n * bytes / planted_bw[op];
 	if (op == DIST_OP_SENDRECV)
-		return planted_alpha[op] + bytes / planted_bw[op];
-	return (n - 1) * planted_alpha[op] + bytes / planted_bw[op];
+		return planted_alpha0[op] + bytes / planted_bw[op];
+	return planted_alpha0[op] + (n - 2) * planted_alpha[op] + bytes / planted_bw[op];
 }
 
 /* A commbench CSV at `ranks` whose times follow the planted links
@@ -73,8 +75,9 @@ Test(scaling_model, fit_recovers_planted_links)
 	fit_planted(&m, -1, &rc, err, sizeof err);
 	cr_assert_eq(rc, 0, "%s", err);
 	for (int op = 0; op < DIST_OP_COUNT; op++) {
-		cr_expect_float_eq(m.intra[op].alpha, planted_alpha[op], 1e-6 * planted_alpha[op], "%s",
+		cr_expect_float_eq(m.intra[op].alpha0, planted_alpha0[op], 1e-6 * planted_alpha0[op], "%s",
 				   commbench_op_names[op]);
+		cr_expect_float_eq(m.intra[op].alpha, planted_alpha[op], 1e-12, "%s", commbench_op_names[op]);
 		cr_expect_float_eq(m.intra[op].bw, planted_bw[op], 1e-6 * planted_bw[op], "%s",
 				   commbench_op_names[op]);
 		cr_expect_eq(m.fit_points[op], 20, "%s: 10 sizes on 2 and 4 ranks", commbench_op_names[op]);
@@ -95,7 +98,9 @@ Test(scaling_model, fit_shrugs_off_a_cold_first_size)
 	cold = 1;
 	cr_assert_eq(rc, 0, "%s", err);
 	for (int op = 0; op < DIST_OP_COUNT; op++) {
-		cr_expect_float_eq(m.intra[op].alpha, planted_alpha[op], 1e-3 * planted_alpha[op], "%s: %g",
+		cr_expect_float_eq(m.intra[op].alpha0, planted_alpha0[op], 1e-3 * planted_alpha0[op], "%s: %g",
+				   commbench_op_names[op], m.intra[op].alpha0);
+		cr_expect_float_eq(m.intra[op].alpha, planted_alpha[op], 1e-9, "%s: %g",
 				   commbench_op_names[op], m.intra[op].alpha);
 		cr_expect_float_eq(m.intra[op].bw, planted_bw[op], 1e-3 * planted_bw[op], "%s",
 				   commbench_op_names[op]);
@@ -119,7 +124,7 @@ Test(scaling_model, fit_needs_the_collectives_the_schemes_use)
  * at r(N/4). */
 Test(scaling_model, ranks_compute_at_their_own_size)
 {
-	struct model_params m = { .gpus_per_node = 8, .inter = { 5e-6, 50e9 } };
+	struct model_params m = { .gpus_per_node = 8, .inter = { .alpha = 5e-6, .bw = 50e9 } };
 	char err[256];
 	int rc;
 	fit_planted(&m, -1, &rc, err, sizeof err);
@@ -152,34 +157,36 @@ Test(scaling_model, rate_interpolates_in_log_n)
 
 /* Each scheme's time written out by hand at N = 2^20, on 4 ranks (one
  * node) and on 16 (two nodes of 8: the all-gather and dist-2d's columns
- * cross nodes, dist-2d's rows of 4 do not). */
+ * cross nodes, where every step costs the stated 5 us over the fixed cost,
+ * dist-2d's rows of 4 do not). */
 Test(scaling_model, scheme_times_follow_their_formulas)
 {
-	struct model_params m = { .gpus_per_node = 8, .inter = { 5e-6, 50e9 } };
+	struct model_params m = { .gpus_per_node = 8, .inter = { .alpha = 5e-6, .bw = 50e9 } };
 	char err[256];
 	int rc;
 	fit_planted(&m, -1, &rc, err, sizeof err);
 	cr_assert_eq(rc, 0, "%s", err);
 	cr_assert_eq(model_add_rate(&m, 1 << 20, 2e12), 0);
-	double n = 1 << 20, r = 2e12, ag = planted_alpha[DIST_OP_ALLGATHER], bag = planted_bw[DIST_OP_ALLGATHER];
-	double rs = planted_alpha[DIST_OP_REDUCE_SCATTER], brs = planted_bw[DIST_OP_REDUCE_SCATTER];
-	double sr = planted_alpha[DIST_OP_SENDRECV], bsr = planted_bw[DIST_OP_SENDRECV];
+	const int AG = DIST_OP_ALLGATHER, RS = DIST_OP_REDUCE_SCATTER, SR = DIST_OP_SENDRECV;
+	double n = 1 << 20, r = 2e12;
 	double b = 16 * n / 4, forces = n * n / 4 / r, compute;
-	/* P = 4: all-gather of 4 blocks; ring of 3 steps; 2 x 2 grid */
-	cr_expect_float_eq(model_time(&m, DIST_ALLGATHER, n, 4, &compute), 3 * ag + 0.75 * 4 * b / bag + forces,
-			   1e-12);
+	/* P = 4: all-gather of 4 blocks (3 steps); ring of 3 steps; 2 x 2 grid */
+	double ag4 = planted_alpha0[AG] + 2 * planted_alpha[AG] + 0.75 * 4 * b / planted_bw[AG];
+	cr_expect_float_eq(model_time(&m, DIST_ALLGATHER, n, 4, &compute), ag4 + forces, 1e-12);
 	cr_expect_float_eq(compute, forces, 1e-15);
-	double tb = (n / 4) * (n / 4) / r, tx = sr + b / bsr;
+	double tb = (n / 4) * (n / 4) / r, tx = planted_alpha0[SR] + b / planted_bw[SR];
 	cr_expect_float_eq(model_time(&m, DIST_RING, n, 4, NULL), tb + 3 * fmax(tb, tx), 1e-12);
-	cr_expect_float_eq(model_time(&m, DIST_2D, n, 4, NULL),
-			   2 * (ag + 0.5 * 2 * b / bag) + forces + rs + 0.5 * 2 * b / brs, 1e-12);
+	double ag2 = planted_alpha0[AG] + 0.5 * 2 * b / planted_bw[AG];
+	double rs2 = planted_alpha0[RS] + 0.5 * 2 * b / planted_bw[RS];
+	cr_expect_float_eq(model_time(&m, DIST_2D, n, 4, NULL), 2 * ag2 + forces + rs2, 1e-12);
 	/* P = 16 on nodes of 8 */
 	b = 16 * n / 16;
 	forces = n * n / 16 / r;
 	cr_expect_float_eq(model_time(&m, DIST_ALLGATHER, n, 16, NULL),
-			   15 * 5e-6 + 15.0 / 16 * 16 * b / 50e9 + forces, 1e-12);
-	double row = 3 * ag + 0.75 * 4 * b / bag, col = 3 * 5e-6 + 0.75 * 4 * b / 50e9;
-	double fold = 3 * rs + 0.75 * 4 * b / brs;
+			   planted_alpha0[AG] + 15 * 5e-6 + 15.0 / 16 * 16 * b / 50e9 + forces, 1e-12);
+	double row = planted_alpha0[AG] + 2 * planted_alpha[AG] + 0.75 * 4 * b / planted_bw[AG];
+	double col = planted_alpha0[AG] + 3 * 5e-6 + 0.75 * 4 * b / 50e9;
+	double fold = planted_alpha0[RS] + 2 * planted_alpha[RS] + 0.75 * 4 * b / planted_bw[RS];
 	cr_expect_float_eq(model_time(&m, DIST_2D, n, 16, NULL), row + col + forces + fold, 1e-12);
 	/* efficiency: the rate over P times one device's */
 	cr_expect_float_eq(model_efficiency(&m, DIST_2D, n, 16),
@@ -191,7 +198,7 @@ Test(scaling_model, scheme_times_follow_their_formulas)
  * once a block's forces take less than it. */
 Test(scaling_model, where_scaling_stops)
 {
-	struct model_params m = { .gpus_per_node = 8, .inter = { 5e-6, 50e9 } };
+	struct model_params m = { .gpus_per_node = 8, .inter = { .alpha = 5e-6, .bw = 50e9 } };
 	char err[256];
 	int rc;
 	fit_planted(&m, -1, &rc, err, sizeof err);
@@ -202,7 +209,7 @@ Test(scaling_model, where_scaling_stops)
 	cr_expect_geq(model_efficiency(&m, DIST_RING, n, p), 0.5);
 	cr_expect_lt(model_efficiency(&m, DIST_RING, n, 2 * p), 0.5, "P = %d", p);
 	/* a block of N / P bodies computes in (N/P)^2 / r; at P = 512 that is
-	 * 2 us, below a step between nodes (5 us + 32 KiB / 50 GB/s) */
+	 * 2 us, below a step between nodes (8 + 5 us + 32 KiB / 50 GB/s) */
 	cr_expect_eq(p, 256);
 	cr_expect_gt(model_last_p(&m, DIST_2D, n, 1024, 0.5), model_last_p(&m, DIST_ALLGATHER, n, 1024, 0.5),
 		     "the grid scales further than the all-gather");
