@@ -155,18 +155,26 @@ Test(scaling_model, rate_interpolates_in_log_n)
 	cr_expect_eq(model_rate(&m, 1 << 26), 2.1e12);
 }
 
+/* The planted links inside a node, 5 us and 50 GB/s between nodes of 8,
+ * and one device's rate of 2e12 interactions/s at every N. */
+static void planted_model(struct model_params *m)
+{
+	char err[256];
+	int rc;
+	*m = (struct model_params){ .gpus_per_node = 8, .inter = { .alpha = 5e-6, .bw = 50e9 } };
+	fit_planted(m, -1, &rc, err, sizeof err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_eq(model_add_rate(m, 1 << 20, 2e12), 0);
+}
+
 /* Each scheme's time written out by hand at N = 2^20, on 4 ranks (one
  * node) and on 16 (two nodes of 8: the all-gather and dist-2d's columns
  * cross nodes, where every step costs the stated 5 us over the fixed cost,
  * dist-2d's rows of 4 do not). */
 Test(scaling_model, scheme_times_follow_their_formulas)
 {
-	struct model_params m = { .gpus_per_node = 8, .inter = { .alpha = 5e-6, .bw = 50e9 } };
-	char err[256];
-	int rc;
-	fit_planted(&m, -1, &rc, err, sizeof err);
-	cr_assert_eq(rc, 0, "%s", err);
-	cr_assert_eq(model_add_rate(&m, 1 << 20, 2e12), 0);
+	struct model_params m;
+	planted_model(&m);
 	const int AG = DIST_OP_ALLGATHER, RS = DIST_OP_REDUCE_SCATTER, SR = DIST_OP_SENDRECV;
 	double n = 1 << 20, r = 2e12;
 	double b = 16 * n / 4, forces = n * n / 4 / r, compute;
@@ -198,12 +206,8 @@ Test(scaling_model, scheme_times_follow_their_formulas)
  * once a block's forces take less than it. */
 Test(scaling_model, where_scaling_stops)
 {
-	struct model_params m = { .gpus_per_node = 8, .inter = { .alpha = 5e-6, .bw = 50e9 } };
-	char err[256];
-	int rc;
-	fit_planted(&m, -1, &rc, err, sizeof err);
-	cr_assert_eq(rc, 0, "%s", err);
-	cr_assert_eq(model_add_rate(&m, 1 << 20, 2e12), 0);
+	struct model_params m;
+	planted_model(&m);
 	double n = 1 << 20;
 	int p = model_last_p(&m, DIST_RING, n, 1024, 0.5);
 	cr_expect_geq(model_efficiency(&m, DIST_RING, n, p), 0.5);
