@@ -10,7 +10,7 @@
 
 #include "../../kernels/nbody/nbody_cpu.h"
 #include "dist.h"
-#include "instance.h"
+#include "leapfrog.h"
 #include "../sysinfo.h"
 #include "../timing.h"
 
@@ -300,11 +300,11 @@ static int dist_cpu_run(struct dist_instance *d, enum dist_work work, double dt)
 	case DIST_RECORD:
 		return dist_cpu_forces(d, d->scheme == DIST_RING);
 	case DIST_STEPS:
-		instance_kick4(d->vel4, d->acc4, d->lay.own, half);
-		instance_drift4(dist_own4(d), d->vel4, d->lay.own, (float)dt);
+		leapfrog_kick4(d->vel4, d->acc4, d->lay.own, half);
+		leapfrog_drift4(dist_own4(d), d->vel4, d->lay.own, (float)dt);
 		if (dist_cpu_forces(d, false) != 0)
 			return -1;
-		instance_kick4(d->vel4, d->acc4, d->lay.own, half);
+		leapfrog_kick4(d->vel4, d->acc4, d->lay.own, half);
 		return 0;
 	case DIST_COMM:
 		if (d->scheme == DIST_RING)

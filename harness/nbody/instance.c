@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../timing.h"
+#include "leapfrog.h"
 
 /* The registry's test hook (variant_planted_skip_body): a copy of the
  * bodies whose middle body weighs nothing, so every other body's force
@@ -108,24 +109,6 @@ int instance_forces(void *ctx, int reps, double *seconds)
 	return 0;
 }
 
-void instance_kick4(float *vel4, const float *acc4, size_t n, float half_dt)
-{
-	for (size_t i = 0; i < 4 * n; i += 4) {
-		vel4[i + 0] += acc4[i + 0] * half_dt;
-		vel4[i + 1] += acc4[i + 1] * half_dt;
-		vel4[i + 2] += acc4[i + 2] * half_dt;
-	}
-}
-
-void instance_drift4(float *pos4, const float *vel4, size_t n, float dt)
-{
-	for (size_t i = 0; i < 4 * n; i += 4) {
-		pos4[i + 0] += vel4[i + 0] * dt;
-		pos4[i + 1] += vel4[i + 1] * dt;
-		pos4[i + 2] += vel4[i + 2] * dt;
-	}
-}
-
 int instance_steps(struct instance *in, int reps, double dt, double *seconds)
 {
 	if (in->dist)
@@ -138,10 +121,10 @@ int instance_steps(struct instance *in, int reps, double dt, double *seconds)
 	float fdt = (float)dt, half = (float)(0.5 * dt);
 	double t0 = timing_now();
 	for (int r = 0; r < reps; r++) {
-		instance_kick4(in->vel4, in->acc4, in->n, half);
-		instance_drift4(in->pos4, in->vel4, in->n, fdt);
+		leapfrog_kick4(in->vel4, in->acc4, in->n, half);
+		leapfrog_drift4(in->pos4, in->vel4, in->n, fdt);
 		in->v->cpu_forces(in->pos4, in->acc4, in->n, in->eps2);
-		instance_kick4(in->vel4, in->acc4, in->n, half);
+		leapfrog_kick4(in->vel4, in->acc4, in->n, half);
 	}
 	*seconds = timing_now() - t0;
 	return 0;

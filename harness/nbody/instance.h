@@ -51,9 +51,4 @@ int instance_create_gpu(struct instance *in, const struct variant *v, nbody_gpu_
 
 void instance_destroy(struct instance *in);
 
-/* The leapfrog halves on n bodies in host arrays: v += a dt/2, x += v dt
- * (the mass in pos4[4i + 3] stays). */
-void instance_kick4(float *vel4, const float *acc4, size_t n, float half_dt);
-void instance_drift4(float *pos4, const float *vel4, size_t n, float dt);
-
 #endif
