@@ -99,11 +99,32 @@ static void sidecar_string(const char *csv, const char *obj, const char *key, ch
 	json_in_free(&v);
 }
 
-/* Whether this tree is a git checkout (the --base tests need one). */
+/* The root of the tree the program under test belongs to (above its bin/). */
+static void tree_root(char *root, size_t len)
+{
+	snprintf(root, len, "%s", ab_bin_abs());
+	for (int up = 0; up < 2; up++)
+		*strrchr(root, '/') = '\0';
+}
+
+/* Whether that tree is the top of a git work tree with a commit checked
+ * out, as --base needs: a copy of the tree without .git, or one unpacked
+ * inside some other checkout, is not. */
 static bool in_git_checkout(void)
 {
-	return system("git rev-parse --git-dir >/dev/null 2>&1") == 0;
+	char root[4096], cmd[8400], top[4096] = "", real[4096];
+	tree_root(root, sizeof root);
+	snprintf(cmd, sizeof cmd, "cd '%s' && git rev-parse --verify -q 'HEAD^{commit}' >/dev/null 2>&1 && git rev-parse --show-toplevel 2>/dev/null",
+		 root);
+	FILE *p = popen(cmd, "r");
+	bool got = p && fgets(top, sizeof top, p);
+	if (p)
+		pclose(p);
+	top[strcspn(top, "\n")] = '\0';
+	return got && realpath(top, real) && strcmp(real, root) == 0;
 }
+
+#define NO_GIT_TREE "this tree is not a git work tree with a commit (a copy or an unpacked archive): --base needs one"
 
 Test(ab, a_planted_slowdown_in_the_working_tree_is_a_regression)
 {
@@ -216,7 +237,7 @@ static void no_worktree_left(const char *before, const char *after)
 Test(ab, a_bad_revision_exits_2_and_leaves_nothing)
 {
 	if (!in_git_checkout())
-		cr_skip_test("not a git checkout (the GPU machine's copy has no .git)");
+		cr_skip_test(NO_GIT_TREE);
 	char args[512], err[4096], before[8192], after[8192], dir[128];
 	worktrees(before, sizeof before);
 	snprintf(dir, sizeof dir, "%s/ab", tmp);
@@ -227,6 +248,48 @@ Test(ab, a_bad_revision_exits_2_and_leaves_nothing)
 	worktrees(after, sizeof after);
 	no_worktree_left(before, after);
 	cr_assert_not(exists(dir), "%s was created", dir);
+}
+
+/* A copy of the program in DIR/bin/harness, as in a tree without .git. */
+static void copy_program(const char *dir)
+{
+	char cmd[8400];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/bin' && cp '%s' '%s/bin/harness'", dir, ab_bin_abs(), dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+/* --base in a tree that is no git work tree of its own: one line, exit 2,
+ * nothing built. Inside another checkout, that checkout's commit would
+ * otherwise be built in place of the harness. */
+Test(ab, base_needs_a_git_work_tree)
+{
+	if (system("git --version >/dev/null 2>&1") != 0)
+		cr_skip_test("git is not installed");
+	char outer[128], tree[160], cmd[1024], err[4096];
+	snprintf(outer, sizeof outer, "%s/outer", tmp);
+	snprintf(tree, sizeof tree, "%s/tree", outer);
+	snprintf(cmd, sizeof cmd, "mkdir -p %s && cd %s && git init -q && echo x > f && git add f && "
+		 "git -c user.name=t -c user.email=t@t commit -q -m x", outer, outer);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	copy_program(tree);
+	const char *rows = "--variant cpu-portable --n 16 --min-time 0.01 --max-time 0.02";
+	snprintf(cmd, sizeof cmd, "%s/bin/harness ab --base HEAD %s --out-dir %s/ab", tree, rows, tmp);
+	int rc = cli_run(cmd, err, sizeof err);
+	cr_expect_eq(rc, 2, "exit %d: %s", rc, err);
+	cr_expect(strncmp(err, "harness: ab: --base needs a git work tree", 41) == 0, "%s", err);
+	cr_expect(strstr(err, tree) && strstr(err, "--base-tree"), "%s", err);
+	cr_expect(strchr(err, '\n') == strrchr(err, '\n'), "one line: %s", err);
+
+	/* the same tree with no checkout above it (unless /tmp is in one) */
+	snprintf(cmd, sizeof cmd, "rm -rf %s/.git && cd %s && ! git rev-parse --git-dir >/dev/null 2>&1",
+		 outer, tree);
+	if (system(cmd) == 0) {
+		snprintf(cmd, sizeof cmd, "%s/bin/harness ab --base HEAD %s --out-dir %s/ab", tree, rows, tmp);
+		rc = cli_run(cmd, err, sizeof err);
+		cr_expect_eq(rc, 2, "exit %d: %s", rc, err);
+		cr_expect(strncmp(err, "harness: ab: --base needs a git work tree", 41) == 0, "%s", err);
+		cr_expect(strchr(err, '\n') == strrchr(err, '\n'), "one line: %s", err);
+	}
 }
 
 /* A base tree whose Makefile fails, or copies this program and records
@@ -349,7 +412,7 @@ Test(ab, an_interrupted_measurement_leaves_no_results)
 Test(ab, an_interrupted_build_leaves_no_worktree, .timeout = 300)
 {
 	if (!in_git_checkout())
-		cr_skip_test("not a git checkout (the GPU machine's copy has no .git)");
+		cr_skip_test(NO_GIT_TREE);
 	char args[512], dir[128], wt[4200], root[4096], before[8192], after[8192];
 	snprintf(dir, sizeof dir, "%s/ab", tmp);
 	cr_assert_not_null(getcwd(root, sizeof root));
@@ -372,7 +435,7 @@ Test(ab, an_interrupted_build_leaves_no_worktree, .timeout = 300)
 Test(ab, a_revision_is_built_once_and_names_its_commit, .timeout = 600)
 {
 	if (!in_git_checkout())
-		cr_skip_test("not a git checkout (the GPU machine's copy has no .git)");
+		cr_skip_test(NO_GIT_TREE);
 	char args[1024], out[16384], err[16384], root[4096], stale[4200], cmd[8600], head[64] = "";
 	char path[256], buf[128];
 	cr_assert_not_null(getcwd(root, sizeof root));
