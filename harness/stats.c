@@ -96,3 +96,23 @@ double stats_quantile(const double *x, size_t n, double q)
 	free(s);
 	return r;
 }
+
+double stats_t975(size_t df)
+{
+	static const double table[] = {
+		NAN,   12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+		2.201, 2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+		2.080, 2.074,  2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+	};
+	static const struct {
+		double df, t;
+	} tail[] = { { 30, 2.042 }, { 40, 2.021 }, { 60, 2.000 }, { 120, 1.980 }, { INFINITY, 1.960 } };
+	if (df < sizeof table / sizeof *table)
+		return table[df];
+	double inv = 1.0 / (double)df;
+	size_t k = 0;
+	while ((double)df > tail[k + 1].df)
+		k++;
+	double a = 1.0 / tail[k].df, b = 1.0 / tail[k + 1].df; /* 1 / inf = 0 */
+	return tail[k].t + (inv - a) / (b - a) * (tail[k + 1].t - tail[k].t);
+}

@@ -128,3 +128,23 @@ Test(stats, quantile_rejects_bad_arguments)
 	cr_assert(isnan(stats_quantile(x, 2, NAN)));
 	cr_assert(isnan(stats_quantile(with_nan, 2, 0.5)));
 }
+
+/* Tables of Student's t (0.975): 12.706 at 1, 2.776 at 4, 2.042 at 30,
+ * 2.021 at 40, 2.000 at 60, 1.980 at 120, 1.960 in the limit. Between
+ * table entries the value lies between its neighbours. */
+Test(stats, t975_matches_the_tables)
+{
+	cr_expect(isnan(stats_t975(0)));
+	cr_expect_float_eq(stats_t975(1), 12.706, 1e-9);
+	cr_expect_float_eq(stats_t975(4), 2.776, 1e-9);
+	cr_expect_float_eq(stats_t975(30), 2.042, 1e-9);
+	cr_expect_float_eq(stats_t975(40), 2.021, 1e-9);
+	cr_expect_float_eq(stats_t975(60), 2.000, 1e-9);
+	cr_expect_float_eq(stats_t975(120), 1.980, 1e-9);
+	/* t(50) = 2.009, t(99) = 1.984, t(1000) = 1.962 */
+	cr_expect_float_eq(stats_t975(50), 2.009, 2e-3);
+	cr_expect_float_eq(stats_t975(99), 1.984, 2e-3);
+	cr_expect_float_eq(stats_t975(1000), 1.962, 2e-3);
+	for (size_t df = 1; df < 200; df++)
+		cr_expect_gt(stats_t975(df), stats_t975(df + 1), "falls with df at %zu", df);
+}
