@@ -483,15 +483,20 @@ void cli_print_help(enum cli_command cmd)
 		printf("usage: harness run [options]\n\n"
 		       "Validates each selected variant against the double-precision\n"
 		       "reference, then times it; prints a table and writes CSV + sidecar.\n"
-		       "Exit status: 0 all valid, 1 a variant failed, 2 bad input.\n\n%s%s"
+		       "Variants that cannot run here (no GPU, no CUDA driver) are left out,\n"
+		       "named in one line on stderr and listed in the sidecar (\"skipped\").\n"
+		       "Exit status: 0 all valid, 1 a variant failed, 2 bad input, or nothing\n"
+		       "selected can run here (then no file is written).\n\n%s%s"
 		       "  --out, -o FILE.csv  results file (default results/local/nbody-<UTC time>.csv);\n"
 		       "                      its metadata goes to FILE.meta.json\n"
-		       "  --quiet, -q         no table and no progress\n"
+		       "  --quiet, -q         no table, no progress, no line of skipped variants\n"
 		       "  --suite NAME|all    a predefined sweep (variants/suites.def): fig31-5,\n"
 		       "                      fig31-6, fig31-7, fig31-8, steps, cpu-speedup,\n"
 		       "                      baseline, scaling, weak-scaling; one CSV per suite\n"
 		       "                      in --out-dir (scaling suites: NAME-pP.csv for P ranks;\n"
 		       "                      mpirun -np P bin/harness run --suite scaling)\n"
+		       "                      A suite none of whose rows can run here writes no\n"
+		       "                      file and exits 2 (under all: a note)\n"
 		       "  --out-dir DIR       where suites write (results/local)\n", common, timing);
 		break;
 	case CLI_CHECK:
