@@ -521,7 +521,7 @@ void cli_print_help(enum cli_command cmd)
 		       "  compare  two results CSVs row by row: same, faster, slower, SLOWER (a\n"
 		       "           regression) or inconclusive (too noisy to tell)\n"
 		       "  ab       the same rows with a base revision's build and this one,\n"
-		       "           interleaved, pooled and compared: a regression gate\n"
+		       "           interleaved until decided, pooled and compared: a regression gate\n"
 		       "  plot     the chapter's figures from suite CSVs (gnuplot)\n"
 		       "  sph      the SPH variants on the paper's dam break (harness sph --help)\n");
 		break;

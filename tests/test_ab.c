@@ -24,7 +24,7 @@
  * validated in every run.
  */
 #define AB_TEST_WORK "HARNESS_TEST_HOOKS=1 HARNESS_TEST_WORK=cpu-portable:50000"
-#define AB_TEST_ROWS "--variant cpu-portable --n 16,32 --min-time 0.2 --max-time 0.4"
+#define AB_TEST_ROWS "--variant cpu-portable --n 16,32 --min-time 0.2 --max-time 0.4 --budget 60"
 
 static char tmp[64];
 
@@ -167,9 +167,15 @@ Test(ab, an_identical_tree_is_the_same_everywhere)
 	int rc = ab_cli(AB_TEST_WORK, args, out, sizeof out, err, sizeof err);
 	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, err);
 	cr_assert_eq(count_rows(out, "cpu-portable", " same"), 2, "%s", out);
-	cr_assert(strstr(out, "0 faster, 2 same, 0 slower (0 regressions), 0 not compared"), "%s", out);
-	/* the comparison can be redone from the files */
-	snprintf(args, sizeof args, "%s compare %s/ab/base.csv %s/ab/new.csv", cli_harness_bin(), tmp, tmp);
+	cr_assert(strstr(out, "0 faster, 2 same, 0 slower (0 regressions), 0 inconclusive, "
+			      "0 failed in NEW, 0 not compared"), "%s", out);
+	cr_assert(strstr(out, "verdict: pass (exit 0)"), "%s", out);
+	/* two rounds of a few samples each cannot tell 5 %: rounds were added */
+	cr_assert(strstr(out, "added until every row was decided"), "%s", out);
+	/* the pooled files are results files compare reads (by their noise
+	 * alone, a few % here: decided at a wider threshold) */
+	snprintf(args, sizeof args, "%s compare %s/ab/base.csv %s/ab/new.csv --threshold 20",
+		 cli_harness_bin(), tmp, tmp);
 	cr_assert_eq(cli_run(args, err, sizeof err), 0, "%s", err);
 	for (int k = 1; k <= 2; k++) {
 		snprintf(path, sizeof path, "%s/ab/rounds/base-%d.csv", tmp, k);
@@ -177,6 +183,103 @@ Test(ab, an_identical_tree_is_the_same_everywhere)
 		snprintf(path, sizeof path, "%s/ab/rounds/new-%d.meta.json", tmp, k);
 		cr_assert(exists(path), "%s", path);
 	}
+}
+
+/* The first number in the verdict file's column col, for every row. */
+static void verdict_column(const char *dir, const char *col, double *v, size_t n)
+{
+	char path[256], e[512];
+	struct csv_table t;
+	snprintf(path, sizeof path, "%s/verdicts.csv", dir);
+	cr_assert_eq(csv_table_read(path, &t, e, sizeof e), 0, "%s", e);
+	cr_assert_eq(t.nrows, n);
+	for (size_t r = 0; r < n; r++)
+		cr_assert_eq(csv_table_double(&t, r, col, &v[r], e, sizeof e), 0, "%s", e);
+	csv_table_free(&t);
+}
+
+/* A slowdown of 0.5 % against a threshold of 0: never decidable (a
+ * slowdown, so never "no regression"; a few % of noise, so never surely
+ * beyond 0 either). Rounds are added until the budget ends, and the rows
+ * stay inconclusive: exit 3, each row's resolution in the verdict file. */
+Test(ab, the_budget_ends_with_rows_undecided)
+{
+	char args[1024], out[16384], err[8192], dir[128];
+	snprintf(dir, sizeof dir, "%s/ab", tmp);
+	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable --n 16,32 --min-time 0.2 "
+		 "--max-time 0.4 --threshold 0 --min-change 0 --budget 4 --out-dir %s",
+		 cli_harness_bin(), dir);
+	time_t t0 = time(NULL);
+	int rc = ab_cli(AB_TEST_WORK " HARNESS_TEST_SLOWDOWN=cpu-portable:0.5", args, out, sizeof out,
+			err, sizeof err);
+	cr_assert_eq(rc, 3, "exit %d\n%s\n%s", rc, out, err);
+	cr_expect_lt(time(NULL) - t0, 40, "the 4 s budget was kept (within a round or so)");
+	cr_assert_eq(count_rows(out, "cpu-portable", "inconclusive"), 2, "%s", out);
+	cr_assert(strstr(out, "still inconclusive when the 4 s budget ended"), "%s", out);
+	cr_assert(strstr(out, "verdict: NOT A PASS (exit 3)"), "%s", out);
+	cr_assert(strstr(err, "2 rows inconclusive") && strstr(err, "exit 3"), "%s", err);
+	double res[2], rounds[2];
+	verdict_column(dir, "resolution_pct", res, 2);
+	verdict_column(dir, "rounds", rounds, 2);
+	for (int r = 0; r < 2; r++) {
+		cr_expect(res[r] > 0.5 && res[r] < 100, "row %d: resolution %g %%", r, res[r]);
+		cr_expect(rounds[r] >= 2 && rounds[r] < 20, "row %d: %g rounds", r, rounds[r]);
+	}
+
+	/* allowed, the same rows pass with what was measured */
+	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable --n 16,32 --min-time 0.2 "
+		 "--max-time 0.4 --threshold 0 --min-change 0 --budget 0 --allow-inconclusive --out-dir %s2",
+		 cli_harness_bin(), dir);
+	rc = ab_cli(AB_TEST_WORK " HARNESS_TEST_SLOWDOWN=cpu-portable:0.5", args, out, sizeof out,
+		    err, sizeof err);
+	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, err);
+	cr_assert(strstr(out, "2 inconclusive accepted (--allow-inconclusive)"), "%s", out);
+}
+
+/* Whether this build can run variant name here (harness list says). */
+static bool can_run_here(const char *name)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s list --variant %s | grep -q '^%s .* yes '", cli_harness_bin(),
+		 name, name);
+	return system(cmd) == 0;
+}
+
+/* Variants NEW's runs skipped as unable to run here were asked for and
+ * not measured: exit 3, unless --allow-missing. */
+Test(ab, variants_that_cannot_run_here_are_not_a_pass)
+{
+	if (can_run_here("auto"))
+		cr_skip_test("'auto' can run here (a GPU is present): nothing is skipped");
+	char args[1024], out[16384], err[8192];
+	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable,auto --n 16 --min-time 0.2 "
+		 "--max-time 0.4 --threshold 30 --budget 0 --out-dir %s/ab", cli_harness_bin(), tmp);
+	int rc = ab_cli(AB_TEST_WORK, args, out, sizeof out, err, sizeof err);
+	cr_assert_eq(rc, 3, "exit %d\n%s\n%s", rc, out, err);
+	cr_assert(strstr(out, "NEW's run skipped 1 variant that cannot run here") && strstr(out, "auto"),
+		  "%s", out);
+	cr_assert(strstr(err, "NEW's run skipped") && strstr(err, "exit 3"), "%s", err);
+	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable,auto --n 16 --min-time 0.2 "
+		 "--max-time 0.4 --threshold 30 --budget 0 --allow-missing --out-dir %s/ab2",
+		 cli_harness_bin(), tmp);
+	rc = ab_cli(AB_TEST_WORK, args, out, sizeof out, err, sizeof err);
+	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, err);
+}
+
+/* A suite none of whose rows can run here: the runs refuse it, ab exits 2
+ * with the reason, and leaves nothing. */
+Test(ab, a_suite_that_cannot_run_here_is_refused)
+{
+	if (can_run_here("unrolled-u4"))
+		cr_skip_test("fig31-5 can run here (a GPU is present)");
+	char args[1024], out[16384], err[8192], dir[128];
+	snprintf(dir, sizeof dir, "%s/ab", tmp);
+	snprintf(args, sizeof args, "--base-bin %s --suite fig31-5 --out-dir %s", cli_harness_bin(), dir);
+	int rc = ab_cli("", args, out, sizeof out, err, sizeof err);
+	cr_assert_eq(rc, 2, "exit %d\n%s\n%s", rc, out, err);
+	cr_assert(strstr(err, "suite fig31-5: nothing of it can run here"), "%s", err);
+	cr_assert(strstr(err, "refused the rows"), "%s", err);
+	cr_assert_not(exists(dir), "%s was left", dir);
 }
 
 /* User errors: one line, exit 2, before anything is built or written. */
@@ -194,6 +297,9 @@ Test(ab, bad_input_is_refused_before_building)
 		{ "--base HEAD --suite nosuch", "nosuch" },
 		{ "--base HEAD --rounds 0 --n 16", "--rounds" },
 		{ "--base HEAD --threshold abc --n 16", "--threshold" },
+		{ "--base HEAD --budget -1 --n 16", "--budget" },
+		{ "--base HEAD --budget", "--budget" },
+		{ "--base HEAD --min-change x --n 16", "--min-change" },
 		{ "--base HEAD --base-commit abc --n 16", "--base-tree" },
 		{ "--base HEAD sph --column 12345", "12345" },
 		{ "--base HEAD --n 16 --out-dir /", "not empty" },
@@ -342,7 +448,8 @@ Test(ab, a_base_tree_is_built_with_this_builds_settings_and_named_by_its_commit)
 	char tree[128], args[1024], out[16384], err[8192], path[256], told[512] = "", buf[128];
 	snprintf(tree, sizeof tree, "%s/tree", tmp);
 	write_tree(tree, false, sha);
-	snprintf(args, sizeof args, "--base-tree %s %s --rounds 1 --out-dir %s/ab", tree, AB_TEST_ROWS, tmp);
+	snprintf(args, sizeof args, "--base-tree %s %s --rounds 1 --budget 0 --threshold 30 --out-dir %s/ab",
+		 tree, AB_TEST_ROWS, tmp);
 	int rc = ab_cli(AB_TEST_WORK, args, out, sizeof out, err, sizeof err);
 	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, err);
 	snprintf(path, sizeof path, "%s/told.txt", tree);
@@ -357,7 +464,7 @@ Test(ab, a_base_tree_is_built_with_this_builds_settings_and_named_by_its_commit)
 	cr_assert_str_eq(buf, sha);
 	sidecar_string(path, "ab", "side", buf, sizeof buf);
 	cr_assert_str_eq(buf, "base");
-	cr_assert(strstr(out, "order AB,"), "%s", out);
+	cr_assert(strstr(out, "1 round in the order AB ("), "%s", out);
 }
 
 /* Starts "harness ab ARGS" with env (NAME=value words) in the background. */
@@ -453,10 +560,10 @@ Test(ab, a_revision_is_built_once_and_names_its_commit, .timeout = 600)
 	snprintf(cmd, sizeof cmd, "mkdir -p build/ab && git worktree add -q --detach %s HEAD", stale);
 	cr_assert_eq(system(cmd), 0);
 
-	snprintf(args, sizeof args, "--base HEAD --variant cpu-portable --n 16 --min-time 0.05 --max-time 0.1 --rounds 1 --out-dir %s/ab",
+	snprintf(args, sizeof args, "--base HEAD --variant cpu-portable --n 16 --min-time 0.05 --max-time 0.1 --rounds 1 --budget 0 --out-dir %s/ab",
 		 tmp);
 	int rc = ab_cli("", args, out, sizeof out, err, sizeof err);
-	cr_assert(rc == 0 || rc == 1, "exit %d\n%s\n%s", rc, out, err);
+	cr_assert(rc == 0 || rc == 1 || rc == 3, "exit %d\n%s\n%s", rc, out, err);
 	cr_assert_not(exists(stale), "the stale worktree %s is still there", stale);
 	cr_assert(strstr(err, "left by a run that was killed"), "%s", err);
 	snprintf(path, sizeof path, "%s/ab/base.csv", tmp);
@@ -466,10 +573,10 @@ Test(ab, a_revision_is_built_once_and_names_its_commit, .timeout = 600)
 	cr_assert_str_eq(buf, head, "the base binary knows its commit");
 
 	/* built once: the second run takes the cached binary */
-	snprintf(args, sizeof args, "--base HEAD --variant cpu-portable --n 16 --min-time 0.05 --max-time 0.1 --rounds 1 --out-dir %s/ab2",
+	snprintf(args, sizeof args, "--base HEAD --variant cpu-portable --n 16 --min-time 0.05 --max-time 0.1 --rounds 1 --budget 0 --out-dir %s/ab2",
 		 tmp);
 	rc = ab_cli("", args, out, sizeof out, err, sizeof err);
-	cr_assert(rc == 0 || rc == 1, "exit %d\n%s\n%s", rc, out, err);
+	cr_assert(rc == 0 || rc == 1 || rc == 3, "exit %d\n%s\n%s", rc, out, err);
 	cr_assert(strstr(err, "built before"), "%s", err);
 	DIR *d = opendir("build/ab");
 	struct dirent *e;
@@ -490,7 +597,7 @@ Test(ab, a_revision_is_built_once_and_names_its_commit, .timeout = 600)
 Test(ab, sph_rows_are_run_and_pooled)
 {
 	char args[1024], out[16384], err[8192], path[256];
-	snprintf(args, sizeof args, "--base-bin %s --rounds 1 --out-dir %s/ab sph --variant sph-cpu-grid --column 8x8x8@2 --warm-steps 1 --min-time 0.2 --max-time 0.4",
+	snprintf(args, sizeof args, "--base-bin %s --rounds 1 --budget 0 --threshold 30 --out-dir %s/ab sph --variant sph-cpu-grid --column 8x8x8@2 --warm-steps 1 --min-time 0.2 --max-time 0.4",
 		 cli_harness_bin(), tmp);
 	int rc = ab_cli("HARNESS_TEST_HOOKS=1 HARNESS_TEST_WORK=sph-cpu-grid:50000", args, out,
 			sizeof out, err, sizeof err);
