@@ -95,23 +95,6 @@ static void ab_help(void)
 	       COMPARE_DEFAULT_MIN_CHANGE_PCT);
 }
 
-/* Whether argv[*i] is option name; its value from "--name=V" or the next
- * argument goes to *val. Returns 1 taken, 0 not this option, -1 no value. */
-static int ab_take(int argc, char **argv, int *i, const char *name, const char **val)
-{
-	size_t len = strlen(name);
-	if (strncmp(argv[*i], name, len) != 0 || (argv[*i][len] != '\0' && argv[*i][len] != '='))
-		return 0;
-	if (argv[*i][len] == '=') {
-		*val = argv[*i] + len + 1;
-		return 1;
-	}
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
-}
-
 /* Looks at one row option: --suite, and what ab does itself. */
 static int ab_row_option(struct ab_options *o, int argc, char **argv, int *i, char *err,
 			 size_t errlen)
@@ -123,7 +106,7 @@ static int ab_row_option(struct ab_options *o, int argc, char **argv, int *i, ch
 	}
 	if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
 		return CLI_OK; /* both sides run quietly anyway */
-	int t = ab_take(argc, argv, i, "--suite", &v);
+	int t = cli_take_option(argc, argv, i, "--suite", &v);
 	if (t < 0) {
 		snprintf(err, errlen, "--suite needs a name");
 		return CLI_USAGE;
@@ -188,7 +171,7 @@ static int ab_parse_args(int argc, char **argv, struct ab_options *o, char *err,
 		int t = 0;
 		size_t k;
 		for (k = 0; k < sizeof named / sizeof *named && t == 0; k++)
-			t = ab_take(argc, argv, &i, named[k], &v);
+			t = cli_take_option(argc, argv, &i, named[k], &v);
 		if (t < 0) {
 			snprintf(err, errlen, "%s needs a value", argv[i]);
 			return CLI_USAGE;

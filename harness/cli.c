@@ -29,6 +29,21 @@ int cli_parse_u64(const char *opt, const char *s, uint64_t *out, char *err, size
 	return CLI_OK;
 }
 
+int cli_take_option(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	size_t len = strlen(name);
+	if (strncmp(argv[*i], name, len) != 0 || (argv[*i][len] != '\0' && argv[*i][len] != '='))
+		return 0;
+	if (argv[*i][len] == '=') {
+		*val = argv[*i] + len + 1;
+		return 1;
+	}
+	if (*i + 1 >= argc)
+		return -1;
+	*val = argv[++*i];
+	return 1;
+}
+
 int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out,
 		     char *err, size_t errlen)
 {

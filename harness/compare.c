@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
+#include "cli.h"
 #include "json_in.h"
 #include "json_out.h"
 #include "results.h"
@@ -1108,23 +1109,6 @@ static int compare_parse_pct(const char *s, double *out)
 	return 0;
 }
 
-/* The value of option name at argv[*i] ("--name V" or "--name=V"): 1 and
- * *val, 0 when argv[*i] is another option, -1 when the value is missing. */
-static int compare_take(int argc, char **argv, int *i, const char *name, const char **val)
-{
-	size_t len = strlen(name);
-	if (strncmp(argv[*i], name, len) != 0 || (argv[*i][len] != '\0' && argv[*i][len] != '='))
-		return 0;
-	if (argv[*i][len] == '=') {
-		*val = argv[*i] + len + 1;
-		return 1;
-	}
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
-}
-
 /* A flag of compare's: sets it and returns true, or false for another word. */
 static bool compare_flag(const char *a, struct compare_opts *o)
 {
@@ -1154,7 +1138,7 @@ static int compare_parse_args(int argc, char **argv, struct compare_opts *o, con
 		char what[96];
 		int t = 0;
 		size_t k = 0;
-		for (; k < 2 && (t = compare_take(argc, argv, &i, pct_opts[k], &v)) == 0; k++)
+		for (; k < 2 && (t = cli_take_option(argc, argv, &i, pct_opts[k], &v)) == 0; k++)
 			;
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
 			return -1;
@@ -1167,7 +1151,7 @@ static int compare_parse_args(int argc, char **argv, struct compare_opts *o, con
 			snprintf(what, sizeof what, "%s takes a percentage in [0, 1000], not", pct_opts[k]);
 			if (compare_parse_pct(v, pct_dest[k]) != 0)
 				return compare_usage_error(what, v);
-		} else if ((t = compare_take(argc, argv, &i, "--out", &v)) != 0) {
+		} else if ((t = cli_take_option(argc, argv, &i, "--out", &v)) != 0) {
 			if (t < 0 || !v[0])
 				return compare_usage_error("--out needs a file name", NULL);
 			*out = v;

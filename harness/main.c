@@ -129,14 +129,11 @@ static size_t main_pick_variants(const struct cli_options *o, bool run[NBODY_VAR
 static void main_say_skipped(const struct cli_options *o, const char *suite,
 			     const struct skips *skipped)
 {
-	char what[1024];
-	if (o->quiet || dist_rank() != 0 || skips_total(skipped) == 0)
-		return;
-	skips_describe(skipped, what, sizeof what);
-	if (suite)
-		fprintf(stderr, "harness: suite %s: skipped %s\n", suite, what);
-	else
-		fprintf(stderr, "harness: skipped %s\n", what);
+	char prefix[160];
+	snprintf(prefix, sizeof prefix, "harness: %s%s%s", suite ? "suite " : "", suite ? suite : "",
+		 suite ? ": " : "");
+	if (!o->quiet && dist_rank() == 0)
+		skips_say(stderr, skipped, prefix);
 }
 
 /* The default results path, results/local/nbody-<UTC time>.csv, creating

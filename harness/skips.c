@@ -90,6 +90,15 @@ void skips_describe(const struct skips *s, char *out, size_t len)
 	}
 }
 
+void skips_say(FILE *fp, const struct skips *s, const char *prefix)
+{
+	char what[1024];
+	if (skips_total(s) == 0)
+		return;
+	skips_describe(s, what, sizeof what);
+	fprintf(fp, "%sskipped %s\n", prefix, what);
+}
+
 void skips_json(struct json_out *j, const struct skips *s)
 {
 	json_key(j, "skipped");

@@ -3,6 +3,7 @@
 #define HARNESS_SKIPS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct json_out;
 struct json_in_value;
@@ -37,6 +38,10 @@ size_t skips_total(const struct skips *s);
  * c" or, with several reasons, "38 variants that cannot run here: 36
  * (WHY): a, b; 2 (WHY2): c, d"; cut with "..." to fit len; "" when none. */
 void skips_describe(const struct skips *s, char *out, size_t len);
+
+/* Prints "PREFIXskipped DESCRIPTION" (skips_describe) and a newline to
+ * fp, when anything was skipped. */
+void skips_say(FILE *fp, const struct skips *s, const char *prefix);
 
 /* The "skipped" member, into an open object. */
 void skips_json(struct json_out *j, const struct skips *s);

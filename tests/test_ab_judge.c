@@ -10,6 +10,7 @@
 #include "../harness/ab_pool.h"
 #include "../harness/results.h"
 #include "../harness/stats.h"
+#include "cpu_row.h"
 #include "tmp_dir.h"
 
 static char dir[64];
@@ -57,27 +58,10 @@ static const char *ab_judge_round(const char *side, int k, double seconds)
 	int slot = next++ % 64;
 	for (int i = 0; i < AB_JUDGE_SAMPLES; i++)
 		samples[slot][i] = seconds * (1 + 0.005 * sin(1.0 + i * 2.39996));
-	struct result_row r = { 0 };
-	r.v = &nbody_variants[NBODY_V_cpu_portable];
-	r.device_name = "Test CPU";
-	r.n = 1000;
-	r.ic = "plummer";
-	r.seed = 42;
-	r.eps = 0.01;
-	r.val = (struct validation){ .checked = 1000, .rel_l2 = 1e-7, .max_norm = 2e-7,
-				     .tol = { 3e-5, 3e-5 }, .pass = true };
-	r.timed = true;
-	r.t.samples = samples[slot];
-	r.t.count = AB_JUDGE_SAMPLES;
-	r.t.reps_per_sample = 1;
-	cr_assert_eq(stats_summarize(samples[slot], AB_JUDGE_SAMPLES, &r.t.s), 0);
-	r.clock_start_mhz = r.clock_end_mhz = r.ceiling = NAN;
-	char err[512], *argv[] = { "harness", "run" };
-	struct timing_opts t;
-	timing_opts_default(&t);
-	struct results_meta meta = { .argc = 2, .argv = argv, .timing = &t };
+	struct result_row r = cpu_row_of(&nbody_variants[NBODY_V_cpu_portable], samples[slot],
+					 AB_JUDGE_SAMPLES, true);
 	snprintf(paths[slot], sizeof paths[slot], "%s/%s-r%d.csv", dir, side, k);
-	cr_assert_eq(results_write(paths[slot], &r, 1, &meta, err, sizeof err), 0, "%s", err);
+	cpu_rows_write(paths[slot], &r, 1);
 	return paths[slot];
 }
 

@@ -12,6 +12,7 @@
 #include "../harness/csv_table.h"
 #include "../harness/json_in.h"
 #include "../harness/results.h"
+#include "cpu_row.h"
 #include "tmp_dir.h"
 
 static char dir[64];
@@ -32,22 +33,7 @@ TestSuite(ab_pool, .init = make_dir, .fini = remove_dir);
  * (seconds per call); valid unless told otherwise. */
 static struct result_row row_of(double *samples, size_t count, bool valid)
 {
-	struct result_row r = { 0 };
-	r.v = &nbody_variants[NBODY_V_cpu_portable];
-	r.device_name = "Test CPU";
-	r.n = 1000;
-	r.ic = "plummer";
-	r.seed = 42;
-	r.eps = 0.01;
-	r.val = (struct validation){ .checked = 1000, .rel_l2 = 1e-7, .max_norm = valid ? 2e-7 : 0.5,
-				     .tol = { 3e-5, 3e-5 }, .pass = valid };
-	r.timed = valid;
-	r.t.samples = samples;
-	r.t.count = count;
-	r.t.reps_per_sample = 3;
-	cr_assert_eq(stats_summarize(samples, count, &r.t.s), 0);
-	r.clock_start_mhz = r.clock_end_mhz = r.ceiling = NAN;
-	return r;
+	return cpu_row_of(&nbody_variants[NBODY_V_cpu_portable], samples, count, valid);
 }
 
 /* Writes round k's file DIR/<side>-r<k>.csv with its sidecar; returns its path. */
@@ -55,13 +41,9 @@ static char *write_round(const char *side, int k, struct result_row *rows, size_
 {
 	static char paths[8][128];
 	static int next;
-	char *p = paths[next++ % 8], err[512];
-	char *argv[] = { "harness", "run" };
-	struct timing_opts t;
-	timing_opts_default(&t);
-	struct results_meta meta = { .argc = 2, .argv = argv, .timing = &t };
+	char *p = paths[next++ % 8];
 	snprintf(p, 128, "%s/%s-r%d.csv", dir, side, k);
-	cr_assert_eq(results_write(p, rows, n, &meta, err, sizeof err), 0, "%s", err);
+	cpu_rows_write(p, rows, n);
 	return p;
 }
 

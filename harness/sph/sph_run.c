@@ -667,14 +667,11 @@ static void sph_print_render(const struct sph_row *rows, size_t nrows)
 static void sph_say_skipped(const struct sph_options *o, const char *suite,
 			    const struct skips *skipped)
 {
-	char what[1024];
-	if (o->quiet || skips_total(skipped) == 0)
-		return;
-	skips_describe(skipped, what, sizeof what);
-	if (suite)
-		fprintf(stderr, "harness: sph: suite %s: skipped %s\n", suite, what);
-	else
-		fprintf(stderr, "harness: sph: skipped %s\n", what);
+	char prefix[160];
+	snprintf(prefix, sizeof prefix, "harness: sph: %s%s%s", suite ? "suite " : "",
+		 suite ? suite : "", suite ? ": " : "");
+	if (!o->quiet)
+		skips_say(stderr, skipped, prefix);
 }
 
 /* Runs every selected variant on every column, appending to *rows (grown

@@ -9,6 +9,7 @@
 
 #include "../../harness/csv_table.h"
 #include "../../harness/gpu_device.h"
+#include "../../harness/json_in.h"
 #include "../cli_run.h"
 
 static const char *sph_bin(void)
@@ -177,12 +178,11 @@ Test(sph_run, skipped_variants_are_named_once)
 		  "%s", err);
 	cr_expect(strchr(err, '\n') == strrchr(err, '\n'), "one line: %s", err);
 	snprintf(side, sizeof side, "%s/s.meta.json", dir);
-	FILE *fp = fopen(side, "r");
-	cr_assert_not_null(fp);
-	char json[1 << 16];
-	json[fread(json, 1, sizeof json - 1, fp)] = '\0';
-	fclose(fp);
-	cr_expect(strstr(json, "\"variant\": \"sph-gpu-brute\""), "the sidecar lists them");
+	struct json_in_value v;
+	cr_assert_eq(json_in_read_file(side, &v, err, sizeof err), 0, "%s", err);
+	const struct json_in_value *sk = json_in_member(&v, "skipped");
+	cr_expect(sk && sk->type == JSON_IN_ARRAY && sk->count >= 9, "the sidecar lists them");
+	json_in_free(&v);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_expect_eq(system(cmd), 0);
 }
