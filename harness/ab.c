@@ -30,6 +30,7 @@
 	"                  [sph] [--suite NAME | ROW OPTIONS of 'harness run' or 'harness sph run']"
 #define AB_MAX_ROUNDS 100
 #define AB_DEFAULT_BUDGET_S 300.0
+#define AB_DEFAULT_ROUNDS 3
 
 /* The planted slowdown of the test hooks (testhook.h) is NEW's only. */
 static const char *const ab_new_only[] = { TESTHOOK_SLOWDOWN, NULL };
@@ -65,9 +66,10 @@ static void ab_help(void)
 	       "Each side's samples are pooled into DIR/base.csv and DIR/new.csv (with sidecars\n"
 	       "naming their commits; every run's files in DIR/rounds/) and judged by compare's\n"
 	       "rule, each row's resolution (resol: the smallest change it can tell from none)\n"
-	       "being the 95 %% interval of its rounds' changes (the rows' noise with one round);\n"
+	       "being the 99 %% interval of its rounds' changes (the rows' noise with one round);\n"
 	       "DIR/verdicts.csv holds each row's verdict, change and resolution.\n\n"
-	       "  --rounds R            rounds to run at least (2: ABBA)\n"
+	       "  --rounds R            rounds to run at least (3: AB BA AB; a row's 99 %% interval\n"
+	       "                        from 2 rounds is some 45 times their spread, from 3 some 6)\n"
 	       "  --budget SECONDS      add rounds while a row is inconclusive and one more\n"
 	       "                        round is expected to end within SECONDS of the first's\n"
 	       "                        start (%g; 0: exactly R rounds; at most %d rounds)\n"
@@ -151,7 +153,7 @@ static int ab_number_option(struct ab_options *o, const char *name, const char *
 static int ab_parse_args(int argc, char **argv, struct ab_options *o, char *err, size_t errlen)
 {
 	memset(o, 0, sizeof *o);
-	o->rounds = 2;
+	o->rounds = AB_DEFAULT_ROUNDS;
 	o->budget = AB_DEFAULT_BUDGET_S;
 	o->judge.threshold_pct = COMPARE_DEFAULT_THRESHOLD_PCT;
 	o->judge.min_change_pct = COMPARE_DEFAULT_MIN_CHANGE_PCT;

@@ -1,4 +1,4 @@
-/* ab_judge.h - an A/B run's verdicts: the pooled sides compared, each row's resolution from its rounds */
+/* ab_judge.h - an A/B run's verdicts: the pooled sides compared, each row's change and resolution from its rounds */
 #ifndef HARNESS_AB_JUDGE_H
 #define HARNESS_AB_JUDGE_H
 
@@ -8,31 +8,36 @@
 
 /*
  * `harness ab` runs the same rows in R rounds, each round one run of BASE
- * and one of NEW next to each other, so each round gives each row a
- * change of its own, d_k = 100 (new_k / base_k - 1) %. The rows' own
- * noise (what compare takes) says how much one run's samples scatter; it
- * does not shrink as rounds are added, while what is known about the
- * change does. So for R >= 2 a row's resolution is the half-width of the
- * 95 % interval of the mean of its rounds' changes:
+ * and one of NEW next to each other, so each round gives each row a ratio
+ * of its own, r_k = new_k / base_k (of the round's medians), in which a
+ * drift of the machine between rounds cancels. The rows' own noise (what
+ * compare takes) says how much one run's samples scatter; it does not
+ * shrink as rounds are added, while what is known about the change does.
+ * So for R >= 2 a row is judged on the rounds' log ratios l_k = ln r_k
+ * (a run twice as fast and one twice as slow weigh alike):
  *
- *   u = t_0.975(R - 1) * max(sd(d_1..d_R), w) / sqrt(R)
+ *   new/base = exp(mean l)                    (the geometric mean of r_k)
+ *   h        = t_0.995(R - 1) max(sd(l), w) / sqrt(R)
+ *   u        = 100 (exp(h) - 1) %             the resolution
  *
- * where sd is their sample standard deviation and w the spread one
- * round's change has from its samples alone, sqrt(se_base^2 + se_new^2)
- * with se = 1.2533 noise_pct / sqrt(samples) (the standard error of a
- * median), root-mean-squared over the rounds: rounds that happen to agree
- * closely never claim more than their samples can. With one round, the
- * rows' noise decides as in compare. The change judged is that of the
- * pooled files (median of the rounds' medians), by compare's rule.
+ * the 99 % interval of the mean (99 %, not 95 %: a gate judges many rows
+ * at once, and a false regression costs more than another round), where
+ * sd is the log ratios' sample standard deviation and w the spread one
+ * round's ratio has from its samples alone, sqrt(se_base^2 + se_new^2)
+ * with se = 1.2533 noise / sqrt(samples) (the standard error of a median,
+ * noise as a fraction), root-mean-squared over the rounds: rounds that
+ * happen to agree never claim more than their samples can. That ratio
+ * and u go through compare's rule. With one round, the pooled files and
+ * the rows' noise decide, as in compare.
  */
 
-/* The resolution above from the changes d[0..r) (percent) and the
- * per-round spreads w[0..r) (percent); NAN when r < 2. */
-double ab_judge_resolution(const double *d, const double *w, size_t r);
+/* The estimate above from the rounds' ratios r[0..n) and per-round
+ * spreads w[0..n) (fractions); NANs when n < 2 or a ratio is not > 0. */
+struct compare_estimate ab_judge_estimate(const double *r, const double *w, size_t n);
 
 /*
  * Compares the pooled base_csv and new_csv (compare_files with o), then
- * judges every joined row again with its resolution from the rounds
+ * judges every joined row again with its estimate from the rounds
  * base_rounds[k] against new_rounds[k], k < nrounds. Returns 0 with *out
  * filled (free with compare_report_free), or -1 with one line in err.
  */

@@ -381,15 +381,17 @@ struct compare_judgement compare_judge(double base, double base_noise_pct, doubl
 }
 
 /* Judges a joined pair on its raw figures and, across devices, on its
- * share of each device's ceiling, with resolution u (percent; NAN: the
- * rows' combined noise). */
-static void compare_judge_entry(struct compare_entry *e, const struct compare_opts *o, double u)
+ * share of each device's ceiling, with the estimate x (NAN parts: the
+ * files' figures and the rows' combined noise). */
+static void compare_judge_entry(struct compare_entry *e, const struct compare_opts *o,
+				struct compare_estimate x)
 {
 	const struct compare_side *b = &e->base, *v = &e->new;
 	double noise = compare_noise(b->noise_pct, v->noise_pct);
-	if (isnan(u))
-		u = noise;
-	e->raw = compare_decide(b->value, v->value, u, o->threshold_pct, o->min_change_pct);
+	double u = isnan(x.resolution_pct) ? noise : x.resolution_pct;
+	bool given = !isnan(x.ratio) && b->value > 0 && v->value > 0;
+	e->raw = compare_decide(given ? 1.0 : b->value, given ? x.ratio : v->value, u,
+				o->threshold_pct, o->min_change_pct);
 	e->ceiling = compare_decide(b->pct_of_ceiling, v->pct_of_ceiling, u, o->threshold_pct,
 				    o->min_change_pct);
 	e->raw.noise_pct = e->ceiling.noise_pct = noise;
@@ -490,13 +492,13 @@ static void compare_recount(struct compare_report *r)
 }
 
 void compare_rejudge(struct compare_report *r,
-		     double (*res)(void *ctx, const struct compare_entry *e), void *ctx,
-		     const char *rule, int rounds)
+		     struct compare_estimate (*est)(void *ctx, const struct compare_entry *e),
+		     void *ctx, const char *rule, int rounds)
 {
 	for (size_t i = 0; i < r->count; i++) {
 		struct compare_entry *e = &r->entries[i];
 		if (e->in_base && e->in_new)
-			compare_judge_entry(e, &r->opts, res(ctx, e));
+			compare_judge_entry(e, &r->opts, est(ctx, e));
 	}
 	snprintf(r->resolution_rule, sizeof r->resolution_rule, "%s", rule);
 	r->rounds = rounds;
@@ -520,7 +522,7 @@ static int compare_join(struct compare_report *r, struct compare_rowset *b,
 		if (!r->opts.across_devices &&
 		    compare_check_devices(r, e, bpath, vpath, err, errlen) != 0)
 			return -1;
-		compare_judge_entry(e, &r->opts, NAN);
+		compare_judge_entry(e, &r->opts, (struct compare_estimate){ NAN, NAN });
 	}
 	for (size_t j = 0; j < v->count; j++) {
 		if (v->matched[j])

@@ -237,15 +237,21 @@ int compare_rows(const struct csv_table *base, const struct csv_table *new,
 int compare_files(const char *base_path, const char *new_path, const struct compare_opts *o,
 		  struct compare_report *out, char *err, size_t errlen);
 
+/* What a judge other than the rows' noise says of a pair: new/base and
+ * the resolution (percent); NAN in either keeps the files' own. */
+struct compare_estimate {
+	double ratio, resolution_pct;
+};
+
 /*
- * Judges every joined pair of r again with the resolution res(ctx, e)
- * returns for it (percent; NAN keeps the rows' noise), and counts again.
- * rule says in a few words how those resolutions were found, rounds over
- * how many rounds (`harness ab`: from the spread of its rounds).
+ * Judges every joined pair of r again with the estimate est(ctx, e)
+ * returns for it, and counts again. rule says in a few words how those
+ * estimates were found, rounds over how many rounds (`harness ab`: from
+ * its rounds, ab_judge.h).
  */
 void compare_rejudge(struct compare_report *r,
-		     double (*res)(void *ctx, const struct compare_entry *e), void *ctx,
-		     const char *rule, int rounds);
+		     struct compare_estimate (*est)(void *ctx, const struct compare_entry *e),
+		     void *ctx, const char *rule, int rounds);
 
 /* The exit status r calls for (enum compare_status, never BAD_INPUT):
  * REGRESSED when an entry is a regression that counts or failed in NEW;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,19 @@ static void sidecar_string(const char *csv, const char *obj, const char *key, ch
 	json_in_free(&v);
 }
 
+/* The first number in the verdict file's column col, for every row. */
+static void verdict_column(const char *dir, const char *col, double *v, size_t n)
+{
+	char path[256], e[512];
+	struct csv_table t;
+	snprintf(path, sizeof path, "%s/verdicts.csv", dir);
+	cr_assert_eq(csv_table_read(path, &t, e, sizeof e), 0, "%s", e);
+	cr_assert_eq(t.nrows, n);
+	for (size_t r = 0; r < n; r++)
+		cr_assert_eq(csv_table_double(&t, r, col, &v[r], e, sizeof e), 0, "%s", e);
+	csv_table_free(&t);
+}
+
 /* The root of the tree the program under test belongs to (above its bin/). */
 static void tree_root(char *root, size_t len)
 {
@@ -138,25 +152,20 @@ Test(ab, a_planted_slowdown_in_the_working_tree_is_a_regression)
 	cr_assert(strstr(out, "(2 regressions)"), "%s", out);
 	cr_assert(strstr(out, "order ABBA"), "%s", out);
 
-	/* the slowdown is NEW's only: 1 / 1.3 of BASE's rate */
-	struct csv_table b, n;
-	char e[512];
+	/* the slowdown is NEW's only: 1 / 1.3 of BASE's rate, as the rounds'
+	 * paired ratios judge it (a load on the machine that comes and goes
+	 * between rounds weighs on both sides of each) */
 	snprintf(path, sizeof path, "%s/ab/base.csv", tmp);
-	cr_assert_eq(csv_table_read(path, &b, e, sizeof e), 0, "%s", e);
 	sidecar_string(path, "timing", "test_hook_slowdown", hook, sizeof hook);
 	cr_assert_str_empty(hook, "BASE ran with the planted slowdown");
 	snprintf(path, sizeof path, "%s/ab/new.csv", tmp);
-	cr_assert_eq(csv_table_read(path, &n, e, sizeof e), 0, "%s", e);
 	sidecar_string(path, "timing", "test_hook_slowdown", hook, sizeof hook);
 	cr_assert_str_eq(hook, "cpu-portable:30");
-	for (size_t r = 0; r < 2; r++) {
-		double vb, vn;
-		cr_assert_eq(csv_table_double(&b, r, "interactions_per_s", &vb, e, sizeof e), 0, "%s", e);
-		cr_assert_eq(csv_table_double(&n, r, "interactions_per_s", &vn, e, sizeof e), 0, "%s", e);
-		cr_expect(vn / vb > 0.70 && vn / vb < 0.80, "row %zu: new/base %g", r, vn / vb);
-	}
-	csv_table_free(&b);
-	csv_table_free(&n);
+	double ratio[2];
+	snprintf(path, sizeof path, "%s/ab", tmp);
+	verdict_column(path, "ratio", ratio, 2);
+	for (size_t r = 0; r < 2; r++)
+		cr_expect(ratio[r] > 0.70 && ratio[r] < 0.80, "row %zu: new/base %g", r, ratio[r]);
 }
 
 Test(ab, an_identical_tree_is_the_same_everywhere)
@@ -185,19 +194,6 @@ Test(ab, an_identical_tree_is_the_same_everywhere)
 	}
 }
 
-/* The first number in the verdict file's column col, for every row. */
-static void verdict_column(const char *dir, const char *col, double *v, size_t n)
-{
-	char path[256], e[512];
-	struct csv_table t;
-	snprintf(path, sizeof path, "%s/verdicts.csv", dir);
-	cr_assert_eq(csv_table_read(path, &t, e, sizeof e), 0, "%s", e);
-	cr_assert_eq(t.nrows, n);
-	for (size_t r = 0; r < n; r++)
-		cr_assert_eq(csv_table_double(&t, r, col, &v[r], e, sizeof e), 0, "%s", e);
-	csv_table_free(&t);
-}
-
 /* A slowdown of 0.5 % against a threshold of 0: never decidable (a
  * slowdown, so never "no regression"; a few % of noise, so never surely
  * beyond 0 either). Rounds are added until the budget ends, and the rows
@@ -207,28 +203,29 @@ Test(ab, the_budget_ends_with_rows_undecided)
 	char args[1024], out[16384], err[8192], dir[128];
 	snprintf(dir, sizeof dir, "%s/ab", tmp);
 	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable --n 16,32 --min-time 0.2 "
-		 "--max-time 0.4 --threshold 0 --min-change 0 --budget 4 --out-dir %s",
+		 "--max-time 0.4 --threshold 0 --min-change 0 --rounds 2 --budget 12 --out-dir %s",
 		 cli_harness_bin(), dir);
 	time_t t0 = time(NULL);
 	int rc = ab_cli(AB_TEST_WORK " HARNESS_TEST_SLOWDOWN=cpu-portable:0.5", args, out, sizeof out,
 			err, sizeof err);
 	cr_assert_eq(rc, 3, "exit %d\n%s\n%s", rc, out, err);
-	cr_expect_lt(time(NULL) - t0, 40, "the 4 s budget was kept (within a round or so)");
+	cr_expect_lt(time(NULL) - t0, 40, "the 12 s budget was kept (within a round or so)");
 	cr_assert_eq(count_rows(out, "cpu-portable", "inconclusive"), 2, "%s", out);
-	cr_assert(strstr(out, "still inconclusive when the 4 s budget ended"), "%s", out);
+	cr_assert(strstr(out, "still inconclusive when the 12 s budget ended"), "%s", out);
 	cr_assert(strstr(out, "verdict: NOT A PASS (exit 3)"), "%s", out);
 	cr_assert(strstr(err, "2 rows inconclusive") && strstr(err, "exit 3"), "%s", err);
 	double res[2], rounds[2];
 	verdict_column(dir, "resolution_pct", res, 2);
 	verdict_column(dir, "rounds", rounds, 2);
 	for (int r = 0; r < 2; r++) {
-		cr_expect(res[r] > 0.5 && res[r] < 100, "row %d: resolution %g %%", r, res[r]);
-		cr_expect(rounds[r] >= 2 && rounds[r] < 20, "row %d: %g rounds", r, rounds[r]);
+		cr_expect(res[r] > 0.5 && isfinite(res[r]), "row %d: resolution %g %%", r, res[r]);
+		cr_expect(rounds[r] > 2 && rounds[r] < 40, "row %d: %g rounds, more than --rounds 2", r,
+			  rounds[r]);
 	}
 
 	/* allowed, the same rows pass with what was measured */
 	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable --n 16,32 --min-time 0.2 "
-		 "--max-time 0.4 --threshold 0 --min-change 0 --budget 0 --allow-inconclusive --out-dir %s2",
+		 "--max-time 0.4 --threshold 0 --min-change 0 --rounds 1 --budget 0 --allow-inconclusive --out-dir %s2",
 		 cli_harness_bin(), dir);
 	rc = ab_cli(AB_TEST_WORK " HARNESS_TEST_SLOWDOWN=cpu-portable:0.5", args, out, sizeof out,
 		    err, sizeof err);
@@ -253,14 +250,14 @@ Test(ab, variants_that_cannot_run_here_are_not_a_pass)
 		cr_skip_test("'auto' can run here (a GPU is present): nothing is skipped");
 	char args[1024], out[16384], err[8192];
 	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable,auto --n 16 --min-time 0.2 "
-		 "--max-time 0.4 --threshold 30 --budget 0 --out-dir %s/ab", cli_harness_bin(), tmp);
+		 "--max-time 0.4 --threshold 30 --rounds 1 --budget 0 --out-dir %s/ab", cli_harness_bin(), tmp);
 	int rc = ab_cli(AB_TEST_WORK, args, out, sizeof out, err, sizeof err);
 	cr_assert_eq(rc, 3, "exit %d\n%s\n%s", rc, out, err);
 	cr_assert(strstr(out, "NEW's run skipped 1 variant that cannot run here") && strstr(out, "auto"),
 		  "%s", out);
 	cr_assert(strstr(err, "NEW's run skipped") && strstr(err, "exit 3"), "%s", err);
 	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable,auto --n 16 --min-time 0.2 "
-		 "--max-time 0.4 --threshold 30 --budget 0 --allow-missing --out-dir %s/ab2",
+		 "--max-time 0.4 --threshold 30 --rounds 1 --budget 0 --allow-missing --out-dir %s/ab2",
 		 cli_harness_bin(), tmp);
 	rc = ab_cli(AB_TEST_WORK, args, out, sizeof out, err, sizeof err);
 	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, err);

@@ -27,22 +27,35 @@ static void remove_dir(void)
 
 TestSuite(ab_judge, .init = make_dir, .fini = remove_dir);
 
-Test(ab_judge, resolution_from_the_rounds)
+Test(ab_judge, estimate_from_the_rounds)
 {
-	/* changes 1 and 3 %: sd sqrt(2), t(1) = 12.706, over sqrt(2) */
-	cr_expect_float_eq(ab_judge_resolution((double[]){ 1, 3 }, (double[]){ 0.1, 0.1 }, 2), 12.706,
-			   1e-9);
+	/* log ratios 0.01 and 0.03: sd 0.01 sqrt(2), t(1) = 63.657, over sqrt(2) */
+	struct compare_estimate x =
+		ab_judge_estimate((double[]){ exp(0.01), exp(0.03) }, (double[]){ 1e-3, 1e-3 }, 2);
+	cr_expect_float_eq(x.ratio, exp(0.02), 1e-12, "the geometric mean");
+	cr_expect_float_eq(x.resolution_pct, 100 * (exp(63.657 * 0.01) - 1), 1e-9);
 	/* rounds that agree exactly: the samples' spread (0.5 %) is the floor */
-	cr_expect_float_eq(ab_judge_resolution((double[]){ 2, 2, 2, 2 },
-					       (double[]){ 0.5, 0.5, 0.5, 0.5 }, 4),
-			   3.182 * 0.5 / 2, 1e-9);
+	x = ab_judge_estimate((double[]){ 1.02, 1.02, 1.02, 1.02 },
+			      (double[]){ 0.005, 0.005, 0.005, 0.005 }, 4);
+	cr_expect_float_eq(x.ratio, 1.02, 1e-12);
+	cr_expect_float_eq(x.resolution_pct, 100 * (exp(5.841 * 0.005 / 2) - 1), 1e-9);
 	/* the floor is the rounds' root mean square */
-	cr_expect_float_eq(ab_judge_resolution((double[]){ 0, 0 }, (double[]){ 0.3, 0.4 }, 2),
-			   12.706 * sqrt(0.125) / sqrt(2.0), 1e-9);
-	cr_expect(isnan(ab_judge_resolution((double[]){ 1 }, (double[]){ 1 }, 1)), "one round: none");
+	x = ab_judge_estimate((double[]){ 1, 1 }, (double[]){ 0.003, 0.004 }, 2);
+	cr_expect_float_eq(x.resolution_pct, 100 * (exp(63.657 * sqrt(0.125e-4) / sqrt(2.0)) - 1),
+			   1e-9);
+	/* a run twice as fast and one twice as slow cancel */
+	x = ab_judge_estimate((double[]){ 2, 0.5 }, (double[]){ 0, 0 }, 2);
+	cr_expect_float_eq(x.ratio, 1.0, 1e-12);
+	cr_expect(isnan(ab_judge_estimate((double[]){ 1 }, (double[]){ 0 }, 1).resolution_pct),
+		  "one round: none");
+	cr_expect(isnan(ab_judge_estimate((double[]){ 1, 0 }, (double[]){ 0, 0 }, 2).ratio),
+		  "a ratio of 0: none");
 	/* the same spread over more rounds tells smaller changes apart */
-	double d[8] = { 1, -1, 1, -1, 1, -1, 1, -1 }, w[8] = { 0 };
-	cr_expect_lt(ab_judge_resolution(d, w, 8), ab_judge_resolution(d, w, 2) / 4);
+	double r[8], w[8] = { 0 };
+	for (int k = 0; k < 8; k++)
+		r[k] = exp(k % 2 ? -0.01 : 0.01);
+	cr_expect_lt(ab_judge_estimate(r, w, 8).resolution_pct,
+		     ab_judge_estimate(r, w, 2).resolution_pct / 10);
 }
 
 #define AB_JUDGE_SAMPLES 20
@@ -123,18 +136,19 @@ Test(ab_judge, planted_slowdowns_at_twice_and_half_the_threshold)
 	cr_expect_eq(none.verdict, COMPARE_SAME);
 }
 
-/* NEW's rounds wobble by +-3 % against BASE's: two rounds cannot tell a
- * 4 % slowdown from 2 %, and say so; more rounds of the same wobble can. */
+/* NEW's rounds wobble by up to +-2 % against BASE's: two rounds cannot
+ * tell a 4 % slowdown from 2 %, and say so; more rounds of the same
+ * wobble can. */
 Test(ab_judge, rounds_that_disagree_are_inconclusive_until_there_are_enough)
 {
-	const double wobble[16] = { 0.03, -0.03, 0.02, -0.02, 0.03, -0.03, 0.02, -0.02,
-				    0.03, -0.03, 0.02, -0.02, 0.03, -0.03, 0.02, -0.02 };
+	const double wobble[16] = { 0.02, -0.02, 0.01, -0.01, 0.02, -0.02, 0.01, -0.01,
+				    0.02, -0.02, 0.01, -0.01, 0.02, -0.02, 0.01, -0.01 };
 	double res2, res16;
 	struct compare_judgement two = ab_judge_case("two", 2, 4, wobble, &res2);
 	cr_expect_eq(two.verdict, COMPARE_INCONCLUSIVE, "resolution %g %%", res2);
 	cr_expect_not(two.regression);
 	struct compare_judgement many = ab_judge_case("many", 16, 4, wobble, &res16);
-	cr_expect_lt(res16, res2 / 10, "%g %% against %g %%", res16, res2);
+	cr_expect_lt(res16, res2 / 20, "%g %% against %g %%", res16, res2);
 	cr_expect_eq(many.verdict, COMPARE_SLOWER, "resolution %g %%", res16);
 	cr_expect(many.regression);
 	/* with one round the rows' noise decides, as in compare */

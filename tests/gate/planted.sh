@@ -21,8 +21,9 @@
 #   identical  ab over the baseline suite with nothing planted (BASE and NEW
 #              the same code): false regressions and inconclusive rows, at
 #              --identical-threshold (2 %); one round (A then B), more if the
-#              time left under --time-limit allows (where a GPU is; two rounds
-#              and a 240 s budget where there is none)
+#              time left under --time-limit allows, where a GPU is (the suite's
+#              364 rows take minutes a run); three rounds and a 240 s budget
+#              where there is none (its 12 CPU rows)
 # The gpu part, and the GPU rows of the identical part, are skipped, saying
 # why, where no GPU variant can run.
 #
@@ -35,7 +36,8 @@
 # --base-tree DIR builds BASE from a source tree (make base-tree) instead of
 # taking the same program: an identical tree built apart. --time-limit
 # (450 s) bounds the identical part's added rounds where a GPU is; the other
-# parts have fixed budgets (gpu: 40 s an ab run, cpu: 90 s, 30 s with a GPU).
+# parts have fixed budgets (gpu: 30 s an ab run, at least 3 rounds; cpu:
+# 90 s, 20 s where a GPU is, at least 3 rounds).
 # Exit status: 0 when every part ran (whatever it found), 2 on bad usage or
 # when a command failed to run (its log says why).
 set -u
@@ -160,7 +162,7 @@ ab_case() {
 	[ "$planted" = 0 ] || env=(HARNESS_TEST_HOOKS=1 "HARNESS_TEST_SLOWDOWN=$pattern:$planted")
 	echo "planted.sh: $part: ab, planted $planted %, threshold $thr %, budget $budget s ($(elapsed) s so far)" >&2
 	t0=$(date +%s)
-	env "${env[@]}" "$BIN" ab "${BASE[@]}" --rounds "$rounds" --budget "$budget" --threshold "$thr" \
+	env ${env[@]+"${env[@]}"} "$BIN" ab "${BASE[@]}" --rounds "$rounds" --budget "$budget" --threshold "$thr" \
 		--out-dir "$dir" "$@" >"$dir.log" 2>&1
 	rc=$?
 	[ "$rc" -le 3 ] && [ "$rc" -ne 2 ] || { FAILED=1; echo "planted.sh: $part $name: exit $rc (see $dir.log)" >&2; }
@@ -206,7 +208,7 @@ fi
 if has_part gpu; then
 	if [ "$GPU" = 1 ]; then
 		for p in $GPU_PLANTED; do
-			ab_case gpu auto "$p" "$GPU_T" 40 2 $GPU_ROWS
+			ab_case gpu auto "$p" "$GPU_T" 30 3 $GPU_ROWS
 		done
 		separate_cases gpu auto "$GPU_T" "$GPU_PLANTED" $GPU_ROWS
 	else
@@ -217,9 +219,9 @@ fi
 
 if has_part cpu; then
 	cpu_budget=90
-	[ "$GPU" = 1 ] && cpu_budget=30
+	[ "$GPU" = 1 ] && cpu_budget=20
 	for p in $CPU_PLANTED; do
-		ab_case cpu 'cpu-*' "$p" "$CPU_T" "$cpu_budget" 2 $CPU_ROWS
+		ab_case cpu 'cpu-*' "$p" "$CPU_T" "$cpu_budget" 3 $CPU_ROWS
 	done
 	separate_cases cpu 'cpu-*' "$CPU_T" "$CPU_PLANTED" $CPU_ROWS
 fi
@@ -231,7 +233,7 @@ if has_part identical; then
 		ab_case identical '' 0 "$ID_T" "$left" 1 --suite baseline $ID_TIMING
 	else
 		echo "planted.sh: identical part: the baseline suite's GPU rows cannot run here ($GPU_WHY): its CPU rows only" >&2
-		ab_case identical '' 0 "$ID_T" 240 2 --suite baseline $ID_TIMING
+		ab_case identical '' 0 "$ID_T" 240 3 --suite baseline $ID_TIMING
 	fi
 fi
 
