@@ -42,6 +42,7 @@
 # when a command failed to run (its log says why).
 set -u
 
+COMMAND="$0 $*"
 BIN=bin/harness
 OUT=
 BASE_TREE=
@@ -108,6 +109,7 @@ why_not() {
 }
 
 START=$(date +%s)
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 elapsed() { echo $(( $(date +%s) - START )); }
 
 SUMMARY="$OUT/summary.csv"
@@ -251,12 +253,13 @@ json_str() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
 	echo "  \"schema\": \"harness-gate-sensitivity/1\","
 	echo "  \"csv\": \"$(json_str "$SUMMARY")\","
 	echo "  \"created_utc\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\","
-	echo "  \"command\": \"$(json_str "$0 $*")\","
+	echo "  \"command\": \"$(json_str "$COMMAND")\","
 	echo "  \"harness\": \"$(json_str "$BIN")\","
 	echo "  \"git_commit\": \"$(json_str "${commit:-unknown}")\","
 	echo "  \"git_dirty\": ${dirty:-null},"
 	echo "  \"host\": \"$(json_str "$(hostname)")\","
-	echo "  \"cpu_model\": \"$(json_str "$cpu")\","
+	echo "  \"cpu_model\": \"$(json_str "$cpu")\", \"logical_cpus\": $(nproc 2>/dev/null || echo null),"
+	echo "  \"load_average_1_5_15_min\": { \"start\": \"$LOAD_START\", \"end\": \"$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)\" },"
 	echo "  \"gpu\": \"$(json_str "${gpuname:-none}")\","
 	echo "  \"gpu_part\": \"$(json_str "$( [ "$GPU" = 1 ] && echo ran || echo "skipped: $GPU_WHY")")\","
 	echo "  \"base\": \"$(json_str "${BASE[*]}")\","
