@@ -31,6 +31,7 @@
 #define AB_MAX_ROUNDS 100
 #define AB_DEFAULT_BUDGET_S 300.0
 #define AB_DEFAULT_ROUNDS 3
+#define AB_MIN_DECIDING_ROUNDS 3
 
 /* The planted slowdown of the test hooks (testhook.h) is NEW's only. */
 static const char *const ab_new_only[] = { TESTHOOK_SLOWDOWN, NULL };
@@ -72,7 +73,8 @@ static void ab_help(void)
 	       "                        from 2 rounds is some 45 times their spread, from 3 some 6)\n"
 	       "  --budget SECONDS      add rounds while a row is inconclusive and one more\n"
 	       "                        round is expected to end within SECONDS of the first's\n"
-	       "                        start (%g; 0: exactly R rounds; at most %d rounds)\n"
+	       "                        start (%g; 0: exactly R rounds; from fewer than 3\n"
+	       "                        rounds, straight to 3; at most %d rounds)\n"
 	       "  --threshold PCT       a row slower by more than PCT beyond its resolution is\n"
 	       "                        a regression; one whose slowdown +- resolution straddles\n"
 	       "                        PCT is inconclusive (%g, as for compare)\n"
@@ -392,32 +394,43 @@ static int ab_verdict(const struct ab_options *o, const char *dir, char (*paths)
 	return rc;
 }
 
-/* Whether another round should run after nrounds, given how long they
- * took (elapsed seconds) and how many rows are still inconclusive; why
- * the rounds stop goes to why (when they do). */
+/* How many rounds to add after nrounds when rows are undecided: up to
+ * AB_MIN_DECIDING_ROUNDS at once (the interval of two rounds is some 45
+ * times their spread, wider than one round's noise: stopping there would
+ * only undecide rows), else one. */
+static int ab_rounds_to_add(int nrounds)
+{
+	return nrounds < AB_MIN_DECIDING_ROUNDS ? AB_MIN_DECIDING_ROUNDS - nrounds : 1;
+}
+
+/* Whether more rounds (ab_rounds_to_add) should run after nrounds, given
+ * how long they took (elapsed seconds) and how many rows are still
+ * inconclusive; why the rounds stop goes to why (when they do). */
 static bool ab_another_round(const struct ab_options *o, int nrounds, double elapsed,
 			     size_t inconclusive, char *why, size_t whylen)
 {
 	double per_round = elapsed / nrounds;
+	int add = ab_rounds_to_add(nrounds);
 	if (inconclusive == 0) {
 		snprintf(why, whylen, "%s", nrounds > o->rounds ? "added until every row was decided"
 							       : "every row decided");
 		return false;
 	}
-	if (nrounds >= AB_MAX_ROUNDS) {
+	if (nrounds + add > AB_MAX_ROUNDS) {
 		snprintf(why, whylen, "%zu row%s still inconclusive at the most rounds, %d", inconclusive,
 			 inconclusive == 1 ? "" : "s", AB_MAX_ROUNDS);
 		return false;
 	}
-	if (elapsed + per_round > o->budget) {
+	if (elapsed + add * per_round > o->budget) {
 		snprintf(why, whylen, "%zu row%s still inconclusive when the %g s budget ended (%.0f s used, "
 			 "%.0f s a round)", inconclusive, inconclusive == 1 ? "" : "s", o->budget, elapsed,
 			 per_round);
 		return false;
 	}
-	fprintf(stderr, "harness: ab: %zu row%s inconclusive after %d round%s: adding round %d "
+	fprintf(stderr, "harness: ab: %zu row%s inconclusive after %d round%s: adding %s %d "
 		"(%.0f s of the %g s budget used)\n", inconclusive, inconclusive == 1 ? "" : "s",
-		nrounds, nrounds == 1 ? "" : "s", nrounds + 1, elapsed, o->budget);
+		nrounds, nrounds == 1 ? "" : "s", add == 1 ? "round" : "rounds up to", nrounds + add,
+		elapsed, o->budget);
 	return true;
 }
 
@@ -444,8 +457,9 @@ static int ab_run_rounds(int argc, char **argv, const struct ab_options *o, cons
 		if (!ab_another_round(o, k, timing_now() - t0, r->inconclusive, why, whylen))
 			return CLI_OK;
 		compare_report_free(r);
-		if (ab_round(o, dir, sides, k++, order, t0, err, errlen) != CLI_OK)
-			return CLI_USAGE;
+		for (int target = k + ab_rounds_to_add(k); k < target; k++)
+			if (ab_round(o, dir, sides, k, order, t0, err, errlen) != CLI_OK)
+				return CLI_USAGE;
 	}
 }
 
