@@ -7,6 +7,7 @@
 #   make sass/ptx   machine code and PTX of the CUDA objects
 #   make regress BASE=REV [SUITE=NAME]
 #                   the regression gate: bin/harness ab against revision REV
+#                   (exit 0 a pass, 1 a regression, 3 undecided or incomplete)
 #   make base-tree BASE=REV [BASE_TREE=DIR]
 #                   REV's sources for a machine without git (then
 #                   make regress BASE_TREE=DIR there)
@@ -299,8 +300,10 @@ figures: deps-run deps-figures
 
 # The regression gate: the rows (SUITE, or REGRESS_ARGS such as
 # '--variant jsplit-k4 --n 2^16 --rounds 4 --threshold 2') run with REV's
-# build and this tree's, interleaved; exit 1 on a regression. BASE_TREE=DIR
-# takes REV's sources from a tree made by `make base-tree` (no git needed).
+# build and this tree's, interleaved until decided; exit 0 a pass, 1 a
+# regression, 2 bad input or a failed build, 3 undecided or incomplete
+# (harness ab --help). BASE_TREE=DIR takes REV's sources from a tree made
+# by `make base-tree` (no git needed).
 BASE         ?=
 BASE_TREE    ?=
 SUITE        ?=

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ab_build.h"
+#include "ab_judge.h"
 #include "ab_pool.h"
 #include "atomic_file.h"
 #include "cli.h"
@@ -24,17 +25,22 @@
 
 #define AB_USAGE                                                                              \
 	"usage: harness ab (--base REV | --base-tree DIR [--base-commit SHA] | --base-bin FILE)\n" \
-	"                  [--rounds R] [--threshold PCT] [--out-dir DIR] [--rebuild]\n"            \
+	"                  [--rounds R] [--budget SECONDS] [--threshold PCT] [--min-change PCT]\n"  \
+	"                  [--allow-missing] [--allow-inconclusive] [--out-dir DIR] [--rebuild]\n"  \
 	"                  [sph] [--suite NAME | ROW OPTIONS of 'harness run' or 'harness sph run']"
 #define AB_MAX_ROUNDS 100
+#define AB_DEFAULT_BUDGET_S 300.0
+#define AB_DEFAULT_ROUNDS 3
+#define AB_MIN_DECIDING_ROUNDS 3
 
 /* The planted slowdown of the test hooks (testhook.h) is NEW's only. */
 static const char *const ab_new_only[] = { TESTHOOK_SLOWDOWN, NULL };
 
 struct ab_options {
 	const char *base_rev, *base_tree, *base_commit, *base_bin;
-	int rounds;
-	double threshold;
+	int rounds;       /* at least this many */
+	double budget;    /* seconds: rounds are added while one more fits */
+	struct compare_opts judge; /* threshold, floor, what is allowed */
 	const char *out_dir;
 	bool rebuild, help, sph;
 	const char *suite;  /* --suite NAME among the row options, or NULL */
@@ -51,42 +57,46 @@ static int ab_usage(const char *msg)
 static void ab_help(void)
 {
 	printf("%s\n\n"
-	       "Builds BASE (--base: a revision of this git checkout, in a temporary worktree,\n"
+	       "Builds BASE (--base: a revision of this git work tree, in a temporary worktree,\n"
 	       "cached in build/ab/; --base-tree: a plain source tree, e.g. from 'make base-tree',\n"
 	       "its commit from --base-commit or its .harness-commit file; --base-bin: a\n"
 	       "harness already built) with this build's make settings, then runs the same rows\n"
-	       "with BASE and with this binary (NEW), R rounds in the order AB BA AB ... so\n"
-	       "that drift cancels; each run validates every row before timing it. Each side's\n"
-	       "samples are pooled into DIR/base.csv and DIR/new.csv (with sidecars naming their\n"
-	       "commits; every run's files in DIR/rounds/), and 'harness compare' judges them.\n\n"
-	       "  --rounds R       rounds, each one run per side (2: ABBA)\n"
-	       "  --threshold PCT  a row slower by more than PCT beyond its noise is a\n"
-	       "                   regression (%g, as for compare)\n"
-	       "  --out-dir DIR    a new or empty folder (results/local/ab-<UTC time>)\n"
-	       "  --rebuild        build REV even when build/ab/ holds it\n"
-	       "  sph              the row options are those of 'harness sph run'\n"
-	       "                   (implied by an sph-* suite)\n"
-	       "The environment reaches both sides, but for " TESTHOOK_SLOWDOWN " (testhook.h): NEW's only.\n"
-	       "Exit status: 0 no regression, 1 a regression or a row of NEW that failed,\n"
-	       "2 bad input, a failed build, a run that refused the rows or died.\n",
-	       AB_USAGE, COMPARE_DEFAULT_THRESHOLD_PCT);
-}
-
-/* Whether argv[*i] is option name; its value from "--name=V" or the next
- * argument goes to *val. Returns 1 taken, 0 not this option, -1 no value. */
-static int ab_take(int argc, char **argv, int *i, const char *name, const char **val)
-{
-	size_t len = strlen(name);
-	if (strncmp(argv[*i], name, len) != 0 || (argv[*i][len] != '\0' && argv[*i][len] != '='))
-		return 0;
-	if (argv[*i][len] == '=') {
-		*val = argv[*i] + len + 1;
-		return 1;
-	}
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
+	       "with BASE and with this binary (NEW) in rounds, AB BA AB ... so that drift\n"
+	       "cancels; each run validates every row before timing it. After R rounds, rounds\n"
+	       "are added while a row is inconclusive and another round fits in the budget.\n"
+	       "Each side's samples are pooled into DIR/base.csv and DIR/new.csv (with sidecars\n"
+	       "naming their commits; every run's files in DIR/rounds/) and judged by compare's\n"
+	       "rule, each row's resolution (resol: the smallest change it can tell from none)\n"
+	       "being the 99 %% interval of its rounds' changes (the rows' noise with one round);\n"
+	       "DIR/verdicts.csv holds each row's verdict, change and resolution.\n\n"
+	       "  --rounds R            rounds to run at least (3: AB BA AB; a row's 99 %% interval\n"
+	       "                        from 2 rounds is some 45 times their spread, from 3 some 6)\n"
+	       "  --budget SECONDS      add rounds while a row is inconclusive and one more\n"
+	       "                        round is expected to end within SECONDS of the first's\n"
+	       "                        start (%g; 0: exactly R rounds; from fewer than 3\n"
+	       "                        rounds, straight to 3; at most %d rounds)\n"
+	       "  --threshold PCT       a row slower by more than PCT beyond its resolution is\n"
+	       "                        a regression; one whose slowdown +- resolution straddles\n"
+	       "                        PCT is inconclusive (%g, as for compare)\n"
+	       "  --min-change PCT      changes under PCT read 'same' (%g, as for compare)\n"
+	       "  --allow-missing       rows of BASE missing or failed, and variants NEW's runs\n"
+	       "                        skipped as unable to run here, do not make the exit 3\n"
+	       "  --allow-inconclusive  rows still inconclusive at the end do not make it 3\n"
+	       "  --out-dir DIR         a new or empty folder (results/local/ab-<UTC time>)\n"
+	       "  --rebuild             build REV even when build/ab/ holds it\n"
+	       "  sph                   the row options are those of 'harness sph run'\n"
+	       "                        (implied by an sph-* suite)\n"
+	       "The environment reaches both sides, but for " TESTHOOK_SLOWDOWN " (testhook.h): NEW's only.\n\n"
+	       "Exit status:\n"
+	       "  0  every row compared and decided, none slower by more than PCT\n"
+	       "  1  a regression: a row SLOWER, or a row that failed validation or timing in NEW\n"
+	       "  2  bad input, a failed build, a run that refused the rows (nothing of them can\n"
+	       "     run here) or died\n"
+	       "  3  not a pass: rows inconclusive when the budget ended, rows of BASE missing in\n"
+	       "     NEW or failed in BASE, variants NEW could not run here (unless allowed), or\n"
+	       "     nothing compared at all\n",
+	       AB_USAGE, AB_DEFAULT_BUDGET_S, AB_MAX_ROUNDS, COMPARE_DEFAULT_THRESHOLD_PCT,
+	       COMPARE_DEFAULT_MIN_CHANGE_PCT);
 }
 
 /* Looks at one row option: --suite, and what ab does itself. */
@@ -100,7 +110,7 @@ static int ab_row_option(struct ab_options *o, int argc, char **argv, int *i, ch
 	}
 	if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
 		return CLI_OK; /* both sides run quietly anyway */
-	int t = ab_take(argc, argv, i, "--suite", &v);
+	int t = cli_take_option(argc, argv, i, "--suite", &v);
 	if (t < 0) {
 		snprintf(err, errlen, "--suite needs a name");
 		return CLI_USAGE;
@@ -118,12 +128,37 @@ static int ab_row_option(struct ab_options *o, int argc, char **argv, int *i, ch
 	return CLI_OK;
 }
 
+/* A number option of ab's, value v: --rounds, --budget, --threshold or
+ * --min-change, into o. CLI_OK or CLI_USAGE with err. */
+static int ab_number_option(struct ab_options *o, const char *name, const char *v, char *err,
+			    size_t errlen)
+{
+	double d;
+	if (strcmp(name, "--rounds") == 0) {
+		if (cli_parse_double(name, v, 1, AB_MAX_ROUNDS, &d, err, errlen) != CLI_OK)
+			return CLI_USAGE;
+		if (d != (int)d) {
+			snprintf(err, errlen, "--rounds '%s' is not a whole number", v);
+			return CLI_USAGE;
+		}
+		o->rounds = (int)d;
+		return CLI_OK;
+	}
+	if (strcmp(name, "--budget") == 0)
+		return cli_parse_double(name, v, 0, 7 * 86400, &o->budget, err, errlen);
+	if (strcmp(name, "--threshold") == 0)
+		return cli_parse_double(name, v, 0, 1000, &o->judge.threshold_pct, err, errlen);
+	return cli_parse_double(name, v, 0, 1000, &o->judge.min_change_pct, err, errlen);
+}
+
 /* ab's own options, then the row options. CLI_OK or CLI_USAGE with err. */
 static int ab_parse_args(int argc, char **argv, struct ab_options *o, char *err, size_t errlen)
 {
 	memset(o, 0, sizeof *o);
-	o->rounds = 2;
-	o->threshold = COMPARE_DEFAULT_THRESHOLD_PCT;
+	o->rounds = AB_DEFAULT_ROUNDS;
+	o->budget = AB_DEFAULT_BUDGET_S;
+	o->judge.threshold_pct = COMPARE_DEFAULT_THRESHOLD_PCT;
+	o->judge.min_change_pct = COMPARE_DEFAULT_MIN_CHANGE_PCT;
 	o->rows = calloc((size_t)argc + 1, sizeof *o->rows);
 	if (!o->rows) {
 		snprintf(err, errlen, "out of memory");
@@ -131,36 +166,33 @@ static int ab_parse_args(int argc, char **argv, struct ab_options *o, char *err,
 	}
 	for (int i = 1; i < argc; i++) {
 		static const char *const named[] = { "--base", "--base-tree", "--base-commit", "--base-bin",
-						     "--rounds", "--threshold", "--out-dir" };
+						     "--out-dir", "--rounds", "--budget", "--threshold",
+						     "--min-change" };
 		const char **slot[] = { &o->base_rev, &o->base_tree, &o->base_commit, &o->base_bin,
-					NULL, NULL, &o->out_dir };
+					&o->out_dir };
+		const size_t nslots = sizeof slot / sizeof *slot;
 		const char *v = NULL;
 		int t = 0;
 		size_t k;
 		for (k = 0; k < sizeof named / sizeof *named && t == 0; k++)
-			t = ab_take(argc, argv, &i, named[k], &v);
+			t = cli_take_option(argc, argv, &i, named[k], &v);
 		if (t < 0) {
 			snprintf(err, errlen, "%s needs a value", argv[i]);
 			return CLI_USAGE;
 		}
-		double d;
-		if (t > 0 && slot[k - 1]) {
+		if (t > 0 && k - 1 < nslots) {
 			*slot[k - 1] = v;
-		} else if (t > 0 && strcmp(named[k - 1], "--rounds") == 0) {
-			if (cli_parse_double("--rounds", v, 1, AB_MAX_ROUNDS, &d, err, errlen) != CLI_OK)
-				return CLI_USAGE;
-			if (d != (int)d) {
-				snprintf(err, errlen, "--rounds '%s' is not a whole number", v);
-				return CLI_USAGE;
-			}
-			o->rounds = (int)d;
 		} else if (t > 0) {
-			if (cli_parse_double("--threshold", v, 0, 1000, &o->threshold, err, errlen) != CLI_OK)
+			if (ab_number_option(o, named[k - 1], v, err, errlen) != CLI_OK)
 				return CLI_USAGE;
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			o->help = true;
 		} else if (strcmp(argv[i], "--rebuild") == 0) {
 			o->rebuild = true;
+		} else if (strcmp(argv[i], "--allow-missing") == 0) {
+			o->judge.allow_missing = true;
+		} else if (strcmp(argv[i], "--allow-inconclusive") == 0) {
+			o->judge.allow_inconclusive = true;
 		} else if (strcmp(argv[i], "sph") == 0 && o->nrows == 0) {
 			o->sph = true;
 		} else if (ab_row_option(o, argc, argv, &i, err, errlen) != CLI_OK) {
@@ -289,37 +321,34 @@ static int ab_run_one(const struct ab_options *o, const char *dir, struct ab_sid
 	return CLI_USAGE;
 }
 
-/* The runs: R rounds, AB then BA alternately. order gets "ABBA...". */
-static int ab_rounds(const struct ab_options *o, const char *dir, struct ab_side *sides,
-		     char *order, char *err, size_t errlen)
+/* Round k (from 0): AB when k is even, BA when odd; its letters go to
+ * order[2k..2k+1]. t0: when the first round began. */
+static int ab_round(const struct ab_options *o, const char *dir, struct ab_side *sides, int k,
+		    char *order, double t0, char *err, size_t errlen)
 {
-	int total = 2 * o->rounds, done = 0;
-	double t0 = timing_now();
-	for (int k = 0; k < o->rounds; k++) {
-		for (int j = 0; j < 2; j++) {
-			int which = (k % 2 == 0) == (j == 0) ? 0 : 1;
-			struct ab_side *s = &sides[which];
-			order[2 * k + j] = which == 0 ? 'A' : 'B';
-			fprintf(stderr, "harness: ab: run %d/%d: %s (round %d), %.0f s so far\n", ++done, total,
-				s->name, k + 1, timing_now() - t0);
-			if (ab_run_one(o, dir, s, k, err, errlen) == CLI_USAGE)
-				return CLI_USAGE;
-		}
+	for (int j = 0; j < 2; j++) {
+		int which = (k % 2 == 0) == (j == 0) ? 0 : 1;
+		struct ab_side *s = &sides[which];
+		order[2 * k + j] = which == 0 ? 'A' : 'B';
+		order[2 * k + j + 1] = '\0';
+		fprintf(stderr, "harness: ab: round %d, %s, %.0f s so far\n", k + 1, s->name,
+			timing_now() - t0);
+		if (ab_run_one(o, dir, s, k, err, errlen) == CLI_USAGE)
+			return CLI_USAGE;
 	}
-	order[2 * o->rounds] = '\0';
 	return CLI_OK;
 }
 
-/* Pools both sides into DIR/base.csv and DIR/new.csv. */
-static int ab_pool_sides(const struct ab_options *o, const char *dir, struct ab_side *sides,
-			 const char *order, int argc, char **argv, struct ab_pool_summary *sums,
+/* Pools both sides' first nrounds rounds into DIR/base.csv and DIR/new.csv. */
+static int ab_pool_sides(int nrounds, const char *dir, struct ab_side *sides, const char *order,
+			 int argc, char **argv, struct ab_pool_summary *sums,
 			 char (*paths)[AB_PATH_MAX + 16], char *err, size_t errlen)
 {
 	for (int s = 0; s < 2; s++) {
 		struct ab_pool_info info = { sides[s].file, sides[s].binary, sides[s].commit, order,
 					     argc, argv };
 		snprintf(paths[s], sizeof paths[s], "%s/%s.csv", dir, sides[s].file);
-		if (ab_pool((const char *const *)sides[s].csv, (size_t)o->rounds, paths[s], &info,
+		if (ab_pool((const char *const *)sides[s].csv, (size_t)nrounds, paths[s], &info,
 			    &sums[s], err, errlen) != 0)
 			return CLI_USAGE;
 	}
@@ -328,7 +357,8 @@ static int ab_pool_sides(const struct ab_options *o, const char *dir, struct ab_
 
 /* What is compared with what, before compare's table. */
 static void ab_print_header(const struct ab_options *o, const struct ab_base *base,
-			    const struct ab_pool_summary *sums, const char *order)
+			    const struct ab_pool_summary *sums, const char *order, int nrounds,
+			    const char *why_stopped)
 {
 	printf("A/B: BASE %s, %s\n", base->what, base->binary);
 	printf("     NEW  this binary, %.12s%s\n", sums[1].commit,
@@ -336,32 +366,101 @@ static void ab_print_header(const struct ab_options *o, const struct ab_base *ba
 	printf("     rows %srun", o->sph ? "sph " : "");
 	for (int i = 0; i < o->nrows; i++)
 		printf(" %s", o->rows[i]);
-	printf("\n     %d round%s in the order %s, every row validated in every run; samples pooled per side\n\n",
-	       o->rounds, o->rounds == 1 ? "" : "s", order);
+	printf("\n     %d round%s in the order %s (%s), every row validated in every run; "
+	       "samples pooled per side\n\n",
+	       nrounds, nrounds == 1 ? "" : "s", order, why_stopped);
 }
 
-/* Judges the pooled files with compare; adds NEW's failed rows to the
- * verdict. Returns the exit status. */
-static int ab_verdict(const struct ab_options *o, char (*paths)[AB_PATH_MAX + 16],
-		      const struct ab_side *sides, const struct ab_pool_summary *sums)
+/* Prints the verdicts, writes DIR/verdicts.csv, and says on stderr why
+ * the exit status is not 0. Returns the exit status. */
+static int ab_verdict(const struct ab_options *o, const char *dir, char (*paths)[AB_PATH_MAX + 16],
+		      const struct compare_report *r, int argc, char **argv)
 {
-	char threshold[32];
-	snprintf(threshold, sizeof threshold, "%g", o->threshold);
-	char *cargv[] = { "compare", paths[0], paths[1], "--threshold", threshold, NULL };
-	fflush(stdout);
-	int rc = compare_command(5, cargv);
-	fflush(stdout);
-	printf("\nredo the comparison: harness compare %s %s --threshold %s\n", paths[0], paths[1],
-	       threshold);
-	if (sums[0].failed || sides[0].failed_runs)
-		fprintf(stderr, "harness: ab: %zu row%s of BASE failed validation or timing in some run (not compared)\n",
-			sums[0].failed, sums[0].failed == 1 ? "" : "s");
-	if (rc != CLI_USAGE && (sums[1].failed || sides[1].failed_runs)) {
-		fprintf(stderr, "harness: ab: %zu row%s of NEW failed validation or timing in some run\n",
-			sums[1].failed, sums[1].failed == 1 ? "" : "s");
-		rc = CLI_FAILED;
+	char out[AB_PATH_MAX + 32], err[1024], why[2048];
+	int rc = compare_exit_status(r);
+	compare_print(stdout, r, paths[0], paths[1]);
+	snprintf(out, sizeof out, "%s/verdicts.csv", dir);
+	if (compare_write_verdicts(out, r, paths[0], paths[1], argc, argv, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: ab: %s\n", err);
+		return CLI_USAGE;
 	}
+	printf("\nwrote %s (each row's verdict, change and resolution)\n"
+	       "the pooled files by their noise alone, as two separate runs: harness compare %s %s --threshold %g\n",
+	       out, paths[0], paths[1], o->judge.threshold_pct);
+	fflush(stdout);
+	compare_why_not_passed(r, why, sizeof why);
+	if (why[0])
+		fprintf(stderr, "harness: ab: %s\n", why);
 	return rc;
+}
+
+/* How many rounds to add after nrounds when rows are undecided: up to
+ * AB_MIN_DECIDING_ROUNDS at once (the interval of two rounds is some 45
+ * times their spread, wider than one round's noise: stopping there would
+ * only undecide rows), else one. */
+static int ab_rounds_to_add(int nrounds)
+{
+	return nrounds < AB_MIN_DECIDING_ROUNDS ? AB_MIN_DECIDING_ROUNDS - nrounds : 1;
+}
+
+/* Whether more rounds (ab_rounds_to_add) should run after nrounds, given
+ * how long they took (elapsed seconds) and how many rows are still
+ * inconclusive; why the rounds stop goes to why (when they do). */
+static bool ab_another_round(const struct ab_options *o, int nrounds, double elapsed,
+			     size_t inconclusive, char *why, size_t whylen)
+{
+	double per_round = elapsed / nrounds;
+	int add = ab_rounds_to_add(nrounds);
+	if (inconclusive == 0) {
+		snprintf(why, whylen, "%s", nrounds > o->rounds ? "added until every row was decided"
+							       : "every row decided");
+		return false;
+	}
+	if (nrounds + add > AB_MAX_ROUNDS) {
+		snprintf(why, whylen, "%zu row%s still inconclusive at the most rounds, %d", inconclusive,
+			 inconclusive == 1 ? "" : "s", AB_MAX_ROUNDS);
+		return false;
+	}
+	if (elapsed + add * per_round > o->budget) {
+		snprintf(why, whylen, "%zu row%s still inconclusive when the %g s budget ended (%.0f s used, "
+			 "%.0f s a round)", inconclusive, inconclusive == 1 ? "" : "s", o->budget, elapsed,
+			 per_round);
+		return false;
+	}
+	fprintf(stderr, "harness: ab: %zu row%s inconclusive after %d round%s: adding %s %d "
+		"(%.0f s of the %g s budget used)\n", inconclusive, inconclusive == 1 ? "" : "s",
+		nrounds, nrounds == 1 ? "" : "s", add == 1 ? "round" : "rounds up to", nrounds + add,
+		elapsed, o->budget);
+	return true;
+}
+
+/* The rounds, each pooled and judged after R: more while a row is
+ * inconclusive and the budget allows. Returns CLI_OK with *r filled and
+ * *nrounds, or CLI_USAGE with err. */
+static int ab_run_rounds(int argc, char **argv, const struct ab_options *o, const char *dir,
+			 struct ab_side *sides, char *order, struct ab_pool_summary *sums,
+			 char (*paths)[AB_PATH_MAX + 16], struct compare_report *r, int *nrounds,
+			 char *why, size_t whylen, char *err, size_t errlen)
+{
+	double t0 = timing_now();
+	int k = 0;
+	for (; k < o->rounds; k++)
+		if (ab_round(o, dir, sides, k, order, t0, err, errlen) != CLI_OK)
+			return CLI_USAGE;
+	for (;;) {
+		if (subproc_stopped() ||
+		    ab_pool_sides(k, dir, sides, order, argc, argv, sums, paths, err, errlen) != CLI_OK ||
+		    ab_judge(paths[0], paths[1], (const char *const *)sides[0].csv,
+			     (const char *const *)sides[1].csv, (size_t)k, &o->judge, r, err, errlen) != 0)
+			return CLI_USAGE;
+		*nrounds = k;
+		if (!ab_another_round(o, k, timing_now() - t0, r->inconclusive, why, whylen))
+			return CLI_OK;
+		compare_report_free(r);
+		for (int target = k + ab_rounds_to_add(k); k < target; k++)
+			if (ab_round(o, dir, sides, k, order, t0, err, errlen) != CLI_OK)
+				return CLI_USAGE;
+	}
 }
 
 /* The base binary as the options name it. */
@@ -389,16 +488,18 @@ static int ab_get_base(const struct ab_options *o, struct ab_base *base, char *e
 static int ab_measure(int argc, char **argv, const struct ab_options *o, const struct ab_base *base,
 		      const char *dir, bool dir_existed)
 {
-	char err[2 * AB_PATH_MAX] = "", rounds_dir[AB_PATH_MAX + 16], self[PATH_MAX];
-	char order[2 * AB_MAX_ROUNDS + 1];
+	char err[2 * AB_PATH_MAX] = "", rounds_dir[AB_PATH_MAX + 16], self[PATH_MAX], why[256] = "";
+	char order[2 * AB_MAX_ROUNDS + 1] = "";
 	char paths[2][AB_PATH_MAX + 16];
 	struct ab_pool_summary sums[2];
+	struct compare_report r = { 0 };
+	int nrounds = 0;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	self[n > 0 ? n : 0] = '\0';
 	struct ab_side sides[2] = {
 		{ "BASE", "base", base->binary, strcmp(base->commit, "unknown") ? base->commit : NULL,
-		  calloc((size_t)o->rounds, sizeof(char *)), 0 },
-		{ "NEW", "new", self, NULL, calloc((size_t)o->rounds, sizeof(char *)), 0 },
+		  calloc(AB_MAX_ROUNDS, sizeof(char *)), 0 },
+		{ "NEW", "new", self, NULL, calloc(AB_MAX_ROUNDS, sizeof(char *)), 0 },
 	};
 	int rc = CLI_USAGE;
 	snprintf(rounds_dir, sizeof rounds_dir, "%s/rounds", dir);
@@ -410,12 +511,11 @@ static int ab_measure(int argc, char **argv, const struct ab_options *o, const s
 		snprintf(err, sizeof err, "cannot create %s: %s", rounds_dir, strerror(errno));
 		goto out_discard;
 	}
-	if (ab_rounds(o, dir, sides, order, err, sizeof err) != CLI_OK ||
-	    ab_pool_sides(o, dir, sides, order, argc, argv, sums, paths, err, sizeof err) != CLI_OK ||
-	    subproc_stopped())
+	if (ab_run_rounds(argc, argv, o, dir, sides, order, sums, paths, &r, &nrounds, why,
+			  sizeof why, err, sizeof err) != CLI_OK || subproc_stopped())
 		goto out_discard;
-	ab_print_header(o, base, sums, order);
-	rc = ab_verdict(o, paths, sides, sums);
+	ab_print_header(o, base, sums, order, nrounds, why);
+	rc = ab_verdict(o, dir, paths, &r, argc, argv);
 	goto out_free;
 out_discard:
 	ab_remove_tree(dir);
@@ -424,8 +524,9 @@ out_discard:
 	if (err[0] && !subproc_stopped())
 		fprintf(stderr, "harness: ab: %s\n", err);
 out_free:
+	compare_report_free(&r);
 	for (int s = 0; s < 2; s++) {
-		for (int k = 0; sides[s].csv && k < o->rounds; k++)
+		for (int k = 0; sides[s].csv && k < AB_MAX_ROUNDS; k++)
 			free(sides[s].csv[k]);
 		free(sides[s].csv);
 	}

@@ -208,6 +208,20 @@ static int ab_git(const char *root, const char *const *args, char *line, size_t 
 	return rc;
 }
 
+/* Whether root is the top of a git work tree of its own: not a copy
+ * without .git, not a folder inside some other checkout (whose commits
+ * would be built instead), not a .git file pointing at a repository that
+ * is not there. git missing counts as no. */
+static bool ab_is_work_tree(const char *root, char *err, size_t errlen)
+{
+	char top[PATH_MAX] = "", real_root[PATH_MAX], real_top[PATH_MAX];
+	const char *args[] = { "rev-parse", "--show-toplevel", NULL };
+	if (ab_git(root, args, top, sizeof top, false, err, errlen) != 0 || !top[0])
+		return false;
+	return realpath(root, real_root) && realpath(top, real_top) &&
+	       strcmp(real_root, real_top) == 0;
+}
+
 /* Removes the worktree at path from the checkout and from the disk. */
 static void ab_worktree_remove(const char *root, const char *path)
 {
@@ -304,11 +318,11 @@ enum ab_build_status ab_build_rev(const char *root, const char *rev, bool rebuil
 		snprintf(err, errlen, "cannot create %s", abdir);
 		return AB_BUILD_FAILED;
 	}
-	const char *gitdir[] = { "rev-parse", "--git-dir", NULL };
-	if (ab_git(root, gitdir, NULL, 0, false, err, errlen) != 0) {
+	if (!ab_is_work_tree(root, err, errlen)) {
 		if (!subproc_stopped())
-			snprintf(err, errlen, "--base needs a git checkout and %s is none; "
-				 "use --base-tree DIR (see 'make base-tree')", root);
+			snprintf(err, errlen, "--base needs a git work tree and %s is none (a copy or an "
+				 "unpacked archive?): use --base-tree DIR (see 'make base-tree') or --base-bin FILE",
+				 root);
 		return subproc_stopped() ? AB_BUILD_STOPPED : AB_BUILD_FAILED;
 	}
 	ab_remove_stale_worktrees(root);

@@ -29,6 +29,21 @@ int cli_parse_u64(const char *opt, const char *s, uint64_t *out, char *err, size
 	return CLI_OK;
 }
 
+int cli_take_option(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	size_t len = strlen(name);
+	if (strncmp(argv[*i], name, len) != 0 || (argv[*i][len] != '\0' && argv[*i][len] != '='))
+		return 0;
+	if (argv[*i][len] == '=') {
+		*val = argv[*i] + len + 1;
+		return 1;
+	}
+	if (*i + 1 >= argc)
+		return -1;
+	*val = argv[++*i];
+	return 1;
+}
+
 int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out,
 		     char *err, size_t errlen)
 {
@@ -483,15 +498,20 @@ void cli_print_help(enum cli_command cmd)
 		printf("usage: harness run [options]\n\n"
 		       "Validates each selected variant against the double-precision\n"
 		       "reference, then times it; prints a table and writes CSV + sidecar.\n"
-		       "Exit status: 0 all valid, 1 a variant failed, 2 bad input.\n\n%s%s"
+		       "Variants that cannot run here (no GPU, no CUDA driver) are left out,\n"
+		       "named in one line on stderr and listed in the sidecar (\"skipped\").\n"
+		       "Exit status: 0 all valid, 1 a variant failed, 2 bad input, or nothing\n"
+		       "selected can run here (then no file is written).\n\n%s%s"
 		       "  --out, -o FILE.csv  results file (default results/local/nbody-<UTC time>.csv);\n"
 		       "                      its metadata goes to FILE.meta.json\n"
-		       "  --quiet, -q         no table and no progress\n"
+		       "  --quiet, -q         no table, no progress, no line of skipped variants\n"
 		       "  --suite NAME|all    a predefined sweep (variants/suites.def): fig31-5,\n"
 		       "                      fig31-6, fig31-7, fig31-8, steps, cpu-speedup,\n"
 		       "                      baseline, scaling, weak-scaling; one CSV per suite\n"
 		       "                      in --out-dir (scaling suites: NAME-pP.csv for P ranks;\n"
 		       "                      mpirun -np P bin/harness run --suite scaling)\n"
+		       "                      A suite none of whose rows can run here writes no\n"
+		       "                      file and exits 2 (under all: a note)\n"
 		       "  --out-dir DIR       where suites write (results/local)\n", common, timing);
 		break;
 	case CLI_CHECK:
@@ -513,9 +533,10 @@ void cli_print_help(enum cli_command cmd)
 		       "  run      validate, then time; table on screen, CSV + JSON sidecar\n"
 		       "  check    validate only\n"
 		       "  forces   per-body accelerations of one variant next to the reference\n"
-		       "  compare  two results CSVs row by row: faster, slower, same within noise\n"
+		       "  compare  two results CSVs row by row: same, faster, slower, SLOWER (a\n"
+		       "           regression) or inconclusive (too noisy to tell)\n"
 		       "  ab       the same rows with a base revision's build and this one,\n"
-		       "           interleaved, pooled and compared: a regression gate\n"
+		       "           interleaved until decided, pooled and compared: a regression gate\n"
 		       "  plot     the chapter's figures from suite CSVs (gnuplot)\n"
 		       "  sph      the SPH variants on the paper's dam break (harness sph --help)\n");
 		break;

@@ -80,6 +80,12 @@ int cli_parse_steps(const char *opt, const char *s, size_t max_count, unsigned l
  * else an unknown option) about option text arg, for `harness cmd`. */
 int cli_getopt_error(int c, const char *arg, const char *cmd, char *err, size_t errlen);
 
+/* Whether argv[*i] is option name, as "--name VALUE" or "--name=VALUE":
+ * 1 with the value in *val (*i moved past a separate value), 0 when it is
+ * something else, -1 when the value is missing. For commands that parse
+ * their own options (compare, ab). */
+int cli_take_option(int argc, char **argv, int *i, const char *name, const char **val);
+
 /* Marks in o->selected the variants matching each comma-separated name or
  * glob of s. CLI_OK, or CLI_USAGE naming a pattern that matches nothing. */
 int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t errlen);

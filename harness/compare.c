@@ -5,8 +5,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "atomic_file.h"
+#include "cli.h"
+#include "json_in.h"
+#include "json_out.h"
 #include "results.h"
+#include "skips.h"
 
 /* The kinds of results CSV the harness writes. */
 const struct compare_kind compare_kinds[] = {
@@ -73,6 +79,9 @@ const struct compare_kind compare_kinds[] = {
 	},
 };
 const size_t compare_kind_count = sizeof compare_kinds / sizeof compare_kinds[0];
+
+/* How compare finds a pair's resolution. */
+#define COMPARE_NOISE_RULE "sqrt(noise_base^2 + noise_new^2), the rows' noise_pct"
 
 /* Columns every kind needs besides its keys and metrics. */
 static const char *const compare_common[] = { "device_name", "valid", "noise_pct" };
@@ -210,6 +219,10 @@ static int compare_read_side(const struct compare_kind *kind, const struct csv_t
 	for (size_t d = 0; kind->details[d]; d++)
 		if (compare_optional_double(t, row, kind->details[d], &s->details[d], err, errlen) != 0)
 			return -1;
+	s->samples = NAN;
+	if (kind->samples_col && csv_table_col(t, kind->samples_col) >= 0 &&
+	    compare_optional_double(t, row, kind->samples_col, &s->samples, err, errlen) != 0)
+		return -1;
 	if (isnan(s->noise_pct))
 		s->noise_pct = 0;
 	if (!(s->value > 0))
@@ -325,33 +338,63 @@ static int compare_rowset_read(const struct csv_table *t, struct compare_rowset 
 	return compare_check_unique(t, s, err, errlen);
 }
 
+struct compare_judgement compare_decide(double base, double new, double resolution_pct,
+					double threshold_pct, double min_change_pct)
+{
+	struct compare_judgement j = { COMPARE_UNCOMPARED, false, NAN, NAN, NAN };
+	if (!(base > 0) || !(new > 0) || isinf(base) || isinf(new) || !(resolution_pct >= 0))
+		return j;
+	double u = resolution_pct, change, slowdown;
+	j.ratio = new / base;
+	j.resolution_pct = u;
+	change = 100.0 * (j.ratio - 1.0);
+	slowdown = -change;
+	if (slowdown - u > threshold_pct && slowdown > min_change_pct) {
+		j.verdict = COMPARE_SLOWER;
+		j.regression = true;
+	} else if (slowdown + u <= fmax(threshold_pct, min_change_pct)) {
+		double band = fmax(u, min_change_pct);
+		j.verdict = fabs(change) <= band ? COMPARE_SAME
+			    : change > 0	 ? COMPARE_FASTER
+						 : COMPARE_SLOWER;
+	} else {
+		j.verdict = COMPARE_INCONCLUSIVE;
+	}
+	return j;
+}
+
+/* The pair's combined noise, percent. */
+static double compare_noise(double base_noise_pct, double new_noise_pct)
+{
+	return sqrt(base_noise_pct * base_noise_pct + new_noise_pct * new_noise_pct);
+}
+
 struct compare_judgement compare_judge(double base, double base_noise_pct, double new,
 				       double new_noise_pct, double threshold_pct,
 				       double min_change_pct)
 {
-	struct compare_judgement j = { COMPARE_UNCOMPARED, false, NAN, NAN };
-	if (!(base > 0) || !(new > 0) || isinf(base) || isinf(new))
-		return j;
-	j.ratio = new / base;
-	j.noise_pct = sqrt(base_noise_pct * base_noise_pct + new_noise_pct * new_noise_pct);
-	double change = 100.0 * (j.ratio - 1.0);
-	if (fabs(change) <= fmax(j.noise_pct, min_change_pct))
-		j.verdict = COMPARE_SAME;
-	else
-		j.verdict = change > 0 ? COMPARE_FASTER : COMPARE_SLOWER;
-	j.regression = j.verdict == COMPARE_SLOWER && -change > j.noise_pct + threshold_pct;
+	double noise = compare_noise(base_noise_pct, new_noise_pct);
+	struct compare_judgement j = compare_decide(base, new, noise, threshold_pct, min_change_pct);
+	if (j.verdict != COMPARE_UNCOMPARED)
+		j.noise_pct = noise;
 	return j;
 }
 
 /* Judges a joined pair on its raw figures and, across devices, on its
- * share of each device's ceiling. */
-static void compare_judge_entry(struct compare_entry *e, const struct compare_opts *o)
+ * share of each device's ceiling, with the estimate x (NAN parts: the
+ * files' figures and the rows' combined noise). */
+static void compare_judge_entry(struct compare_entry *e, const struct compare_opts *o,
+				struct compare_estimate x)
 {
 	const struct compare_side *b = &e->base, *v = &e->new;
-	e->raw = compare_judge(b->value, b->noise_pct, v->value, v->noise_pct, o->threshold_pct,
-			       o->min_change_pct);
-	e->ceiling = compare_judge(b->pct_of_ceiling, b->noise_pct, v->pct_of_ceiling,
-				   v->noise_pct, o->threshold_pct, o->min_change_pct);
+	double noise = compare_noise(b->noise_pct, v->noise_pct);
+	double u = isnan(x.resolution_pct) ? noise : x.resolution_pct;
+	bool given = !isnan(x.ratio) && b->value > 0 && v->value > 0;
+	e->raw = compare_decide(given ? 1.0 : b->value, given ? x.ratio : v->value, u,
+				o->threshold_pct, o->min_change_pct);
+	e->ceiling = compare_decide(b->pct_of_ceiling, v->pct_of_ceiling, u, o->threshold_pct,
+				    o->min_change_pct);
+	e->raw.noise_pct = e->ceiling.noise_pct = noise;
 	if (!b->valid || !v->valid || e->raw.verdict == COMPARE_UNCOMPARED) {
 		e->raw.verdict = e->ceiling.verdict = COMPARE_UNCOMPARED;
 		e->raw.regression = e->ceiling.regression = false;
@@ -406,6 +449,12 @@ static int compare_check_devices(const struct compare_report *r, const struct co
 	return -1;
 }
 
+/* Whether a side's row failed: invalid, or valid but not timed. */
+static bool compare_side_failed(const struct compare_side *s)
+{
+	return !s->valid || isnan(s->value);
+}
+
 static void compare_count(struct compare_report *r, const struct compare_entry *e)
 {
 	if (!e->in_new) {
@@ -414,14 +463,46 @@ static void compare_count(struct compare_report *r, const struct compare_entry *
 	}
 	if (!e->in_base) {
 		r->only_new++;
+		r->failed_new += compare_side_failed(&e->new);
 		return;
 	}
 	const struct compare_judgement *j = compare_counting(e);
+	if (j->verdict == COMPARE_UNCOMPARED) {
+		/* BASE's failure makes the pair uncomparable whatever NEW did */
+		if (compare_side_failed(&e->base))
+			r->uncompared++;
+		else
+			r->failed_new++;
+		return;
+	}
 	r->faster += j->verdict == COMPARE_FASTER;
 	r->same += j->verdict == COMPARE_SAME;
 	r->slower += j->verdict == COMPARE_SLOWER;
-	r->uncompared += j->verdict == COMPARE_UNCOMPARED;
+	r->inconclusive += j->verdict == COMPARE_INCONCLUSIVE;
 	r->regressions += j->regression;
+}
+
+/* Counts every entry of r afresh. */
+static void compare_recount(struct compare_report *r)
+{
+	r->faster = r->same = r->slower = r->regressions = r->inconclusive = 0;
+	r->only_base = r->only_new = r->failed_new = r->uncompared = 0;
+	for (size_t i = 0; i < r->count; i++)
+		compare_count(r, &r->entries[i]);
+}
+
+void compare_rejudge(struct compare_report *r,
+		     struct compare_estimate (*est)(void *ctx, const struct compare_entry *e),
+		     void *ctx, const char *rule, int rounds)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		struct compare_entry *e = &r->entries[i];
+		if (e->in_base && e->in_new)
+			compare_judge_entry(e, &r->opts, est(ctx, e));
+	}
+	snprintf(r->resolution_rule, sizeof r->resolution_rule, "%s", rule);
+	r->rounds = rounds;
+	compare_recount(r);
 }
 
 /* The join: every base row in order (matched or not), then NEW's leftovers. */
@@ -441,7 +522,7 @@ static int compare_join(struct compare_report *r, struct compare_rowset *b,
 		if (!r->opts.across_devices &&
 		    compare_check_devices(r, e, bpath, vpath, err, errlen) != 0)
 			return -1;
-		compare_judge_entry(e, &r->opts);
+		compare_judge_entry(e, &r->opts, (struct compare_estimate){ NAN, NAN });
 	}
 	for (size_t j = 0; j < v->count; j++) {
 		if (v->matched[j])
@@ -450,8 +531,7 @@ static int compare_join(struct compare_report *r, struct compare_rowset *b,
 		e->in_new = true;
 		compare_take_side(&e->new, v, j);
 	}
-	for (size_t i = 0; i < r->count; i++)
-		compare_count(r, &r->entries[i]);
+	compare_recount(r);
 	return 0;
 }
 
@@ -463,6 +543,7 @@ int compare_rows(const struct csv_table *base, const struct csv_table *new,
 	int rc = -1;
 	memset(out, 0, sizeof *out);
 	out->opts = *o;
+	snprintf(out->resolution_rule, sizeof out->resolution_rule, "%s", COMPARE_NOISE_RULE);
 	if (compare_rowset_read(base, &b, err, errlen) != 0)
 		goto out_free_base;
 	if (compare_rowset_read(new, &v, err, errlen) != 0)
@@ -488,6 +569,35 @@ out_free_base:
 	return rc;
 }
 
+/* What NEW's sidecar says its run skipped, into r (nothing when it has no
+ * sidecar or the sidecar no list). 0, or -1 with err when it is malformed. */
+static int compare_read_skipped(const char *new_path, struct compare_report *r, char *err,
+				size_t errlen)
+{
+	char *side = results_sidecar_path(new_path);
+	struct json_in_value v;
+	struct skips *sk = calloc(1, sizeof *sk);
+	int rc = 0;
+	if (!side || !sk) {
+		snprintf(err, errlen, "out of memory reading %s's sidecar", new_path);
+		rc = -1;
+		goto out_free;
+	}
+	if (access(side, F_OK) != 0 || json_in_read_file(side, &v, err, errlen) != 0)
+		goto out_free; /* no sidecar, or one results_pair_check has judged */
+	if (skips_from_sidecar(&v, sk) != 0) {
+		snprintf(err, errlen, "%s: 'skipped' is not a list of {variant, why}", side);
+		rc = -1;
+	}
+	r->skipped_new = skips_total(sk);
+	skips_describe(sk, r->skipped_note, sizeof r->skipped_note);
+	json_in_free(&v);
+out_free:
+	free(sk);
+	free(side);
+	return rc;
+}
+
 int compare_files(const char *base_path, const char *new_path, const struct compare_opts *o,
 		  struct compare_report *out, char *err, size_t errlen)
 {
@@ -505,16 +615,36 @@ int compare_files(const char *base_path, const char *new_path, const struct comp
 	if (csv_table_read(base_path, &b, err, errlen) == 0 &&
 	    csv_table_read(new_path, &v, err, errlen) == 0)
 		rc = compare_rows(&b, &v, o, out, err, errlen);
-	if (rc == 0)
+	if (rc == 0) {
 		memcpy(out->notes, notes, sizeof notes);
+		if (compare_read_skipped(new_path, out, err, errlen) != 0) {
+			compare_report_free(out);
+			rc = -1;
+		}
+	}
 	csv_table_free(&b);
 	csv_table_free(&v);
 	return rc;
 }
 
+/* Rows compared: both sides there and timed, whatever the verdict. */
+static size_t compare_compared(const struct compare_report *r)
+{
+	return r->faster + r->same + r->slower + r->inconclusive;
+}
+
 int compare_exit_status(const struct compare_report *r)
 {
-	return r->regressions > 0 ? COMPARE_REGRESSED : COMPARE_OK;
+	const struct compare_opts *o = &r->opts;
+	if (r->regressions > 0 || r->failed_new > 0)
+		return COMPARE_REGRESSED;
+	if (compare_compared(r) == 0)
+		return COMPARE_UNDECIDED;
+	if (r->inconclusive > 0 && !o->allow_inconclusive)
+		return COMPARE_UNDECIDED;
+	if ((r->only_base > 0 || r->uncompared > 0 || r->skipped_new > 0) && !o->allow_missing)
+		return COMPARE_UNDECIDED;
+	return COMPARE_OK;
 }
 
 void compare_report_free(struct compare_report *r)
@@ -539,6 +669,7 @@ static const char *compare_verdict_word(const struct compare_entry *e,
 	case COMPARE_SAME: return "same";
 	case COMPARE_FASTER: return "faster";
 	case COMPARE_SLOWER: return j->regression && compare_counting(e) == j ? "SLOWER" : "slower";
+	case COMPARE_INCONCLUSIVE: return "inconclusive";
 	default: return "-";
 	}
 }
@@ -549,7 +680,8 @@ static const char *compare_why_not(const struct compare_entry *e)
 	if (!e->in_new)
 		return "only in BASE";
 	if (!e->in_base)
-		return "only in NEW";
+		return !e->new.valid ? "only in NEW, invalid"
+		       : isnan(e->new.value) ? "only in NEW, not timed" : "only in NEW";
 	if (!e->base.valid && !e->new.valid)
 		return "invalid in both";
 	if (!e->base.valid)
@@ -561,6 +693,13 @@ static const char *compare_why_not(const struct compare_entry *e)
 	if (isnan(e->new.value))
 		return "not timed in NEW";
 	return NULL;
+}
+
+/* What the entry says in the verdict column and the verdict file. */
+static const char *compare_entry_word(const struct compare_entry *e)
+{
+	const char *why = compare_why_not(e);
+	return why ? why : compare_verdict_word(e, compare_counting(e));
 }
 
 /* A figure in a 10-wide cell, "-" for none. */
@@ -599,11 +738,11 @@ static void compare_print_header(FILE *fp, const struct compare_report *r)
 	fprintf(fp, "%-*s", compare_name_width(r), "variant");
 	for (size_t i = 0; kind->shown[i]; i++)
 		compare_print_shown(fp, kind, i, kind->shown_heading[i]);
-	fprintf(fp, " %10s %10s %8s %7s  %-*s", "base", "new", "new/base", "noise", more ? 8 : 0,
+	fprintf(fp, " %10s %10s %8s %7s  %-*s", "base", "new", "new/base", "resol", more ? 12 : 0,
 		"verdict");
 	if (r->opts.across_devices)
 		fprintf(fp, " %10s %10s %8s  %-*s", "base%ceil", "new%ceil", "new/base",
-			kind->details[0] ? 8 : 0, "verdict");
+			kind->details[0] ? 12 : 0, "verdict");
 	for (size_t d = 0; kind->details[d]; d++)
 		fprintf(fp, " %8s", kind->detail_heading[d]);
 	fputc('\n', fp);
@@ -635,18 +774,143 @@ static void compare_print_entry(FILE *fp, const struct compare_report *r,
 		return;
 	}
 	bool more = r->opts.across_devices || kind->details[0];
-	fprintf(fp, " %6.1f%%  %-*s", e->raw.noise_pct, more ? 8 : 0,
-		compare_verdict_word(e, &e->raw));
+	fprintf(fp, " %6.*f%%  %-*s", e->raw.resolution_pct < 1 ? 2 : 1, e->raw.resolution_pct,
+		more ? 12 : 0, compare_verdict_word(e, &e->raw));
 	if (r->opts.across_devices) {
 		compare_num(fp, e->base.pct_of_ceiling, " %9.2f%%");
 		compare_num(fp, e->new.pct_of_ceiling, " %9.2f%%");
 		compare_num(fp, e->ceiling.ratio, " %8.3f");
-		fprintf(fp, "  %-*s", kind->details[0] ? 8 : 0,
+		fprintf(fp, "  %-*s", kind->details[0] ? 12 : 0,
 			e->counts_ceiling ? compare_verdict_word(e, &e->ceiling)
 					  : "(no ceiling: raw counts)");
 	}
 	compare_print_details(fp, kind, e);
 	fputc('\n', fp);
+}
+
+/* "auto N=16384 mode=forces P=1": a key as a summary names it. */
+static void compare_key_short(const struct compare_report *r, const struct compare_entry *e,
+			      char *out, size_t len)
+{
+	size_t n = (size_t)snprintf(out, len, "%s", e->key.cells[0]);
+	for (size_t i = 0; r->kind->shown[i] && n < len; i++)
+		n += (size_t)snprintf(out + n, len - n, " %s=%s", r->kind->shown_heading[i],
+				      compare_key_value(r, e, r->kind->shown[i]));
+}
+
+/* Appends "; COUNT WHAT (row, row, row, ...)" for the entries of r that
+ * pick selects, when there are any. Returns the new length. */
+static size_t compare_name_rows(const struct compare_report *r,
+				bool (*pick)(const struct compare_report *r, const struct compare_entry *e),
+				const char *what, char *out, size_t len, size_t n)
+{
+	size_t count = 0;
+	for (size_t i = 0; i < r->count; i++)
+		count += pick(r, &r->entries[i]);
+	if (count == 0 || n >= len)
+		return n;
+	n += (size_t)snprintf(out + n, len - n, "%s%zu row%s %s (", n ? "; " : "", count,
+			      count == 1 ? "" : "s", what);
+	for (size_t i = 0, named = 0; i < r->count && n < len; i++) {
+		if (!pick(r, &r->entries[i]))
+			continue;
+		char key[256];
+		compare_key_short(r, &r->entries[i], key, sizeof key);
+		if (named++ == 3) {
+			n += (size_t)snprintf(out + n, len - n, ", ...");
+			break;
+		}
+		n += (size_t)snprintf(out + n, len - n, "%s%s", named > 1 ? ", " : "", key);
+	}
+	if (n < len)
+		n += (size_t)snprintf(out + n, len - n, ")");
+	return n < len ? n : len - 1;
+}
+
+static bool compare_is_regression(const struct compare_report *r, const struct compare_entry *e)
+{
+	(void)r;
+	return e->in_base && e->in_new && compare_counting(e)->regression;
+}
+
+static bool compare_is_failed_new(const struct compare_report *r, const struct compare_entry *e)
+{
+	(void)r;
+	return e->in_new && compare_side_failed(&e->new) &&
+	       (!e->in_base || !compare_side_failed(&e->base));
+}
+
+static bool compare_is_inconclusive(const struct compare_report *r, const struct compare_entry *e)
+{
+	(void)r;
+	return e->in_base && e->in_new && compare_counting(e)->verdict == COMPARE_INCONCLUSIVE;
+}
+
+static bool compare_is_missing(const struct compare_report *r, const struct compare_entry *e)
+{
+	(void)r;
+	return e->in_base && (!e->in_new || compare_side_failed(&e->base));
+}
+
+void compare_why_not_passed(const struct compare_report *r, char *out, size_t len)
+{
+	size_t n = 0;
+	int st = compare_exit_status(r);
+	char what[96];
+	out[0] = '\0';
+	if (st == COMPARE_OK)
+		return;
+	snprintf(what, sizeof what, "slower by more than %g%% beyond their resolution",
+		 r->opts.threshold_pct);
+	n = compare_name_rows(r, compare_is_regression, what, out, len, n);
+	n = compare_name_rows(r, compare_is_failed_new, "failed validation or timing in NEW", out,
+			      len, n);
+	if (st == COMPARE_REGRESSED) {
+		snprintf(out + n, len - n, ": a regression (exit 1)");
+		return;
+	}
+	if (compare_compared(r) == 0)
+		n += (size_t)snprintf(out + n, len - n, "%snothing compared: no row is in both files "
+				      "with a figure on each side", n ? "; " : "");
+	if (!r->opts.allow_inconclusive) {
+		snprintf(what, sizeof what, "inconclusive (too noisy to decide at %g%%)",
+			 fmax(r->opts.threshold_pct, r->opts.min_change_pct));
+		n = compare_name_rows(r, compare_is_inconclusive, what, out, len, n);
+	}
+	if (!r->opts.allow_missing) {
+		n = compare_name_rows(r, compare_is_missing, "of BASE not compared (missing in NEW, or failed in BASE)",
+				      out, len, n);
+		if (r->skipped_new && n < len)
+			n += (size_t)snprintf(out + n, len - n, "%sNEW's run skipped %s", n ? "; " : "",
+					      r->skipped_note);
+	}
+	if (n < len)
+		snprintf(out + n, len - n, ": not a pass (exit 3)");
+}
+
+/* The verdict line: the exit status and what it rests on. */
+static void compare_print_verdict(FILE *fp, const struct compare_report *r)
+{
+	int st = compare_exit_status(r);
+	if (st == COMPARE_REGRESSED) {
+		fprintf(fp, "verdict: REGRESSION (exit 1)\n");
+		return;
+	}
+	if (st == COMPARE_UNDECIDED) {
+		fprintf(fp, "verdict: NOT A PASS (exit 3): %s\n",
+			compare_compared(r) == 0 ? "nothing was compared"
+						 : "rows undecided or not measured (see above)");
+		return;
+	}
+	fprintf(fp, "verdict: pass (exit 0): %zu row%s compared and decided, none slower by more than %g%%",
+		compare_compared(r), compare_compared(r) == 1 ? "" : "s", r->opts.threshold_pct);
+	if (r->inconclusive)
+		fprintf(fp, "; %zu inconclusive accepted (--allow-inconclusive)", r->inconclusive);
+	if (r->only_base + r->uncompared + r->skipped_new)
+		fprintf(fp, "; %zu of BASE not compared%s accepted (--allow-missing)",
+			r->only_base + r->uncompared,
+			r->skipped_new ? " and the variants NEW skipped" : "");
+	fprintf(fp, "\n");
 }
 
 void compare_print(FILE *fp, const struct compare_report *r, const char *base_path,
@@ -660,27 +924,145 @@ void compare_print(FILE *fp, const struct compare_report *r, const char *base_pa
 	compare_print_header(fp, r);
 	for (size_t i = 0; i < r->count; i++)
 		compare_print_entry(fp, r, &r->entries[i]);
-	fprintf(fp, "\nsame: |new/base - 1| within max(noise, %g%%), noise = sqrt(noise_base^2 + "
-		    "noise_new^2); SLOWER: slower by more than %g%% beyond the noise (a regression)%s\n",
-		r->opts.min_change_pct, r->opts.threshold_pct,
+	double t = r->opts.threshold_pct, floor = r->opts.min_change_pct;
+	fprintf(fp, "\nresol: the change a row can tell from none: %s.\n", r->resolution_rule);
+	fprintf(fp, "SLOWER (a regression): slowdown - resol > %g%% (and slowdown > %g%%); "
+		    "decided, no regression: slowdown + resol <= %g%%, then same (|change| within "
+		    "max(resol, %g%%)), faster or slower; else inconclusive%s\n",
+		t, floor, fmax(t, floor), floor,
 		r->opts.across_devices ? "; across devices the %ceil verdict counts" : "");
-	fprintf(fp, "%zu faster, %zu same, %zu slower (%zu regression%s), %zu not compared, "
-		    "%zu only in BASE, %zu only in NEW\n",
+	fprintf(fp, "%zu faster, %zu same, %zu slower (%zu regression%s), %zu inconclusive, "
+		    "%zu failed in NEW, %zu not compared, %zu only in BASE, %zu only in NEW\n",
 		r->faster, r->same, r->slower, r->regressions, r->regressions == 1 ? "" : "s",
-		r->uncompared, r->only_base, r->only_new);
+		r->inconclusive, r->failed_new, r->uncompared, r->only_base, r->only_new);
+	if (r->skipped_new)
+		fprintf(fp, "NEW's run skipped %s\n", r->skipped_note);
+	compare_print_verdict(fp, r);
+}
+
+/* ---- the verdict file ---------------------------------------------------- */
+
+static const char *const compare_verdict_columns[] = {
+	"metric", "base_value", "new_value", "ratio", "change_pct", "noise_pct",
+	"resolution_pct", "threshold_pct", "rounds", "verdict",
+};
+#define COMPARE_VERDICT_NCOLS (sizeof compare_verdict_columns / sizeof *compare_verdict_columns)
+
+/* What the callbacks of compare_write_verdicts see. */
+struct compare_verdicts_ctx {
+	const struct compare_report *r;
+	const char *base_path, *new_path;
+};
+
+/* A number into cell, "" for NAN. */
+static void compare_cell(char *cell, double v, const char *fmt)
+{
+	if (isnan(v))
+		cell[0] = '\0';
+	else
+		snprintf(cell, RESULTS_CELL, fmt, v);
+}
+
+static void compare_verdict_row(const void *ctx_, size_t row, char (*cells)[RESULTS_CELL])
+{
+	const struct compare_verdicts_ctx *ctx = ctx_;
+	const struct compare_report *r = ctx->r;
+	const struct compare_entry *e = &r->entries[row];
+	const struct compare_judgement *j = compare_counting(e);
+	size_t c = 0, nkeys = 0;
+	bool judged = e->in_base && e->in_new && j->verdict != COMPARE_UNCOMPARED;
+	while (r->kind->keys[nkeys])
+		nkeys++;
+	for (; c < nkeys; c++)
+		snprintf(cells[c], RESULTS_CELL, "%s", c < e->key.count ? e->key.cells[c] : "");
+	const char *mode = r->kind->mode_col ? compare_key_value(r, e, r->kind->mode_col) : NULL;
+	snprintf(cells[c++], RESULTS_CELL, "%s",
+		 e->counts_ceiling ? "pct_of_ceiling"
+		 : mode && strcmp(mode, r->kind->mode_when[1]) == 0 ? r->kind->metric[1]
+								     : r->kind->metric[0]);
+	compare_cell(cells[c++], !e->in_base ? NAN : e->counts_ceiling ? e->base.pct_of_ceiling : e->base.value, "%.6g");
+	compare_cell(cells[c++], !e->in_new ? NAN : e->counts_ceiling ? e->new.pct_of_ceiling : e->new.value, "%.6g");
+	compare_cell(cells[c++], judged ? j->ratio : NAN, "%.6g");
+	compare_cell(cells[c++], judged ? 100.0 * (j->ratio - 1.0) : NAN, "%.4g");
+	compare_cell(cells[c++], judged ? j->noise_pct : NAN, "%.4g");
+	compare_cell(cells[c++], judged ? j->resolution_pct : NAN, "%.4g");
+	compare_cell(cells[c++], r->opts.threshold_pct, "%g");
+	if (r->rounds > 0)
+		snprintf(cells[c++], RESULTS_CELL, "%d", r->rounds);
+	else
+		cells[c++][0] = '\0';
+	snprintf(cells[c], RESULTS_CELL, "%s", compare_entry_word(e));
+}
+
+static void compare_verdict_json(struct json_out *j, const void *ctx_)
+{
+	const struct compare_verdicts_ctx *ctx = ctx_;
+	const struct compare_report *r = ctx->r;
+	char why[2048];
+	json_kv_string(j, "kind", r->kind->name);
+	json_kv_string(j, "base_csv", ctx->base_path);
+	json_kv_string(j, "new_csv", ctx->new_path);
+	json_kv_double(j, "threshold_pct", r->opts.threshold_pct);
+	json_kv_double(j, "min_change_pct", r->opts.min_change_pct);
+	json_kv_bool(j, "across_devices", r->opts.across_devices);
+	json_kv_bool(j, "allow_missing", r->opts.allow_missing);
+	json_kv_bool(j, "allow_inconclusive", r->opts.allow_inconclusive);
+	json_kv_string(j, "resolution", r->resolution_rule);
+	json_kv_int(j, "rounds", r->rounds);
+	json_kv_string(j, "rule", "change = 100 (new/base - 1), slowdown = -change; SLOWER (a regression) "
+				  "when slowdown - resolution > threshold and slowdown > min_change; "
+				  "decided, no regression, when slowdown + resolution <= max(threshold, "
+				  "min_change): same when |change| <= max(resolution, min_change), else "
+				  "faster or slower; otherwise inconclusive");
+	json_key(j, "counts");
+	json_begin_object(j);
+	json_kv_int(j, "faster", (long long)r->faster);
+	json_kv_int(j, "same", (long long)r->same);
+	json_kv_int(j, "slower", (long long)r->slower);
+	json_kv_int(j, "regressions", (long long)r->regressions);
+	json_kv_int(j, "inconclusive", (long long)r->inconclusive);
+	json_kv_int(j, "failed_in_new", (long long)r->failed_new);
+	json_kv_int(j, "not_compared", (long long)r->uncompared);
+	json_kv_int(j, "only_in_base", (long long)r->only_base);
+	json_kv_int(j, "only_in_new", (long long)r->only_new);
+	json_kv_int(j, "skipped_by_new", (long long)r->skipped_new);
+	json_end_object(j);
+	json_kv_int(j, "exit_status", compare_exit_status(r));
+	compare_why_not_passed(r, why, sizeof why);
+	json_kv_string(j, "why_not_a_pass", why);
+}
+
+int compare_write_verdicts(const char *csv_path, const struct compare_report *r,
+			   const char *base_path, const char *new_path, int argc, char **argv,
+			   char *err, size_t errlen)
+{
+	const char *cols[COMPARE_MAX_KEYS + COMPARE_VERDICT_NCOLS];
+	size_t ncols = 0;
+	for (; r->kind->keys[ncols]; ncols++)
+		cols[ncols] = r->kind->keys[ncols];
+	for (size_t i = 0; i < COMPARE_VERDICT_NCOLS; i++)
+		cols[ncols++] = compare_verdict_columns[i];
+	struct compare_verdicts_ctx ctx = { r, base_path, new_path };
+	struct results_table t = { .schema = "harness-verdicts/1", .columns = cols, .ncols = ncols,
+				   .nrows = r->count, .rows = r->entries,
+				   .format = compare_verdict_row, .json = compare_verdict_json,
+				   .ctx = &ctx };
+	struct results_meta meta = { argc, argv, NULL, NULL, 0, NULL };
+	return results_write_table(csv_path, &t, &meta, err, errlen);
 }
 
 /* ---- the command ------------------------------------------------------- */
 
 #define COMPARE_USAGE \
-	"usage: harness compare BASE.csv NEW.csv [--threshold PCT] [--min-change PCT] [--across-devices]"
+	"usage: harness compare BASE.csv NEW.csv [--threshold PCT] [--min-change PCT]\n" \
+	"                       [--allow-missing] [--allow-inconclusive] [--across-devices] [--out FILE.csv]"
 
 static int compare_usage_error(const char *what, const char *value)
 {
 	if (value)
-		fprintf(stderr, "harness: compare: %s '%s' (%s)\n", what, value, COMPARE_USAGE);
+		fprintf(stderr, "harness: compare: %s '%s' (see 'harness compare --help')\n", what, value);
 	else
-		fprintf(stderr, "harness: compare: %s (%s)\n", what, COMPARE_USAGE);
+		fprintf(stderr, "harness: compare: %s (see 'harness compare --help')\n", what);
 	return COMPARE_BAD_INPUT;
 }
 
@@ -689,17 +1071,33 @@ static void compare_help(void)
 	printf("%s\n\n"
 	       "Joins the rows of two results CSVs of one kind and compares their figures:\n"
 	       "  N-body rows on (variant, n, tile_p, threads_q, unroll, bodies_k, precision,\n"
-	       "  mode), by interactions/s (steps/s in steps mode);\n"
+	       "  mode, ranks), by interactions/s (steps/s in steps mode);\n"
 	       "  SPH rows on (variant, column), by steps/s, with the per-phase times beside.\n"
-	       "  same    |new/base - 1| <= max(noise, --min-change PCT (default %g)),\n"
-	       "          noise = sqrt(noise_base^2 + noise_new^2) (noise_pct columns)\n"
-	       "  faster / slower otherwise; SLOWER (a regression) when slower by more than\n"
-	       "  --threshold PCT (default %g) beyond the noise.\n"
-	       "--across-devices  allow different device_name values; also compare each row's\n"
-	       "                  pct_of_ceiling, which then decides regressions.\n"
-	       "A CSV whose sidecar stamps another file is refused.\n"
-	       "Exit status: 0 no regression, 1 a regression, 2 bad input.\n",
-	       COMPARE_USAGE, COMPARE_DEFAULT_MIN_CHANGE_PCT, COMPARE_DEFAULT_THRESHOLD_PCT);
+	       "Each row's resolution (resol) is the change it can tell from none:\n"
+	       "  sqrt(noise_base^2 + noise_new^2) of its noise_pct columns. With\n"
+	       "  slowdown = 100 (1 - new/base) %%:\n"
+	       "  SLOWER        slowdown - resol > --threshold PCT (default %g) and slowdown >\n"
+	       "                --min-change PCT (default %g): a regression\n"
+	       "  same, faster, slower\n"
+	       "                decided, no regression: slowdown + resol <= max(PCT, MIN);\n"
+	       "                same when |change| <= max(resol, MIN)\n"
+	       "  inconclusive  neither: too noisy to tell at that threshold\n"
+	       "Rows only in BASE, rows that failed in BASE (not compared) and variants NEW's\n"
+	       "sidecar says its run skipped are rows asked for and not measured.\n\n"
+	       "  --allow-missing       those do not make the exit status 3\n"
+	       "  --allow-inconclusive  inconclusive rows do not make it 3\n"
+	       "  --across-devices      allow different device_name values; also compare each\n"
+	       "                        row's pct_of_ceiling, which then decides regressions\n"
+	       "  --out FILE.csv        write each row's verdict, change and resolution there\n"
+	       "                        (with a sidecar)\n"
+	       "A CSV whose sidecar stamps another file is refused.\n\n"
+	       "Exit status:\n"
+	       "  0  every row compared and decided, none slower by more than PCT\n"
+	       "  1  a regression: a row SLOWER, or a row that failed validation or timing in NEW\n"
+	       "  2  bad input: an unreadable or malformed file, a bad option, other devices\n"
+	       "  3  not a pass: a row inconclusive, a row of BASE missing in NEW or not\n"
+	       "     compared, variants NEW skipped (unless allowed), or nothing compared at all\n",
+	       COMPARE_USAGE, COMPARE_DEFAULT_THRESHOLD_PCT, COMPARE_DEFAULT_MIN_CHANGE_PCT);
 }
 
 /* Parses a percentage: the whole text a finite number in [0, 1000]. */
@@ -713,34 +1111,52 @@ static int compare_parse_pct(const char *s, double *out)
 	return 0;
 }
 
-/* Fills opts and the two paths from argv; COMPARE_OK, COMPARE_BAD_INPUT, or -1 for --help. */
-static int compare_parse_args(int argc, char **argv, struct compare_opts *o, const char **paths)
+/* A flag of compare's: sets it and returns true, or false for another word. */
+static bool compare_flag(const char *a, struct compare_opts *o)
+{
+	static const char *const names[] = { "--across-devices", "--allow-missing",
+					     "--allow-inconclusive" };
+	bool *dest[] = { &o->across_devices, &o->allow_missing, &o->allow_inconclusive };
+	for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+		if (strcmp(a, names[k]) == 0)
+			return *dest[k] = true;
+	return false;
+}
+
+/* Fills opts, the two paths and the verdict file (NULL: none) from argv;
+ * COMPARE_OK, COMPARE_BAD_INPUT, or -1 for --help. */
+static int compare_parse_args(int argc, char **argv, struct compare_opts *o, const char **paths,
+			      const char **out)
 {
 	int npaths = 0;
 	static const char *const pct_opts[] = { "--threshold", "--min-change" };
 	double *pct_dest[] = { &o->threshold_pct, &o->min_change_pct };
+	memset(o, 0, sizeof *o);
 	o->threshold_pct = COMPARE_DEFAULT_THRESHOLD_PCT;
 	o->min_change_pct = COMPARE_DEFAULT_MIN_CHANGE_PCT;
-	o->across_devices = false;
+	*out = NULL;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		size_t k = 0, len = 0;
-		while (k < 2 && !(strncmp(a, pct_opts[k], len = strlen(pct_opts[k])) == 0 &&
-				  (a[len] == '\0' || a[len] == '=')))
-			k++;
+		const char *a = argv[i], *v = NULL;
+		char what[96];
+		int t = 0;
+		size_t k = 0;
+		for (; k < 2 && (t = cli_take_option(argc, argv, &i, pct_opts[k], &v)) == 0; k++)
+			;
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
 			return -1;
-		if (strcmp(a, "--across-devices") == 0) {
-			o->across_devices = true;
-		} else if (k < 2) {
-			char what[96];
-			const char *v = a[len] == '=' ? a + len + 1 : (i + 1 < argc ? argv[++i] : NULL);
+		if (compare_flag(a, o))
+			continue;
+		if (t != 0) {
 			snprintf(what, sizeof what, "%s needs a percentage", pct_opts[k]);
-			if (!v)
+			if (t < 0)
 				return compare_usage_error(what, NULL);
 			snprintf(what, sizeof what, "%s takes a percentage in [0, 1000], not", pct_opts[k]);
 			if (compare_parse_pct(v, pct_dest[k]) != 0)
 				return compare_usage_error(what, v);
+		} else if ((t = cli_take_option(argc, argv, &i, "--out", &v)) != 0) {
+			if (t < 0 || !v[0])
+				return compare_usage_error("--out needs a file name", NULL);
+			*out = v;
 		} else if (a[0] == '-' && a[1] != '\0') {
 			return compare_usage_error("unknown option", a);
 		} else if (npaths < 2) {
@@ -757,25 +1173,33 @@ static int compare_parse_args(int argc, char **argv, struct compare_opts *o, con
 int compare_command(int argc, char **argv)
 {
 	struct compare_opts o;
-	const char *paths[2];
-	char err[1024];
+	const char *paths[2], *out;
+	char err[1024], why[2048];
 	struct compare_report r;
-	int rc = compare_parse_args(argc, argv, &o, paths);
+	int rc = compare_parse_args(argc, argv, &o, paths, &out);
 	if (rc < 0) {
 		compare_help();
 		return COMPARE_OK;
 	}
 	if (rc != COMPARE_OK)
 		return rc;
+	if (out && atomic_path_writable(out, err, sizeof err) != 0)
+		return compare_usage_error(err, NULL);
 	if (compare_files(paths[0], paths[1], &o, &r, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: %s\n", err);
 		return COMPARE_BAD_INPUT;
 	}
 	compare_print(stdout, &r, paths[0], paths[1]);
 	rc = compare_exit_status(&r);
-	if (rc == COMPARE_REGRESSED)
-		fprintf(stderr, "harness: %zu row%s slower than BASE by more than %g%% beyond the noise\n",
-			r.regressions, r.regressions == 1 ? "" : "s", o.threshold_pct);
+	if (out && compare_write_verdicts(out, &r, paths[0], paths[1], argc, argv, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: compare: %s\n", err);
+		rc = COMPARE_BAD_INPUT;
+	} else if (out) {
+		printf("wrote %s\n", out);
+	}
+	compare_why_not_passed(&r, why, sizeof why);
+	if (why[0] && rc != COMPARE_BAD_INPUT)
+		fprintf(stderr, "harness: compare: %s\n", why);
 	compare_report_free(&r);
 	return rc;
 }

@@ -9,7 +9,9 @@
 #include "csv_table.h"
 
 /*
- * `harness compare BASE.csv NEW.csv [--threshold PCT] [--min-change PCT] [--across-devices]`
+ * `harness compare BASE.csv NEW.csv [--threshold PCT] [--min-change PCT]
+ *                  [--allow-missing] [--allow-inconclusive] [--across-devices]
+ *                  [--out FILE.csv]`
  *
  * Every kind of results CSV the harness writes is compared the same way;
  * a kind (compare_kinds[]) says which columns its rows are joined on and
@@ -21,11 +23,22 @@
  * relative noise nb and nv (the rows' noise_pct: relative standard
  * deviation of their samples; an empty cell counts as 0):
  *
- *   change = 100 (v / b - 1) %        noise = sqrt(nb^2 + nv^2) %
- *   band   = max(noise, MIN)          (MIN: --min-change, default 1 %)
- *   same    when |change| <= band
- *   faster  when change > band
- *   slower  when change < -band; a *regression* when also -change > noise + PCT
+ *   change = 100 (v / b - 1) %        slowdown s = -change
+ *   resolution u = sqrt(nb^2 + nv^2) %   (the change the pair can tell from none)
+ *   T = --threshold PCT (default 5), MIN = --min-change (default 1)
+ *
+ *   SLOWER (a regression)  when s - u > T and s > MIN: slower by more than
+ *                          the threshold even at the near end of s +- u
+ *   decided, no regression when s + u <= max(T, MIN): the whole of s +- u
+ *                          is at or under the threshold (or the floor); then
+ *     same    when |change| <= max(u, MIN)
+ *     faster  when change > max(u, MIN)
+ *     slower  when change < -max(u, MIN) (slower, but by less than T)
+ *   inconclusive           otherwise: s +- u straddles the threshold, so
+ *                          neither a regression nor its absence can be
+ *                          claimed. A row of little change is inconclusive
+ *                          exactly when u > max(T, MIN): its noise is too
+ *                          large to decide at that threshold.
  *
  * Noises add in quadrature because the two measurements are independent.
  * The sample standard deviation, not the standard error of the median, is
@@ -33,7 +46,9 @@
  * suggest, so the wider band avoids false alarms. MIN is the practical
  * floor: two builds of the same code differ by a few tenths of a percent
  * from run to run even when each run's samples agree far better, and such
- * a difference is no change worth reading.
+ * a difference is no change worth reading. `harness ab` judges with the
+ * same rule and a resolution of its own, from the spread of its rounds
+ * (compare_rejudge).
  *
  * Both files must be of one kind and come from the same device
  * (device_name of every joined pair equal) unless across_devices is set;
@@ -42,31 +57,46 @@
  * judgement, being the one that says whether code got better or worse on
  * a different chip, is the one that counts for the exit status. Pairs
  * without a ceiling (CPU rows, SPH rows) count by their raw figures.
+ *
+ * Nothing compared is no pass. Besides the verdicts each row of the join
+ * is one of: only in BASE (NEW lacks it), only in NEW (no baseline: shown,
+ * never counted against NEW), failed in NEW (invalid or not timed in NEW
+ * while BASE's validated, or only in NEW and failed there), not compared
+ * (BASE's row failed, whatever NEW's did). NEW's sidecar may also list
+ * variants its run skipped as unable to run there ("skipped").
  */
 
-/* Exit statuses of `harness compare`. */
+/* Exit statuses of `harness compare` (and `harness ab`), worst first:
+ * bad input, then a regression, then undecided, then a pass. */
 enum compare_status {
-	COMPARE_OK = 0,        /* no regression */
-	COMPARE_REGRESSED = 1, /* a row is slower by more than the threshold beyond its noise */
+	COMPARE_OK = 0,        /* every row compared and decided, none regressed, none missing */
+	COMPARE_REGRESSED = 1, /* a row SLOWER, or a row that failed in NEW */
 	COMPARE_BAD_INPUT = 2, /* unreadable or malformed file, bad option, devices differ */
+	COMPARE_UNDECIDED = 3, /* inconclusive or incomplete: a row inconclusive (unless
+				* --allow-inconclusive), a row of BASE missing from NEW or not
+				* compared, variants NEW skipped (unless --allow-missing), or
+				* no row compared at all (always) */
 };
 
 #define COMPARE_DEFAULT_THRESHOLD_PCT 5.0
 #define COMPARE_DEFAULT_MIN_CHANGE_PCT 1.0
 
 enum compare_verdict {
-	COMPARE_SAME,      /* the change is within the two rows' combined noise, or under --min-change */
+	COMPARE_SAME,      /* decided: the change is within the resolution, or under --min-change */
 	COMPARE_FASTER,
-	COMPARE_SLOWER,
+	COMPARE_SLOWER,    /* slower; a regression when judgement.regression */
+	COMPARE_INCONCLUSIVE, /* too noisy to decide at the threshold */
 	COMPARE_UNCOMPARED, /* a side failed validation or was not timed */
 	COMPARE_ONLY_BASE,
 	COMPARE_ONLY_NEW,
 };
 
 struct compare_opts {
-	double threshold_pct;  /* PCT above; >= 0 */
+	double threshold_pct;  /* T above; >= 0 */
 	bool across_devices;
-	double min_change_pct; /* MIN above; >= 0 (0: the noise alone decides) */
+	double min_change_pct; /* MIN above; >= 0 (0: the resolution alone decides) */
+	bool allow_missing;    /* rows only in BASE, not compared, or skipped by NEW: exit 0 */
+	bool allow_inconclusive; /* inconclusive rows: exit 0 */
 };
 
 #define COMPARE_MAX_KEYS 10
@@ -130,15 +160,17 @@ struct compare_side {
 	double value;          /* interactions_per_s, or steps_per_s in steps mode; NAN: not timed */
 	double noise_pct;      /* 0 when the cell is empty */
 	double pct_of_ceiling; /* NAN when the cell is empty */
+	double samples;        /* the kind's samples_col; NAN when it has none or the cell is empty */
 	double details[COMPARE_MAX_DETAILS]; /* the kind's details; NAN when empty */
 };
 
 /* The rule above applied to one pair of figures. */
 struct compare_judgement {
 	enum compare_verdict verdict;
-	bool regression;  /* slower by more than threshold beyond the noise */
+	bool regression;  /* slower by more than the threshold beyond the resolution */
 	double ratio;     /* new / base */
-	double noise_pct; /* combined noise */
+	double noise_pct; /* combined noise of the two rows */
+	double resolution_pct; /* u: the change the pair can tell from none */
 };
 
 struct compare_entry {
@@ -152,20 +184,37 @@ struct compare_entry {
 
 #define COMPARE_NOTE_LEN 512
 
+#define COMPARE_SKIPPED_LEN 1024
+
 struct compare_report {
 	char notes[2][COMPARE_NOTE_LEN]; /* BASE's and NEW's pair against its sidecar (compare_files) */
 	const struct compare_kind *kind;
 	struct compare_entry *entries;   /* base order, then rows only in NEW */
 	size_t count;
 	struct compare_opts opts;
-	size_t faster, same, slower, regressions, only_base, only_new, uncompared;
+	size_t faster, same, slower, regressions, inconclusive, only_base, only_new, failed_new,
+	       uncompared;
+	/* Variants NEW's run skipped (its sidecar's "skipped"), and which
+	 * with why, for the summary (compare_files; 0 and "" otherwise). */
+	size_t skipped_new;
+	char skipped_note[COMPARE_SKIPPED_LEN];
+	/* How the resolution was found, for the printout and the verdict
+	 * file, and over how many rounds (0: from the rows' noise). */
+	char resolution_rule[256];
+	int rounds;
 };
 
 /* Judges new against base (both > 0) with their noises (percent, >= 0),
- * the regression threshold and the practical floor (percent). */
+ * the regression threshold and the practical floor (percent): the rule
+ * above with u = sqrt(base_noise^2 + new_noise^2). */
 struct compare_judgement compare_judge(double base, double base_noise_pct, double new,
 				       double new_noise_pct, double threshold_pct,
 				       double min_change_pct);
+
+/* The rule above for new against base (both > 0) with resolution u
+ * (percent, >= 0) given. noise_pct of the result is NAN (not known here). */
+struct compare_judgement compare_decide(double base, double new, double resolution_pct,
+					double threshold_pct, double min_change_pct);
 
 /* The cell of key column col of entry e, or NULL when the kind of r has
  * no such key column. */
@@ -188,12 +237,51 @@ int compare_rows(const struct csv_table *base, const struct csv_table *new,
 int compare_files(const char *base_path, const char *new_path, const struct compare_opts *o,
 		  struct compare_report *out, char *err, size_t errlen);
 
-/* COMPARE_REGRESSED when any entry is a regression that counts, else COMPARE_OK. */
+/* What a judge other than the rows' noise says of a pair: new/base and
+ * the resolution (percent); NAN in either keeps the files' own. */
+struct compare_estimate {
+	double ratio, resolution_pct;
+};
+
+/*
+ * Judges every joined pair of r again with the estimate est(ctx, e)
+ * returns for it, and counts again. rule says in a few words how those
+ * estimates were found, rounds over how many rounds (`harness ab`: from
+ * its rounds, ab_judge.h).
+ */
+void compare_rejudge(struct compare_report *r,
+		     struct compare_estimate (*est)(void *ctx, const struct compare_entry *e),
+		     void *ctx, const char *rule, int rounds);
+
+/* The exit status r calls for (enum compare_status, never BAD_INPUT):
+ * REGRESSED when an entry is a regression that counts or failed in NEW;
+ * else UNDECIDED when nothing was compared, or when an entry is
+ * inconclusive, only in BASE or not compared, or NEW skipped variants,
+ * and the options do not allow it; else OK. */
 int compare_exit_status(const struct compare_report *r);
 
-/* Prints the table, the rule and a summary line. */
+/* Prints the table, the rule, a summary line and a verdict line that
+ * names the exit status and what caused it. */
 void compare_print(FILE *fp, const struct compare_report *r, const char *base_path,
 		   const char *new_path);
+
+/* One line (no newline) saying why the exit status is not 0, naming up
+ * to three rows of each kind of trouble; "" when it is 0. */
+void compare_why_not_passed(const struct compare_report *r, char *out, size_t outlen);
+
+/*
+ * Writes the verdicts to csv_path (atomically, with a sidecar): one row
+ * per entry of r, its kind's key columns, then metric, base_value,
+ * new_value, ratio, change_pct, noise_pct, resolution_pct (the smallest
+ * change the row could tell from none), threshold_pct, rounds and verdict
+ * (same, faster, slower, SLOWER, inconclusive, or why it was not
+ * compared: "only in BASE", "invalid in NEW", ...). The sidecar holds the
+ * rule, the counts, the exit status, the files compared and argv.
+ * Returns 0, or -1 with one line in err.
+ */
+int compare_write_verdicts(const char *csv_path, const struct compare_report *r,
+			   const char *base_path, const char *new_path, int argc, char **argv,
+			   char *err, size_t errlen);
 
 /* Frees what r holds and leaves it empty; harmless to repeat. */
 void compare_report_free(struct compare_report *r);

@@ -31,6 +31,7 @@
 #include "sph/sph_run.h"
 #include "results.h"
 #include "stats.h"
+#include "skips.h"
 #include "sysinfo.h"
 #include "testhook.h"
 #include "../variants/suites.h"
@@ -90,13 +91,13 @@ static int main_list(const struct cli_options *o)
 	return CLI_OK;
 }
 
-/* Marks what runs: the selection, or every available variant. Unavailable
- * ones are skipped with a note; when nothing at all can run, that is the
- * user's error. Returns how many run. */
+/* Marks what runs: the selection, or every available variant. Those that
+ * cannot run here go to skipped (said once by the caller); when nothing
+ * at all can run, that is the user's error, in err. Returns how many run. */
 static size_t main_pick_variants(const struct cli_options *o, bool run[NBODY_VARIANT_COUNT],
-				 char *err, size_t errlen)
+				 struct skips *skipped, char *err, size_t errlen)
 {
-	size_t count = 0;
+	size_t count = 0, unavailable = 0;
 	const char *last_why = NULL, *last_name = NULL;
 	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
 		const struct variant *v = &nbody_variants[i];
@@ -106,19 +107,35 @@ static size_t main_pick_variants(const struct cli_options *o, bool run[NBODY_VAR
 		    (o->device_filter >= 0 && (int)v->device != o->device_filter))
 			continue;
 		if (!main_runnable(v, &why)) {
-			if (!o->quiet && o->variant_given)
-				fprintf(stderr, "harness: skipping %s: %s\n", v->name, why);
+			skips_add(skipped, v->name, why);
 			last_why = why;
 			last_name = v->name;
+			unavailable++;
 			continue;
 		}
 		run[i] = true;
 		count++;
 	}
-	if (count == 0)
+	if (count == 0 && unavailable > 1) {
+		int w = snprintf(err, errlen, "nothing selected can run here: ");
+		if (w > 0 && (size_t)w < errlen)
+			skips_describe(skipped, err + w, errlen - (size_t)w);
+	} else if (count == 0) {
 		snprintf(err, errlen, "variant '%s' is not available: %s", last_name ? last_name : "?",
 			 last_why ? last_why : "none selected");
+	}
 	return count;
+}
+
+/* The one line that names what a run skipped (rank 0, unless quiet). */
+static void main_say_skipped(const struct cli_options *o, const char *suite,
+			     const struct skips *skipped)
+{
+	char prefix[160];
+	snprintf(prefix, sizeof prefix, "harness: %s%s%s", suite ? "suite " : "", suite ? suite : "",
+		 suite ? ": " : "");
+	if (!o->quiet && dist_rank() == 0)
+		skips_say(stderr, skipped, prefix);
 }
 
 /* The default results path, results/local/nbody-<UTC time>.csv, creating
@@ -603,7 +620,7 @@ next_n:
  * failed one for a measurement), then frees the rows. Returns status, or
  * CLI_FAILED when writing failed. */
 static int main_finish(int argc, char **argv, const struct cli_options *o, const char *out,
-		       struct result_row *rows, size_t nrows, int status)
+		       struct result_row *rows, size_t nrows, const struct skips *skipped, int status)
 {
 	char err[512];
 	struct dist_rank_facts *facts = NULL;
@@ -615,7 +632,7 @@ static int main_finish(int argc, char **argv, const struct cli_options *o, const
 	if (!o->quiet)
 		results_print_table(stdout, rows, nrows);
 	if (out && dist_rank() == 0) {
-		struct results_meta meta = { argc, argv, &o->timing, facts, nfacts };
+		struct results_meta meta = { argc, argv, &o->timing, facts, nfacts, skipped };
 		if (results_write(out, rows, nrows, &meta, err, sizeof err) != 0) {
 			fprintf(stderr, "harness: %s\n", err);
 			status = CLI_FAILED;
@@ -640,9 +657,14 @@ static int main_run(int argc, char **argv, const struct cli_options *o)
 	bool run[NBODY_VARIANT_COUNT];
 	struct bodies file = { 0 };
 	size_t nrows = 0;
-	size_t nrun = main_pick_variants(o, run, err, sizeof err);
-	if (nrun == 0)
+	struct skips *skipped = calloc(1, sizeof *skipped);
+	if (!skipped)
+		return main_usage_error("out of memory");
+	size_t nrun = main_pick_variants(o, run, skipped, err, sizeof err);
+	if (nrun == 0) {
+		free(skipped);
 		return main_usage_error(err);
+	}
 
 	struct cli_options local = *o;
 	if (o->ic_file) {
@@ -674,11 +696,13 @@ static int main_run(int argc, char **argv, const struct cli_options *o)
 		status = main_usage_error("out of memory for the result table");
 		goto out_free_file;
 	}
+	main_say_skipped(o, NULL, skipped);
 	status = main_sweep(&local, run, local.n_list, local.n_count, o->ic_file ? &file : NULL,
 			    rows, &nrows);
-	status = main_finish(argc, argv, o, out, rows, nrows, status);
+	status = main_finish(argc, argv, o, out, rows, nrows, skipped, status);
 out_free_file:
 	bodies_free(&file);
+	free(skipped);
 	return status;
 }
 
@@ -703,21 +727,29 @@ static bool main_suite_per_ranks(const char *name)
 /* One suite: every line of suites.def with that name, swept in turn into
  * one table, written to DIR/<name>.csv (or <name>-p<P>.csv, see
  * main_suite_per_ranks). Variants that cannot run here are skipped and
- * named. */
+ * named in one line (and in the sidecar). When none of its rows can run,
+ * no file is written: asked for by name, that is one line and CLI_USAGE;
+ * under --suite all, a note and CLI_OK with *wrote false. */
 static int main_suite(int argc, char **argv, const struct cli_options *o, const char *name,
-		      const char *dir)
+		      const char *dir, bool *wrote)
 {
 	char err[768], out[1024];
 	int status = CLI_OK;
 	size_t nrows = 0;
 	struct result_row *rows = NULL;
+	struct skips *skipped = calloc(1, sizeof *skipped);
+	*wrote = false;
+	if (!skipped)
+		return main_usage_error("out of memory");
 	if (main_suite_per_ranks(name))
 		snprintf(out, sizeof out, "%s/%s-p%d.csv", dir, name, dist_size());
 	else
 		snprintf(out, sizeof out, "%s/%s.csv", dir, name);
 	int unwritable = dist_rank() == 0 && atomic_path_writable(out, err, sizeof err) != 0;
-	if (dist_agree(unwritable, err, sizeof err) >= 0)
+	if (dist_agree(unwritable, err, sizeof err) >= 0) {
+		free(skipped);
 		return main_usage_error(err);
+	}
 	for (size_t e = 0; e < suite_entry_count && !main_aborted; e++) {
 		const struct suite_entry *se = &suite_entries[e];
 		if (strcmp(se->name, name) != 0)
@@ -734,7 +766,7 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 			continue;
 		}
 		bool run[NBODY_VARIANT_COUNT];
-		size_t nrun = main_pick_variants(&local, run, err, sizeof err);
+		size_t nrun = main_pick_variants(&local, run, skipped, err, sizeof err);
 		if (nrun > 0 && main_check_sizes(&local, NULL, err, sizeof err) == CLI_OK) {
 			size_t need = nrows + nrun * local.n_count;
 			struct result_row *grown = realloc(rows, need * sizeof *rows);
@@ -743,6 +775,7 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 				for (size_t r = 0; r < nrows; r++)
 					timing_result_free(&rows[r].t);
 				free(rows);
+				free(skipped);
 				return main_usage_error("out of memory for the result table");
 			}
 			rows = grown;
@@ -750,37 +783,64 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 			int st = main_sweep(&local, run, local.n_list, local.n_count, NULL, rows, &nrows);
 			if (st != CLI_OK)
 				status = st;
-		} else if (!o->quiet) {
-			fprintf(stderr, "harness: suite %s skips %s: %s\n", name, se->variants, err);
+		} else {
+			/* too large for this machine's memory: skipped as well */
+			for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
+				if (run[i])
+					skips_add(skipped, nbody_variants[i].name, err);
 		}
 		free(local.n_list);
 	}
+	if (nrows == 0 && !main_aborted) {
+		char what[1024];
+		skips_describe(skipped, what, sizeof what);
+		free(rows);
+		free(skipped);
+		bool by_name = strcmp(o->suite, "all") != 0;
+		if (dist_rank() == 0 && (by_name || !o->quiet))
+			fprintf(stderr, "harness: suite %s: nothing of it can run here, no file written%s%s\n",
+				name, what[0] ? ": " : "", what);
+		return by_name ? CLI_USAGE : status;
+	}
+	main_say_skipped(o, name, skipped);
 	if (!o->quiet)
 		printf("== suite %s\n", name);
-	return main_finish(argc, argv, o, out, rows, nrows, status);
+	*wrote = !main_aborted;
+	status = main_finish(argc, argv, o, out, rows, nrows, skipped, status);
+	free(skipped);
+	return status;
 }
 
-/* --suite NAME or all: each suite to its own CSV in --out-dir. */
+/* --suite NAME or all: each suite to its own CSV in --out-dir. Under all,
+ * suites none of whose rows can run here are noted and written nowhere;
+ * when that is every suite, it is the user's error. */
 static int main_suites(int argc, char **argv, const struct cli_options *o)
 {
 	const char *dir = o->out_dir ? o->out_dir : "results/local";
 	if (dist_rank() == 0)
 		atomic_mkdir_p(dir);
 	int status = CLI_OK;
+	size_t written = 0;
 	for (size_t e = 0; e < suite_entry_count; e++) {
 		const char *name = suite_entries[e].name;
-		bool first = true;
+		bool first = true, wrote;
 		for (size_t k = 0; k < e; k++)
 			first = first && strcmp(suite_entries[k].name, name) != 0;
 		if (!first || (strcmp(o->suite, "all") != 0 && strcmp(o->suite, name) != 0))
 			continue;
-		int st = main_suite(argc, argv, o, name, dir);
+		int st = main_suite(argc, argv, o, name, dir, &wrote);
 		if (st == CLI_USAGE)
 			return st;
 		if (st != CLI_OK)
 			status = st;
+		written += wrote;
 		if (main_aborted)
 			break;
+	}
+	if (written == 0 && !main_aborted && strcmp(o->suite, "all") == 0) {
+		if (dist_rank() == 0)
+			fprintf(stderr, "harness: --suite all: no suite has a row that can run here, no file written\n");
+		return CLI_USAGE;
 	}
 	return status;
 }

@@ -15,6 +15,7 @@
 #include "gpu_device.h"
 #include "json_in.h"
 #include "json_out.h"
+#include "skips.h"
 #include "sysinfo.h"
 #include "testhook.h"
 
@@ -319,6 +320,8 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 			json_kv_string(&j, "test_hook_slowdown", testhook_active(TESTHOOK_SLOWDOWN));
 		json_end_object(&j);
 	}
+	if (meta->skipped)
+		skips_json(&j, meta->skipped);
 	if (table->json)
 		table->json(&j, table->ctx);
 	json_end_object(&j);

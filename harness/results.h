@@ -73,6 +73,7 @@ void results_format(const struct result_row *r, char (*cells)[RESULTS_CELL]);
 char *results_sidecar_path(const char *csv_path);
 
 struct dist_rank_facts;
+struct skips;
 
 /* Run-wide facts for the sidecar. */
 struct results_meta {
@@ -81,6 +82,8 @@ struct results_meta {
 	const struct timing_opts *timing;
 	const struct dist_rank_facts *ranks; /* every rank's host and device; NULL: none */
 	int nranks;
+	const struct skips *skipped;  /* variants the run left out as unable to run here
+				       * ("skipped" in the sidecar, skips.h); NULL: not a run */
 };
 
 struct json_out;

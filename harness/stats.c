@@ -96,3 +96,23 @@ double stats_quantile(const double *x, size_t n, double q)
 	free(s);
 	return r;
 }
+
+double stats_t995(size_t df)
+{
+	static const double table[] = {
+		NAN,   63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250, 3.169,
+		3.106, 3.055,  3.012, 2.977, 2.947, 2.921, 2.898, 2.878, 2.861, 2.845,
+		2.831, 2.819,  2.807, 2.797, 2.787, 2.779, 2.771, 2.763, 2.756, 2.750,
+	};
+	static const struct {
+		double df, t;
+	} tail[] = { { 30, 2.750 }, { 40, 2.704 }, { 60, 2.660 }, { 120, 2.617 }, { INFINITY, 2.576 } };
+	if (df < sizeof table / sizeof *table)
+		return table[df];
+	double inv = 1.0 / (double)df;
+	size_t k = 0;
+	while ((double)df > tail[k + 1].df)
+		k++;
+	double a = 1.0 / tail[k].df, b = 1.0 / tail[k + 1].df; /* 1 / inf = 0 */
+	return tail[k].t + (inv - a) / (b - a) * (tail[k + 1].t - tail[k].t);
+}

@@ -30,4 +30,14 @@ double stats_median(const double *x, size_t n);
  */
 double stats_quantile(const double *x, size_t n, double q);
 
+/*
+ * Student's t quantile for a two-sided 99 % interval (the 0.995 quantile)
+ * with df degrees of freedom: exact to 3 decimals for df <= 30 (the
+ * table), interpolated in 1/df above (40, 60, 120, then 2.576 as df grows
+ * without bound). NAN when df == 0. The half-width of the 99 % interval
+ * of a mean of n values with sample standard deviation s is
+ * stats_t995(n - 1) s / sqrt(n).
+ */
+double stats_t995(size_t df);
+
 #endif /* STATS_H */

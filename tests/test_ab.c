@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@
  * validated in every run.
  */
 #define AB_TEST_WORK "HARNESS_TEST_HOOKS=1 HARNESS_TEST_WORK=cpu-portable:50000"
-#define AB_TEST_ROWS "--variant cpu-portable --n 16,32 --min-time 0.2 --max-time 0.4"
+#define AB_TEST_ROWS "--variant cpu-portable --n 16,32 --min-time 0.2 --max-time 0.4 --budget 60"
 
 static char tmp[64];
 
@@ -99,11 +100,45 @@ static void sidecar_string(const char *csv, const char *obj, const char *key, ch
 	json_in_free(&v);
 }
 
-/* Whether this tree is a git checkout (the --base tests need one). */
+/* The first number in the verdict file's column col, for every row. */
+static void verdict_column(const char *dir, const char *col, double *v, size_t n)
+{
+	char path[256], e[512];
+	struct csv_table t;
+	snprintf(path, sizeof path, "%s/verdicts.csv", dir);
+	cr_assert_eq(csv_table_read(path, &t, e, sizeof e), 0, "%s", e);
+	cr_assert_eq(t.nrows, n);
+	for (size_t r = 0; r < n; r++)
+		cr_assert_eq(csv_table_double(&t, r, col, &v[r], e, sizeof e), 0, "%s", e);
+	csv_table_free(&t);
+}
+
+/* The root of the tree the program under test belongs to (above its bin/). */
+static void tree_root(char *root, size_t len)
+{
+	snprintf(root, len, "%s", ab_bin_abs());
+	for (int up = 0; up < 2; up++)
+		*strrchr(root, '/') = '\0';
+}
+
+/* Whether that tree is the top of a git work tree with a commit checked
+ * out, as --base needs: a copy of the tree without .git, or one unpacked
+ * inside some other checkout, is not. */
 static bool in_git_checkout(void)
 {
-	return system("git rev-parse --git-dir >/dev/null 2>&1") == 0;
+	char root[4096], cmd[8400], top[4096] = "", real[4096];
+	tree_root(root, sizeof root);
+	snprintf(cmd, sizeof cmd, "cd '%s' && git rev-parse --verify -q 'HEAD^{commit}' >/dev/null 2>&1 && git rev-parse --show-toplevel 2>/dev/null",
+		 root);
+	FILE *p = popen(cmd, "r");
+	bool got = p && fgets(top, sizeof top, p);
+	if (p)
+		pclose(p);
+	top[strcspn(top, "\n")] = '\0';
+	return got && realpath(top, real) && strcmp(real, root) == 0;
 }
+
+#define NO_GIT_TREE "this tree is not a git work tree with a commit (a copy or an unpacked archive): --base needs one"
 
 Test(ab, a_planted_slowdown_in_the_working_tree_is_a_regression)
 {
@@ -117,25 +152,26 @@ Test(ab, a_planted_slowdown_in_the_working_tree_is_a_regression)
 	cr_assert(strstr(out, "(2 regressions)"), "%s", out);
 	cr_assert(strstr(out, "order ABBA"), "%s", out);
 
-	/* the slowdown is NEW's only: 1 / 1.3 of BASE's rate */
-	struct csv_table b, n;
-	char e[512];
+	/* the slowdown is NEW's only: 1 / 1.3 of BASE's rate, as the rounds'
+	 * paired ratios judge it (a load on the machine that comes and goes
+	 * between rounds weighs on both sides of each) */
 	snprintf(path, sizeof path, "%s/ab/base.csv", tmp);
-	cr_assert_eq(csv_table_read(path, &b, e, sizeof e), 0, "%s", e);
 	sidecar_string(path, "timing", "test_hook_slowdown", hook, sizeof hook);
 	cr_assert_str_empty(hook, "BASE ran with the planted slowdown");
 	snprintf(path, sizeof path, "%s/ab/new.csv", tmp);
-	cr_assert_eq(csv_table_read(path, &n, e, sizeof e), 0, "%s", e);
 	sidecar_string(path, "timing", "test_hook_slowdown", hook, sizeof hook);
 	cr_assert_str_eq(hook, "cpu-portable:30");
+	double ratio[2], res[2];
+	snprintf(path, sizeof path, "%s/ab", tmp);
+	verdict_column(path, "ratio", ratio, 2);
+	verdict_column(path, "resolution_pct", res, 2);
 	for (size_t r = 0; r < 2; r++) {
-		double vb, vn;
-		cr_assert_eq(csv_table_double(&b, r, "interactions_per_s", &vb, e, sizeof e), 0, "%s", e);
-		cr_assert_eq(csv_table_double(&n, r, "interactions_per_s", &vn, e, sizeof e), 0, "%s", e);
-		cr_expect(vn / vb > 0.70 && vn / vb < 0.80, "row %zu: new/base %g", r, vn / vb);
+		/* 1 / 1.3 within the row's own interval, which is narrow */
+		cr_expect_leq(fabs(log(ratio[r] * 1.3)), log1p(res[r] / 100), "row %zu: new/base %g +- %g %%",
+			      r, ratio[r], res[r]);
+		cr_expect(ratio[r] < 0.85 && res[r] < 20, "row %zu: new/base %g +- %g %%", r, ratio[r],
+			  res[r]);
 	}
-	csv_table_free(&b);
-	csv_table_free(&n);
 }
 
 Test(ab, an_identical_tree_is_the_same_everywhere)
@@ -146,9 +182,15 @@ Test(ab, an_identical_tree_is_the_same_everywhere)
 	int rc = ab_cli(AB_TEST_WORK, args, out, sizeof out, err, sizeof err);
 	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, err);
 	cr_assert_eq(count_rows(out, "cpu-portable", " same"), 2, "%s", out);
-	cr_assert(strstr(out, "0 faster, 2 same, 0 slower (0 regressions), 0 not compared"), "%s", out);
-	/* the comparison can be redone from the files */
-	snprintf(args, sizeof args, "%s compare %s/ab/base.csv %s/ab/new.csv", cli_harness_bin(), tmp, tmp);
+	cr_assert(strstr(out, "0 faster, 2 same, 0 slower (0 regressions), 0 inconclusive, "
+			      "0 failed in NEW, 0 not compared"), "%s", out);
+	cr_assert(strstr(out, "verdict: pass (exit 0)"), "%s", out);
+	/* two rounds of a few samples each cannot tell 5 %: rounds were added */
+	cr_assert(strstr(out, "added until every row was decided"), "%s", out);
+	/* the pooled files are results files compare reads (by their noise
+	 * alone, a few % here: decided at a wider threshold) */
+	snprintf(args, sizeof args, "%s compare %s/ab/base.csv %s/ab/new.csv --threshold 20",
+		 cli_harness_bin(), tmp, tmp);
 	cr_assert_eq(cli_run(args, err, sizeof err), 0, "%s", err);
 	for (int k = 1; k <= 2; k++) {
 		snprintf(path, sizeof path, "%s/ab/rounds/base-%d.csv", tmp, k);
@@ -156,6 +198,93 @@ Test(ab, an_identical_tree_is_the_same_everywhere)
 		snprintf(path, sizeof path, "%s/ab/rounds/new-%d.meta.json", tmp, k);
 		cr_assert(exists(path), "%s", path);
 	}
+}
+
+/* A slowdown of 0.5 % against a threshold of 0: never decidable (a
+ * slowdown, so never "no regression"; a few % of noise, so never surely
+ * beyond 0 either). Rounds are added until the budget ends, and the rows
+ * stay inconclusive: exit 3, each row's resolution in the verdict file. */
+Test(ab, the_budget_ends_with_rows_undecided)
+{
+	char args[1024], out[16384], err[8192], dir[128];
+	snprintf(dir, sizeof dir, "%s/ab", tmp);
+	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable --n 16,32 --min-time 0.2 "
+		 "--max-time 0.4 --threshold 0 --min-change 0 --rounds 2 --budget 12 --out-dir %s",
+		 cli_harness_bin(), dir);
+	time_t t0 = time(NULL);
+	int rc = ab_cli(AB_TEST_WORK " HARNESS_TEST_SLOWDOWN=cpu-portable:0.5", args, out, sizeof out,
+			err, sizeof err);
+	cr_assert_eq(rc, 3, "exit %d\n%s\n%s", rc, out, err);
+	cr_expect_lt(time(NULL) - t0, 40, "the 12 s budget was kept (within a round or so)");
+	cr_assert_eq(count_rows(out, "cpu-portable", "inconclusive"), 2, "%s", out);
+	cr_assert(strstr(out, "still inconclusive when the 12 s budget ended"), "%s", out);
+	cr_assert(strstr(out, "verdict: NOT A PASS (exit 3)"), "%s", out);
+	cr_assert(strstr(err, "2 rows inconclusive") && strstr(err, "exit 3"), "%s", err);
+	/* rounds were added past --rounds 2 */
+	cr_assert(strstr(err, "inconclusive after 2 rounds: adding round 3"), "%s", err);
+	double res[2], rounds[2];
+	verdict_column(dir, "resolution_pct", res, 2);
+	verdict_column(dir, "rounds", rounds, 2);
+	for (int r = 0; r < 2; r++) {
+		cr_expect(res[r] > 0.5 && isfinite(res[r]), "row %d: resolution %g %%", r, res[r]);
+		cr_expect(rounds[r] > 2 && rounds[r] < 40, "row %d: %g rounds, more than --rounds 2", r,
+			  rounds[r]);
+	}
+
+	/* allowed, the same rows pass with what was measured */
+	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable --n 16,32 --min-time 0.2 "
+		 "--max-time 0.4 --threshold 0 --min-change 0 --rounds 3 --budget 0 --allow-inconclusive --out-dir %s2",
+		 cli_harness_bin(), dir);
+	rc = ab_cli(AB_TEST_WORK " HARNESS_TEST_SLOWDOWN=cpu-portable:0.5", args, out, sizeof out,
+		    err, sizeof err);
+	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, err);
+	cr_assert(strstr(out, "2 inconclusive accepted (--allow-inconclusive)"), "%s", out);
+}
+
+/* Whether this build can run variant name here (harness list says). */
+static bool can_run_here(const char *name)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s list --variant %s | grep -q '^%s .* yes '", cli_harness_bin(),
+		 name, name);
+	return system(cmd) == 0;
+}
+
+/* Variants NEW's runs skipped as unable to run here were asked for and
+ * not measured: exit 3, unless --allow-missing. */
+Test(ab, variants_that_cannot_run_here_are_not_a_pass)
+{
+	if (can_run_here("auto"))
+		cr_skip_test("'auto' can run here (a GPU is present): nothing is skipped");
+	char args[1024], out[16384], err[8192];
+	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable,auto --n 16 --min-time 0.2 "
+		 "--max-time 0.4 --threshold 30 --rounds 1 --budget 0 --out-dir %s/ab", cli_harness_bin(), tmp);
+	int rc = ab_cli(AB_TEST_WORK, args, out, sizeof out, err, sizeof err);
+	cr_assert_eq(rc, 3, "exit %d\n%s\n%s", rc, out, err);
+	cr_assert(strstr(out, "NEW's run skipped 1 variant that cannot run here") && strstr(out, "auto"),
+		  "%s", out);
+	cr_assert(strstr(err, "NEW's run skipped") && strstr(err, "exit 3"), "%s", err);
+	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable,auto --n 16 --min-time 0.2 "
+		 "--max-time 0.4 --threshold 30 --rounds 1 --budget 0 --allow-missing --out-dir %s/ab2",
+		 cli_harness_bin(), tmp);
+	rc = ab_cli(AB_TEST_WORK, args, out, sizeof out, err, sizeof err);
+	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, err);
+}
+
+/* A suite none of whose rows can run here: the runs refuse it, ab exits 2
+ * with the reason, and leaves nothing. */
+Test(ab, a_suite_that_cannot_run_here_is_refused)
+{
+	if (can_run_here("unrolled-u4"))
+		cr_skip_test("fig31-5 can run here (a GPU is present)");
+	char args[1024], out[16384], err[8192], dir[128];
+	snprintf(dir, sizeof dir, "%s/ab", tmp);
+	snprintf(args, sizeof args, "--base-bin %s --suite fig31-5 --out-dir %s", cli_harness_bin(), dir);
+	int rc = ab_cli("", args, out, sizeof out, err, sizeof err);
+	cr_assert_eq(rc, 2, "exit %d\n%s\n%s", rc, out, err);
+	cr_assert(strstr(err, "suite fig31-5: nothing of it can run here"), "%s", err);
+	cr_assert(strstr(err, "refused the rows"), "%s", err);
+	cr_assert_not(exists(dir), "%s was left", dir);
 }
 
 /* User errors: one line, exit 2, before anything is built or written. */
@@ -173,6 +302,9 @@ Test(ab, bad_input_is_refused_before_building)
 		{ "--base HEAD --suite nosuch", "nosuch" },
 		{ "--base HEAD --rounds 0 --n 16", "--rounds" },
 		{ "--base HEAD --threshold abc --n 16", "--threshold" },
+		{ "--base HEAD --budget -1 --n 16", "--budget" },
+		{ "--base HEAD --budget", "--budget" },
+		{ "--base HEAD --min-change x --n 16", "--min-change" },
 		{ "--base HEAD --base-commit abc --n 16", "--base-tree" },
 		{ "--base HEAD sph --column 12345", "12345" },
 		{ "--base HEAD --n 16 --out-dir /", "not empty" },
@@ -216,7 +348,7 @@ static void no_worktree_left(const char *before, const char *after)
 Test(ab, a_bad_revision_exits_2_and_leaves_nothing)
 {
 	if (!in_git_checkout())
-		cr_skip_test("not a git checkout (the GPU machine's copy has no .git)");
+		cr_skip_test(NO_GIT_TREE);
 	char args[512], err[4096], before[8192], after[8192], dir[128];
 	worktrees(before, sizeof before);
 	snprintf(dir, sizeof dir, "%s/ab", tmp);
@@ -227,6 +359,48 @@ Test(ab, a_bad_revision_exits_2_and_leaves_nothing)
 	worktrees(after, sizeof after);
 	no_worktree_left(before, after);
 	cr_assert_not(exists(dir), "%s was created", dir);
+}
+
+/* A copy of the program in DIR/bin/harness, as in a tree without .git. */
+static void copy_program(const char *dir)
+{
+	char cmd[8400];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/bin' && cp '%s' '%s/bin/harness'", dir, ab_bin_abs(), dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+/* --base in a tree that is no git work tree of its own: one line, exit 2,
+ * nothing built. Inside another checkout, that checkout's commit would
+ * otherwise be built in place of the harness. */
+Test(ab, base_needs_a_git_work_tree)
+{
+	if (system("git --version >/dev/null 2>&1") != 0)
+		cr_skip_test("git is not installed");
+	char outer[128], tree[160], cmd[1024], err[4096];
+	snprintf(outer, sizeof outer, "%s/outer", tmp);
+	snprintf(tree, sizeof tree, "%s/tree", outer);
+	snprintf(cmd, sizeof cmd, "mkdir -p %s && cd %s && git init -q && echo x > f && git add f && "
+		 "git -c user.name=t -c user.email=t@t commit -q -m x", outer, outer);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	copy_program(tree);
+	const char *rows = "--variant cpu-portable --n 16 --min-time 0.01 --max-time 0.02";
+	snprintf(cmd, sizeof cmd, "%s/bin/harness ab --base HEAD %s --out-dir %s/ab", tree, rows, tmp);
+	int rc = cli_run(cmd, err, sizeof err);
+	cr_expect_eq(rc, 2, "exit %d: %s", rc, err);
+	cr_expect(strncmp(err, "harness: ab: --base needs a git work tree", 41) == 0, "%s", err);
+	cr_expect(strstr(err, tree) && strstr(err, "--base-tree"), "%s", err);
+	cr_expect(strchr(err, '\n') == strrchr(err, '\n'), "one line: %s", err);
+
+	/* the same tree with no checkout above it (unless /tmp is in one) */
+	snprintf(cmd, sizeof cmd, "rm -rf %s/.git && cd %s && ! git rev-parse --git-dir >/dev/null 2>&1",
+		 outer, tree);
+	if (system(cmd) == 0) {
+		snprintf(cmd, sizeof cmd, "%s/bin/harness ab --base HEAD %s --out-dir %s/ab", tree, rows, tmp);
+		rc = cli_run(cmd, err, sizeof err);
+		cr_expect_eq(rc, 2, "exit %d: %s", rc, err);
+		cr_expect(strncmp(err, "harness: ab: --base needs a git work tree", 41) == 0, "%s", err);
+		cr_expect(strchr(err, '\n') == strrchr(err, '\n'), "one line: %s", err);
+	}
 }
 
 /* A base tree whose Makefile fails, or copies this program and records
@@ -279,7 +453,8 @@ Test(ab, a_base_tree_is_built_with_this_builds_settings_and_named_by_its_commit)
 	char tree[128], args[1024], out[16384], err[8192], path[256], told[512] = "", buf[128];
 	snprintf(tree, sizeof tree, "%s/tree", tmp);
 	write_tree(tree, false, sha);
-	snprintf(args, sizeof args, "--base-tree %s %s --rounds 1 --out-dir %s/ab", tree, AB_TEST_ROWS, tmp);
+	snprintf(args, sizeof args, "--base-tree %s %s --rounds 1 --budget 0 --threshold 30 --out-dir %s/ab",
+		 tree, AB_TEST_ROWS, tmp);
 	int rc = ab_cli(AB_TEST_WORK, args, out, sizeof out, err, sizeof err);
 	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, err);
 	snprintf(path, sizeof path, "%s/told.txt", tree);
@@ -294,7 +469,7 @@ Test(ab, a_base_tree_is_built_with_this_builds_settings_and_named_by_its_commit)
 	cr_assert_str_eq(buf, sha);
 	sidecar_string(path, "ab", "side", buf, sizeof buf);
 	cr_assert_str_eq(buf, "base");
-	cr_assert(strstr(out, "order AB,"), "%s", out);
+	cr_assert(strstr(out, "1 round in the order AB ("), "%s", out);
 }
 
 /* Starts "harness ab ARGS" with env (NAME=value words) in the background. */
@@ -349,7 +524,7 @@ Test(ab, an_interrupted_measurement_leaves_no_results)
 Test(ab, an_interrupted_build_leaves_no_worktree, .timeout = 300)
 {
 	if (!in_git_checkout())
-		cr_skip_test("not a git checkout (the GPU machine's copy has no .git)");
+		cr_skip_test(NO_GIT_TREE);
 	char args[512], dir[128], wt[4200], root[4096], before[8192], after[8192];
 	snprintf(dir, sizeof dir, "%s/ab", tmp);
 	cr_assert_not_null(getcwd(root, sizeof root));
@@ -372,7 +547,7 @@ Test(ab, an_interrupted_build_leaves_no_worktree, .timeout = 300)
 Test(ab, a_revision_is_built_once_and_names_its_commit, .timeout = 600)
 {
 	if (!in_git_checkout())
-		cr_skip_test("not a git checkout (the GPU machine's copy has no .git)");
+		cr_skip_test(NO_GIT_TREE);
 	char args[1024], out[16384], err[16384], root[4096], stale[4200], cmd[8600], head[64] = "";
 	char path[256], buf[128];
 	cr_assert_not_null(getcwd(root, sizeof root));
@@ -390,10 +565,10 @@ Test(ab, a_revision_is_built_once_and_names_its_commit, .timeout = 600)
 	snprintf(cmd, sizeof cmd, "mkdir -p build/ab && git worktree add -q --detach %s HEAD", stale);
 	cr_assert_eq(system(cmd), 0);
 
-	snprintf(args, sizeof args, "--base HEAD --variant cpu-portable --n 16 --min-time 0.05 --max-time 0.1 --rounds 1 --out-dir %s/ab",
+	snprintf(args, sizeof args, "--base HEAD --variant cpu-portable --n 16 --min-time 0.05 --max-time 0.1 --rounds 1 --budget 0 --out-dir %s/ab",
 		 tmp);
 	int rc = ab_cli("", args, out, sizeof out, err, sizeof err);
-	cr_assert(rc == 0 || rc == 1, "exit %d\n%s\n%s", rc, out, err);
+	cr_assert(rc == 0 || rc == 1 || rc == 3, "exit %d\n%s\n%s", rc, out, err);
 	cr_assert_not(exists(stale), "the stale worktree %s is still there", stale);
 	cr_assert(strstr(err, "left by a run that was killed"), "%s", err);
 	snprintf(path, sizeof path, "%s/ab/base.csv", tmp);
@@ -403,10 +578,10 @@ Test(ab, a_revision_is_built_once_and_names_its_commit, .timeout = 600)
 	cr_assert_str_eq(buf, head, "the base binary knows its commit");
 
 	/* built once: the second run takes the cached binary */
-	snprintf(args, sizeof args, "--base HEAD --variant cpu-portable --n 16 --min-time 0.05 --max-time 0.1 --rounds 1 --out-dir %s/ab2",
+	snprintf(args, sizeof args, "--base HEAD --variant cpu-portable --n 16 --min-time 0.05 --max-time 0.1 --rounds 1 --budget 0 --out-dir %s/ab2",
 		 tmp);
 	rc = ab_cli("", args, out, sizeof out, err, sizeof err);
-	cr_assert(rc == 0 || rc == 1, "exit %d\n%s\n%s", rc, out, err);
+	cr_assert(rc == 0 || rc == 1 || rc == 3, "exit %d\n%s\n%s", rc, out, err);
 	cr_assert(strstr(err, "built before"), "%s", err);
 	DIR *d = opendir("build/ab");
 	struct dirent *e;
@@ -427,11 +602,11 @@ Test(ab, a_revision_is_built_once_and_names_its_commit, .timeout = 600)
 Test(ab, sph_rows_are_run_and_pooled)
 {
 	char args[1024], out[16384], err[8192], path[256];
-	snprintf(args, sizeof args, "--base-bin %s --rounds 1 --out-dir %s/ab sph --variant sph-cpu-grid --column 8x8x8@2 --warm-steps 1 --min-time 0.2 --max-time 0.4",
+	snprintf(args, sizeof args, "--base-bin %s --rounds 3 --budget 0 --threshold 30 --out-dir %s/ab sph --variant sph-cpu-grid --column 8x8x8@2 --warm-steps 1 --min-time 0.2 --max-time 0.4",
 		 cli_harness_bin(), tmp);
 	int rc = ab_cli("HARNESS_TEST_HOOKS=1 HARNESS_TEST_WORK=sph-cpu-grid:50000", args, out,
 			sizeof out, err, sizeof err);
-	cr_assert(rc == 0 || (rc == 2 && strstr(err, "harness: ") && strstr(out, "A/B:")),
+	cr_assert(rc == 0 || rc == 3 || (rc == 2 && strstr(err, "harness: ") && strstr(out, "A/B:")),
 		  "exit %d\n%s\n%s", rc, out, err);
 	for (int s = 0; s < 2; s++) {
 		struct csv_table t;
@@ -447,6 +622,9 @@ Test(ab, sph_rows_are_run_and_pooled)
 		cr_assert(steps > 0 && steps < 20, "the 50 ms of work a step: %g steps/s", steps);
 		csv_table_free(&t);
 	}
+	/* decided, or too noisy to tell on a busy machine: said so either way */
 	if (rc == 0)
 		cr_assert_eq(count_rows(out, "sph-cpu-grid", " same"), 1, "%s", out);
+	if (rc == 3)
+		cr_assert_eq(count_rows(out, "sph-cpu-grid", " inconclusive"), 1, "%s", out);
 }

@@ -12,14 +12,22 @@
 
 #include "../harness/compare.h"
 #include "../harness/csv_table.h"
+#include "../harness/json_in.h"
+#include "../harness/results.h"
 #include "cli_run.h"
 
 #define FIX "tests/fixtures/results/compare/"
 
-static const struct compare_opts same_device = { COMPARE_DEFAULT_THRESHOLD_PCT, false,
-						 COMPARE_DEFAULT_MIN_CHANGE_PCT };
-static const struct compare_opts across = { COMPARE_DEFAULT_THRESHOLD_PCT, true,
-					    COMPARE_DEFAULT_MIN_CHANGE_PCT };
+static const struct compare_opts same_device = { .threshold_pct = COMPARE_DEFAULT_THRESHOLD_PCT,
+						 .min_change_pct = COMPARE_DEFAULT_MIN_CHANGE_PCT };
+static const struct compare_opts across = { .threshold_pct = COMPARE_DEFAULT_THRESHOLD_PCT,
+					    .across_devices = true,
+					    .min_change_pct = COMPARE_DEFAULT_MIN_CHANGE_PCT };
+/* The fixtures' BASE has a row that failed validation (not compared):
+ * tests about other rows allow it. */
+static const struct compare_opts allow_missing = { .threshold_pct = COMPARE_DEFAULT_THRESHOLD_PCT,
+						   .min_change_pct = COMPARE_DEFAULT_MIN_CHANGE_PCT,
+						   .allow_missing = true };
 
 /* Compares two fixtures; fails the test on bad input. */
 static void compare_fixtures(const char *base, const char *new, const struct compare_opts *o,
@@ -48,27 +56,68 @@ static const struct compare_entry *entry(const struct compare_report *r, const c
 
 /* ---- the rule ----------------------------------------------------------- */
 
+/* Noises of 0.6 and 0.8 % make a resolution of exactly 1 %. */
+#define NB 0.6
+#define NV 0.8
+
 Test(compare, judge_rule)
 {
-	/* 3 % slower, noise sqrt(2^2 + 2^2) = 2.83 %: slower, not a regression */
+	/* 3 % slower, noise sqrt(2^2 + 2^2) = 2.83 %: 3 +- 2.83 straddles 5 */
 	struct compare_judgement j = compare_judge(100, 2, 97, 2, 5, 0);
-	cr_expect_eq(j.verdict, COMPARE_SLOWER);
+	cr_expect_eq(j.verdict, COMPARE_INCONCLUSIVE);
 	cr_expect_not(j.regression);
 	cr_expect_float_eq(j.noise_pct, sqrt(8.0), 1e-12);
+	cr_expect_float_eq(j.resolution_pct, sqrt(8.0), 1e-12, "compare's resolution is the noise");
 	cr_expect_float_eq(j.ratio, 0.97, 1e-12);
-	/* within the noise either way */
-	cr_expect_eq(compare_judge(100, 3, 97, 1, 5, 0).verdict, COMPARE_SAME);
-	cr_expect_eq(compare_judge(100, 3, 103, 1, 5, 0).verdict, COMPARE_SAME);
-	cr_expect_eq(compare_judge(100, 0, 100, 0, 5, 0).verdict, COMPARE_SAME);
-	cr_expect_eq(compare_judge(100, 1, 110, 1, 5, 0).verdict, COMPARE_FASTER);
-	/* a regression needs threshold + noise: 8 % slower with 2.83 % noise and 5 % threshold */
+	/* a regression needs threshold + resolution: 8 % slower with 2.83 % and 5 % */
 	cr_expect(compare_judge(100, 2, 92, 2, 5, 0).regression);
-	cr_expect_not(compare_judge(100, 2, 93, 2, 5, 0).regression, "7 % < 5 % + 2.83 %");
+	cr_expect_eq(compare_judge(100, 2, 92, 2, 5, 0).verdict, COMPARE_SLOWER);
+	cr_expect_eq(compare_judge(100, 2, 93, 2, 5, 0).verdict, COMPARE_INCONCLUSIVE,
+		     "7 %% < 5 %% + 2.83 %%, and 7 - 2.83 %% > 5 %%: neither");
 	cr_expect_not(compare_judge(100, 0, 80, 0, 25, 0).regression, "--threshold 25");
+	cr_expect_eq(compare_judge(100, 0, 80, 0, 25, 0).verdict, COMPARE_SLOWER);
 	cr_expect_not(compare_judge(100, 0, 200, 0, 5, 0).regression, "faster is never one");
+	/* within the resolution either way, decided when it is under the threshold */
+	cr_expect_eq(compare_judge(100, NB, 99.5, NV, 5, 0).verdict, COMPARE_SAME);
+	cr_expect_eq(compare_judge(100, NB, 100.5, NV, 5, 0).verdict, COMPARE_SAME);
+	cr_expect_eq(compare_judge(100, 0, 100, 0, 5, 0).verdict, COMPARE_SAME);
+	cr_expect_eq(compare_judge(100, NB, 110, NV, 5, 0).verdict, COMPARE_FASTER);
 	/* nothing to compare */
 	cr_expect_eq(compare_judge(NAN, 1, 100, 1, 5, 0).verdict, COMPARE_UNCOMPARED);
 	cr_expect_eq(compare_judge(100, 1, 0, 1, 5, 0).verdict, COMPARE_UNCOMPARED);
+	cr_expect_eq(compare_decide(100, 100, NAN, 5, 0).verdict, COMPARE_UNCOMPARED);
+}
+
+/* Slowdowns planted at twice and half the threshold (5 %), resolution 1 %:
+ * caught at twice, decided "no regression" at half; with a resolution
+ * above the threshold neither can be told. */
+Test(compare, planted_slowdowns_at_twice_and_half_the_threshold)
+{
+	struct compare_judgement twice = compare_judge(100, NB, 100 / 1.10, NV, 5, 1);
+	cr_expect_eq(twice.verdict, COMPARE_SLOWER);
+	cr_expect(twice.regression, "a 10 %% slowdown at 5 %% +- 1 %%");
+	struct compare_judgement half = compare_judge(100, NB, 100 / 1.025, NV, 5, 1);
+	cr_expect_eq(half.verdict, COMPARE_SLOWER);
+	cr_expect_not(half.regression, "2.4 %% + 1 %% is under 5 %%: decided, no regression");
+	/* the same slowdowns with a resolution of 6 % (noises 3.6 and 4.8 %) */
+	cr_expect_eq(compare_judge(100, 6 * NB, 100 / 1.025, 6 * NV, 5, 1).verdict,
+		     COMPARE_INCONCLUSIVE, "2.4 +- 6 %% straddles 5 %%");
+	cr_expect_eq(compare_judge(100, 6 * NB, 100 / 1.10, 6 * NV, 5, 1).verdict,
+		     COMPARE_INCONCLUSIVE, "9.1 +- 6 %% straddles 5 %%");
+	cr_expect_eq(compare_judge(100, 6 * NB, 100 / 1.30, 6 * NV, 5, 1).verdict, COMPARE_SLOWER,
+		     "23 - 6 %% is over 5 %%");
+	/* no change at all is inconclusive once the resolution exceeds the
+	 * threshold: 4 % decides at 5 %, 6 % does not (the 44.8 %-noise case) */
+	cr_expect_eq(compare_decide(100, 100, 4, 5, 1).verdict, COMPARE_SAME);
+	cr_expect_eq(compare_decide(100, 100, 6, 5, 1).verdict, COMPARE_INCONCLUSIVE);
+	cr_expect_eq(compare_decide(100, 74.4, 44.8, 5, 1).verdict, COMPARE_INCONCLUSIVE);
+	cr_expect_eq(compare_decide(100, 110, 20, 5, 1).verdict, COMPARE_INCONCLUSIVE,
+		     "faster, but not surely by enough to rule out a 5 %% slowdown");
+	/* compare_decide takes the resolution as given */
+	struct compare_judgement d = compare_decide(100, 100 / 1.10, 1, 5, 1);
+	cr_expect(d.regression);
+	cr_expect_float_eq(d.resolution_pct, 1.0, 1e-12);
+	cr_expect(isnan(d.noise_pct));
 }
 
 /* ---- the join, on fixtures ------------------------------------------------ */
@@ -78,8 +127,11 @@ Test(compare, identical_files_are_same)
 	struct compare_report r;
 	compare_fixtures(FIX "base.csv", FIX "base.csv", &same_device, &r);
 	cr_expect_eq(r.same, 5);
-	cr_expect_eq(r.uncompared, 1, "the invalid row");
-	cr_expect_eq(r.faster + r.slower + r.only_base + r.only_new, 0);
+	cr_expect_eq(r.uncompared, 1, "the row invalid in BASE");
+	cr_expect_eq(r.faster + r.slower + r.inconclusive + r.only_base + r.only_new + r.failed_new, 0);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_UNDECIDED, "a row asked for was not compared");
+	compare_report_free(&r);
+	compare_fixtures(FIX "base.csv", FIX "base.csv", &allow_missing, &r);
 	cr_expect_eq(compare_exit_status(&r), COMPARE_OK);
 	compare_report_free(&r);
 }
@@ -87,7 +139,7 @@ Test(compare, identical_files_are_same)
 Test(compare, faster_row)
 {
 	struct compare_report r;
-	compare_fixtures(FIX "base.csv", FIX "faster.csv", &same_device, &r);
+	compare_fixtures(FIX "base.csv", FIX "faster.csv", &allow_missing, &r);
 	const struct compare_entry *e = entry(&r, "unrolled-u4", 16384, "forces");
 	cr_expect_eq(e->raw.verdict, COMPARE_FASTER);
 	cr_expect_float_eq(e->raw.ratio, 1.2, 1e-9);
@@ -106,11 +158,12 @@ Test(compare, slowed_row_is_a_regression)
 	cr_expect_float_eq(e->raw.ratio, 0.8, 1e-9);
 	cr_expect_eq(entry(&r, "unrolled-u4", 4096, "forces")->raw.verdict, COMPARE_SAME);
 	cr_expect_eq(r.regressions, 1);
-	cr_expect_eq(compare_exit_status(&r), COMPARE_REGRESSED);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_REGRESSED, "a regression outranks the rest");
 	compare_report_free(&r);
 
 	/* a threshold above the slowdown lets it pass, still reported slower */
-	struct compare_opts loose = { 30, false, COMPARE_DEFAULT_MIN_CHANGE_PCT };
+	struct compare_opts loose = allow_missing;
+	loose.threshold_pct = 30;
 	compare_fixtures(FIX "base.csv", FIX "slowed.csv", &loose, &r);
 	cr_expect_eq(r.slower, 1);
 	cr_expect_eq(compare_exit_status(&r), COMPARE_OK);
@@ -121,12 +174,21 @@ Test(compare, within_noise)
 {
 	struct compare_report r;
 	compare_fixtures(FIX "base.csv", FIX "within-noise.csv", &same_device, &r);
-	/* -3 % with noise sqrt(1 + 9) = 3.2 %: same */
-	cr_expect_eq(entry(&r, "unrolled-u4", 16384, "forces")->raw.verdict, COMPARE_SAME);
-	/* -4 % with noise 0.7 %: slower, but not beyond 5 % + noise */
+	/* -3 % with noise sqrt(1 + 9) = 3.2 %: 3 +- 3.2 straddles 5 % */
+	cr_expect_eq(entry(&r, "unrolled-u4", 16384, "forces")->raw.verdict, COMPARE_INCONCLUSIVE);
+	/* -4 % with noise 0.7 %: slower, and surely by less than 5 % */
 	const struct compare_entry *e = entry(&r, "auto", 16384, "forces");
 	cr_expect_eq(e->raw.verdict, COMPARE_SLOWER);
 	cr_expect_not(e->raw.regression);
+	cr_expect_eq(r.inconclusive, 1);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_UNDECIDED);
+	compare_report_free(&r);
+	struct compare_opts allow = allow_missing;
+	compare_fixtures(FIX "base.csv", FIX "within-noise.csv", &allow, &r);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_UNDECIDED, "--allow-missing is not enough");
+	compare_report_free(&r);
+	allow.allow_inconclusive = true;
+	compare_fixtures(FIX "base.csv", FIX "within-noise.csv", &allow, &r);
 	cr_expect_eq(compare_exit_status(&r), COMPARE_OK);
 	compare_report_free(&r);
 }
@@ -141,7 +203,10 @@ Test(compare, rows_on_one_side_only)
 	cr_expect(b->in_base && !b->in_new);
 	const struct compare_entry *v = entry(&r, "unrolled-u8", 16384, "forces");
 	cr_expect(v->in_new && !v->in_base);
-	cr_expect_eq(compare_exit_status(&r), COMPARE_OK);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_UNDECIDED, "a row of BASE was not measured");
+	compare_report_free(&r);
+	compare_fixtures(FIX "base.csv", FIX "missing.csv", &allow_missing, &r);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_OK, "a row only in NEW counts against nothing");
 	compare_report_free(&r);
 }
 
@@ -154,6 +219,8 @@ Test(compare, invalid_rows_are_not_compared)
 	cr_expect_not(e->base.valid);
 	cr_expect_eq(e->raw.verdict, COMPARE_UNCOMPARED);
 	cr_expect_not(e->raw.regression);
+	cr_expect_eq(r.uncompared, 1);
+	cr_expect_eq(r.failed_new, 0, "it failed in BASE too: not NEW's failure");
 	compare_report_free(&r);
 }
 
@@ -272,18 +339,34 @@ static int harness_compare(const char *args, char *errtext, size_t errlen)
 	return run(cmd, errtext, errlen);
 }
 
+/* Every exit status through the program: 0 a pass, 1 a regression, 2 bad
+ * input, 3 not a pass (undecided or incomplete), with one line on stderr
+ * saying why for 1 and 3. */
 Test(compare, cli_exit_statuses)
 {
 	char e[4096];
 	need_compare_command();
-	cr_expect_eq(harness_compare(FIX "base.csv " FIX "faster.csv", e, sizeof e), 0, "%s", e);
-	cr_expect_eq(harness_compare(FIX "base.csv " FIX "within-noise.csv", e, sizeof e), 0,
-		     "%s", e);
-	cr_expect_eq(harness_compare(FIX "base.csv " FIX "slowed.csv", e, sizeof e), 1, "%s", e);
-	cr_expect_eq(harness_compare(FIX "base.csv " FIX "slowed.csv --threshold 30", e, sizeof e),
+	cr_expect_eq(harness_compare(FIX "base.csv " FIX "faster.csv --allow-missing", e, sizeof e),
 		     0, "%s", e);
+	cr_expect_str_empty(e, "a pass says nothing on stderr");
+	cr_expect_eq(harness_compare(FIX "base.csv " FIX "faster.csv", e, sizeof e), 3, "%s", e);
+	cr_expect(strstr(e, "tiled-p256") && strstr(e, "exit 3") && strchr(e, '\n') == strrchr(e, '\n'),
+		  "one line naming the row not compared: %s", e);
+	cr_expect_eq(harness_compare(FIX "base.csv " FIX "within-noise.csv --allow-missing", e,
+				     sizeof e), 3, "%s", e);
+	cr_expect(strstr(e, "inconclusive") && strstr(e, "unrolled-u4 N=16384"), "%s", e);
+	cr_expect_eq(harness_compare(FIX "base.csv " FIX "within-noise.csv --allow-missing "
+				     "--allow-inconclusive", e, sizeof e), 0, "%s", e);
+	cr_expect_eq(harness_compare(FIX "base.csv " FIX "slowed.csv", e, sizeof e), 1, "%s", e);
+	cr_expect(strstr(e, "unrolled-u4 N=16384") && strstr(e, "exit 1"), "%s", e);
+	cr_expect_eq(harness_compare(FIX "base.csv " FIX "slowed.csv --threshold 30 --allow-missing",
+				     e, sizeof e), 0, "%s", e);
 	cr_expect_eq(harness_compare(FIX "base.csv " FIX "other-device.csv --across-devices", e,
 				     sizeof e), 1, "%s", e);
+	cr_expect_eq(harness_compare(FIX "base.csv " FIX "missing.csv --allow-missing", e, sizeof e),
+		     0, "%s", e);
+	cr_expect_eq(harness_compare(FIX "base.csv " FIX "missing.csv", e, sizeof e), 3, "%s", e);
+	cr_expect(strstr(e, "auto N=16384 mode=forces"), "the row only in BASE is named: %s", e);
 }
 
 /* Bad input: exit 2 and exactly one line on stderr naming the problem. */
@@ -308,6 +391,9 @@ Test(compare, cli_bad_input)
 	expect_cli_bad_input(FIX "base.csv", "BASE.csv and NEW.csv");
 	expect_cli_bad_input(FIX "base.csv " FIX "slowed.csv --threshold lots", "'lots'");
 	expect_cli_bad_input(FIX "base.csv " FIX "slowed.csv --bogus", "--bogus");
+	expect_cli_bad_input(FIX "base.csv " FIX "slowed.csv --out", "--out");
+	expect_cli_bad_input(FIX "base.csv " FIX "slowed.csv --out /nonexistent-dir/v.csv",
+			     "/nonexistent-dir");
 }
 
 /* ---- every kind of results CSV ---------------------------------------------- */
@@ -427,7 +513,9 @@ Test(compare, sph_rows)
 	cr_expect_float_eq(slow->raw.ratio, 0.8, 1e-6);
 	cr_expect_float_eq(slow->new.details[2] / slow->base.details[2], 1.25, 1e-6, "force_ms");
 	cr_expect_float_eq(slow->new.details[0] / slow->base.details[0], 1.0, 1e-9, "build_ms");
-	cr_expect_eq(sph_entry(&r, "sph-gpu-grid-count", "16128")->raw.verdict, COMPARE_SAME);
+	/* 4 % noise a side: an unchanged row cannot be told at 5 % */
+	cr_expect_eq(sph_entry(&r, "sph-gpu-grid-count", "16128")->raw.verdict, COMPARE_INCONCLUSIVE);
+	cr_expect_eq(sph_entry(&r, "sph-gpu-brute", "16128")->raw.verdict, COMPARE_SAME, "0.03 %% noise");
 	cr_expect_eq(r.regressions, 1);
 	cr_expect_eq(r.only_base + r.only_new, 0);
 	cr_expect_eq(compare_exit_status(&r), COMPARE_REGRESSED);
@@ -542,11 +630,12 @@ Test(compare, differences_under_the_floor_are_same)
 	no_floor.min_change_pct = 0;
 	compare_fixtures("results/h200/baseline.csv", e.path, &no_floor, &r);
 	cr_expect_gt(r.slower, 0, "without the floor 0.1 %% reads slower");
-	cr_expect_eq(compare_exit_status(&r), COMPARE_OK, "and is no regression");
+	cr_expect_eq(r.regressions, 0, "and is no regression");
 	compare_report_free(&r);
 	char cmd[512], err[4096];
-	snprintf(cmd, sizeof cmd, "%s compare results/h200/baseline.csv %s --min-change 0.5",
-		 harness_bin(), e.path);
+	/* (its CPU rows are too noisy to decide at 5 %: allowed here) */
+	snprintf(cmd, sizeof cmd, "%s compare results/h200/baseline.csv %s --min-change 0.5 "
+		 "--allow-inconclusive", harness_bin(), e.path);
 	cr_expect_eq(run(cmd, err, sizeof err), 0, "%s", err);
 	edited_close(&e);
 }
@@ -557,8 +646,8 @@ Test(compare, cli_min_change_option)
 	expect_cli_bad_input(FIX "base.csv " FIX "slowed.csv --min-change", "--min-change");
 	expect_cli_bad_input(FIX "base.csv " FIX "slowed.csv --min-change=-1", "'-1'");
 	char e[4096];
-	cr_expect_eq(harness_compare(FIX "base.csv " FIX "slowed.csv --min-change=25", e, sizeof e),
-		     0, "20 %% slower is under a 25 %% floor: %s", e);
+	cr_expect_eq(harness_compare(FIX "base.csv " FIX "slowed.csv --min-change=25 --allow-missing",
+				     e, sizeof e), 0, "20 %% slower is under a 25 %% floor: %s", e);
 }
 
 /* N-body rows join on the ranks they ran on: a file from before the
@@ -578,7 +667,9 @@ Test(compare, rows_join_on_ranks)
 	compare_fixtures(FIX "base.csv", e.path, &same_device, &r);
 	cr_expect_eq(r.only_base, r.count / 2, "2 ranks join nothing of 1");
 	cr_expect_eq(r.only_new, r.count / 2);
-	cr_expect_eq(compare_exit_status(&r), 0, "rows only on one side are no regression");
+	cr_expect_eq(r.regressions, 0, "rows only on one side are no regression");
+	cr_expect_eq(r.failed_new, 1, "but NEW's invalid row is NEW's failure");
+	cr_expect_eq(compare_exit_status(&r), COMPARE_REGRESSED);
 	compare_report_free(&r);
 	edited_close(&e);
 }
@@ -589,12 +680,179 @@ Test(compare, sph_named_columns)
 	struct edited e;
 	struct compare_report r;
 	edited_open(&e, SPH_TABLE);
-	size_t row = edited_row(&e, "sph-gpu-grid-count", "column", "16128");
+	size_t row = edited_row(&e, "sph-gpu-brute", "column", "16128");
 	edited_set(&e, row, "column", "martin-moyce", 0);
 	edited_write(&e, false);
 	compare_fixtures(e.path, e.path, &same_device, &r);
-	const struct compare_entry *x = sph_entry(&r, "sph-gpu-grid-count", "martin-moyce");
+	const struct compare_entry *x = sph_entry(&r, "sph-gpu-brute", "martin-moyce");
 	cr_expect_eq(x->raw.verdict, COMPARE_SAME);
 	compare_report_free(&r);
 	edited_close(&e);
+}
+
+/* ---- nothing compared is no pass -------------------------------------------- */
+
+/* A row that validated in BASE and failed in NEW (invalid, or not timed)
+ * is NEW's failure: exit 1 whatever is allowed. */
+Test(compare, rows_that_failed_in_new_are_a_regression)
+{
+	static const struct {
+		const char *col, *value;
+	} failures[] = { { "valid", "0" }, { "interactions_per_s", "" } };
+	struct compare_opts allow_all = allow_missing;
+	allow_all.allow_inconclusive = true;
+	for (size_t k = 0; k < 2; k++) {
+		struct edited e;
+		struct compare_report r;
+		edited_open(&e, FIX "base.csv");
+		size_t row = edited_row(&e, "unrolled-u4", "n", "4096");
+		edited_set(&e, row, failures[k].col, failures[k].value, 0);
+		edited_write(&e, false);
+		compare_fixtures(FIX "base.csv", e.path, &allow_all, &r);
+		const struct compare_entry *x = entry(&r, "unrolled-u4", 4096, "forces");
+		cr_expect_eq(x->raw.verdict, COMPARE_UNCOMPARED, "%s", failures[k].col);
+		cr_expect_eq(r.failed_new, 1, "%s", failures[k].col);
+		cr_expect_eq(r.uncompared, 1, "the row invalid in both is BASE's");
+		cr_expect_eq(compare_exit_status(&r), COMPARE_REGRESSED, "%s", failures[k].col);
+		compare_report_free(&r);
+		edited_close(&e);
+	}
+}
+
+/* No row in both files with a figure on each side: 3, even when every
+ * allowance is given. */
+Test(compare, an_empty_join_is_no_pass)
+{
+	struct compare_opts allow_all = allow_missing;
+	allow_all.allow_inconclusive = true;
+	struct edited e;
+	struct compare_report r;
+	edited_open(&e, FIX "base.csv");
+	edited_write_col(&e, "ranks", "2"); /* rows on 2 ranks join none on 1 */
+	compare_fixtures(FIX "base.csv", e.path, &allow_all, &r);
+	cr_expect_eq(r.only_base, 6);
+	cr_expect_eq(r.only_new, 6);
+	cr_expect_eq(r.failed_new, 1, "NEW's invalid row, now only in NEW");
+	cr_expect_eq(compare_exit_status(&r), COMPARE_REGRESSED);
+	compare_report_free(&r);
+	/* without the failed row: nothing compared, nothing failed */
+	edited_set(&e, edited_row(&e, "tiled-p256", "n", "16384"), "valid", "1", 0);
+	edited_set(&e, edited_row(&e, "tiled-p256", "n", "16384"), "interactions_per_s", "1e12", 0);
+	edited_write_col(&e, "ranks", "2");
+	compare_fixtures(FIX "base.csv", e.path, &allow_all, &r);
+	cr_expect_eq(r.faster + r.same + r.slower + r.inconclusive, 0);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_UNDECIDED, "nothing compared");
+	compare_report_free(&r);
+
+	/* a NEW of no rows at all (its header only) */
+	FILE *fp = fopen(e.path, "w");
+	cr_assert_not_null(fp);
+	cr_assert_eq(csv_write_row(fp, (const char *const *)e.t.header, e.t.ncols), 0);
+	fclose(fp);
+	compare_fixtures(FIX "base.csv", e.path, &allow_all, &r);
+	cr_expect_eq(r.only_base, 6);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_UNDECIDED);
+	compare_report_free(&r);
+	char cmd[512], err[4096];
+	snprintf(cmd, sizeof cmd, "%s compare " FIX "base.csv %s --allow-missing --allow-inconclusive",
+		 harness_bin(), e.path);
+	cr_expect_eq(run(cmd, err, sizeof err), 3, "%s", err);
+	cr_expect(strstr(err, "nothing compared"), "%s", err);
+	edited_close(&e);
+}
+
+/* Writes a sidecar beside e's CSV listing variants its run skipped. */
+static void edited_skipped_sidecar(const struct edited *e, const char *skipped_json)
+{
+	char side[96];
+	snprintf(side, sizeof side, "%s/new.meta.json", e->dir);
+	FILE *fp = fopen(side, "w");
+	cr_assert_not_null(fp);
+	fprintf(fp, "{\"schema\": \"nbody-harness-results/1\", \"skipped\": %s}\n", skipped_json);
+	fclose(fp);
+}
+
+/* Variants NEW's run could not run (its sidecar's "skipped") were asked
+ * for and not measured: 3 unless --allow-missing. */
+Test(compare, variants_new_skipped_are_not_measured)
+{
+	struct edited e;
+	struct compare_report r;
+	char side[96];
+	edited_open(&e, FIX "base.csv");
+	edited_write(&e, false);
+	edited_skipped_sidecar(&e, "[{\"variant\": \"naive\", \"why\": \"no CUDA device\"},"
+				   " {\"variant\": \"rsqrt\", \"why\": \"no CUDA device\"}]");
+	struct compare_opts o = allow_missing;
+	o.allow_missing = false;
+	compare_fixtures(e.path, e.path, &o, &r);
+	cr_expect_eq(r.skipped_new, 2);
+	cr_expect(strstr(r.skipped_note, "naive, rsqrt") && strstr(r.skipped_note, "no CUDA device"),
+		  "%s", r.skipped_note);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_UNDECIDED);
+	compare_report_free(&r);
+	compare_fixtures(e.path, e.path, &allow_missing, &r);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_OK);
+	compare_report_free(&r);
+	char cmd[512], err[4096];
+	snprintf(cmd, sizeof cmd, "%s compare %s %s", harness_bin(), e.path, e.path);
+	cr_expect_eq(run(cmd, err, sizeof err), 3, "%s", err);
+	cr_expect(strstr(err, "NEW's run skipped 2 variants") && strstr(err, "naive"), "%s", err);
+
+	/* a list that is not one is bad input */
+	edited_skipped_sidecar(&e, "[\"naive\"]");
+	char msg[1024];
+	cr_expect_eq(compare_files(e.path, e.path, &allow_missing, &r, msg, sizeof msg), -1);
+	cr_expect(strstr(msg, "skipped"), "%s", msg);
+	snprintf(side, sizeof side, "%s/new.meta.json", e.dir);
+	unlink(side);
+	edited_close(&e);
+}
+
+/* --out: a row per entry with its verdict, change and resolution, and a
+ * sidecar with the counts and the exit status. */
+Test(compare, verdicts_file)
+{
+	char dir[] = "/tmp/test_compare.XXXXXX", out[64], side[64], cmd[512], err[4096], e[512];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/v.csv", dir);
+	snprintf(side, sizeof side, "%s/v.meta.json", dir);
+	snprintf(cmd, sizeof cmd, "%s compare " FIX "base.csv " FIX "within-noise.csv --out %s",
+		 harness_bin(), out);
+	cr_expect_eq(run(cmd, err, sizeof err), 3, "%s", err);
+	struct csv_table t;
+	cr_assert_eq(csv_table_read(out, &t, e, sizeof e), 0, "%s", e);
+	cr_expect_eq(t.nrows, 6);
+	const char *want[][3] = {
+		{ "unrolled-u4", "16384", "inconclusive" }, { "auto", "16384", "slower" },
+		{ "unrolled-u4", "4096", "same" },	    { "tiled-p256", "16384", "invalid in both" },
+	};
+	for (size_t k = 0; k < 4; k++) {
+		size_t r = 0;
+		while (r < t.nrows && !(strcmp(csv_table_named(&t, r, "variant"), want[k][0]) == 0 &&
+					strcmp(csv_table_named(&t, r, "n"), want[k][1]) == 0 &&
+					strcmp(csv_table_named(&t, r, "mode"), "forces") == 0))
+			r++;
+		cr_assert_lt(r, t.nrows, "no row %s %s", want[k][0], want[k][1]);
+		cr_expect_str_eq(csv_table_named(&t, r, "verdict"), want[k][2]);
+		if (k == 0) {
+			double res, change;
+			cr_assert_eq(csv_table_double(&t, r, "resolution_pct", &res, e, sizeof e), 0, "%s", e);
+			cr_assert_eq(csv_table_double(&t, r, "change_pct", &change, e, sizeof e), 0, "%s", e);
+			cr_expect_float_eq(res, sqrt(10.0), 1e-3, "sqrt(1^2 + 3^2)");
+			cr_expect_float_eq(change, -3.0, 1e-3);
+		}
+	}
+	csv_table_free(&t);
+	struct json_in_value v;
+	cr_assert_eq(json_in_read_file(side, &v, e, sizeof e), 0, "%s", e);
+	cr_expect_eq(json_in_member(&v, "exit_status")->number, 3);
+	cr_expect_eq(json_in_member(json_in_member(&v, "counts"), "inconclusive")->number, 1);
+	cr_expect_str_eq(json_in_member(&v, "schema")->string, "harness-verdicts/1");
+	json_in_free(&v);
+	char msg[1024];
+	cr_expect_eq(results_pair_check(out, msg, sizeof msg), RESULTS_PAIR_OK, "%s", msg);
+	unlink(out);
+	unlink(side);
+	rmdir(dir);
 }

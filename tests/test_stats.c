@@ -128,3 +128,23 @@ Test(stats, quantile_rejects_bad_arguments)
 	cr_assert(isnan(stats_quantile(x, 2, NAN)));
 	cr_assert(isnan(stats_quantile(with_nan, 2, 0.5)));
 }
+
+/* Tables of Student's t (0.995): 63.657 at 1, 4.604 at 4, 2.750 at 30,
+ * 2.704 at 40, 2.660 at 60, 2.617 at 120, 2.576 in the limit. Between
+ * table entries the value lies between its neighbours. */
+Test(stats, t995_matches_the_tables)
+{
+	cr_expect(isnan(stats_t995(0)));
+	cr_expect_float_eq(stats_t995(1), 63.657, 1e-9);
+	cr_expect_float_eq(stats_t995(4), 4.604, 1e-9);
+	cr_expect_float_eq(stats_t995(30), 2.750, 1e-9);
+	cr_expect_float_eq(stats_t995(40), 2.704, 1e-9);
+	cr_expect_float_eq(stats_t995(60), 2.660, 1e-9);
+	cr_expect_float_eq(stats_t995(120), 2.617, 1e-9);
+	/* t(50) = 2.678, t(99) = 2.626, t(1000) = 2.581 */
+	cr_expect_float_eq(stats_t995(50), 2.678, 2e-3);
+	cr_expect_float_eq(stats_t995(99), 2.626, 2e-3);
+	cr_expect_float_eq(stats_t995(1000), 2.581, 2e-3);
+	for (size_t df = 1; df < 200; df++)
+		cr_expect_gt(stats_t995(df), stats_t995(df + 1), "falls with df at %zu", df);
+}

@@ -672,7 +672,7 @@ int sph_physics_command(int argc, char **argv)
 	struct results_table t = { .schema = "sph-harness-physics/1", .columns = phys_columns,
 				   .ncols = PHYS_NCOLS, .nrows = rs.n, .rows = &rs,
 				   .format = phys_format, .json = phys_json, .ctx = &rs };
-	struct results_meta meta = { argc, argv, NULL, NULL, 0 };
+	struct results_meta meta = { argc, argv, NULL, NULL, 0, NULL };
 	if (results_write_table(out, &t, &meta, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: sph physics: %s\n", err);
 		status = CLI_FAILED;

@@ -17,6 +17,7 @@
 #include "../json_out.h"
 #include "../render/render_run.h"
 #include "../results.h"
+#include "../skips.h"
 #include "sph_physics.h"
 #include "../render/sph_render.h"
 #include "sph_validate.h"
@@ -125,8 +126,12 @@ static void sph_help(void)
 	       "                      (250, the paper's)\n"
 	       "  --at LIST           snapshot: steps at which to record every particle\n"
 	       "                      (step, time, x, y, z, speed, density) for pictures\n"
-	       "  --quiet, -q         no table\n"
-	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input.\n",
+	       "  --quiet, -q         no table, no line of skipped variants\n"
+	       "Variants that cannot run here are left out, named in one line on stderr and\n"
+	       "listed in the sidecar (\"skipped\"); a suite none of whose rows can run here\n"
+	       "writes no file.\n"
+	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input, or nothing selected\n"
+	       "can run here.\n",
 	       RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT, RENDER_RUN_RES);
 }
 
@@ -658,17 +663,35 @@ static void sph_print_render(const struct sph_row *rows, size_t nrows)
 	}
 }
 
+/* The one line that names what a run or suite skipped (unless quiet). */
+static void sph_say_skipped(const struct sph_options *o, const char *suite,
+			    const struct skips *skipped)
+{
+	char prefix[160];
+	snprintf(prefix, sizeof prefix, "harness: sph: %s%s%s", suite ? "suite " : "",
+		 suite ? suite : "", suite ? ": " : "");
+	if (!o->quiet)
+		skips_say(stderr, skipped, prefix);
+}
+
 /* Runs every selected variant on every column, appending to *rows (grown
- * as needed). Returns CLI_OK, CLI_FAILED when a variant failed, or
- * CLI_USAGE with the reason in *why when nothing selected can run here. */
+ * as needed); those that cannot run here go to skipped. Returns CLI_OK,
+ * CLI_FAILED when a variant failed, or CLI_USAGE with the reason in *why
+ * when nothing selected can run here. */
 static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_t *nrows,
-		       const char **why_out)
+		       struct skips *skipped, const char **why_out)
 {
 	size_t nvar = 0;
 	const char *why = NULL;
-	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
-		if ((!o->variant_given || o->selected[i]) && sph_variant_available(&sph_variants[i], &why))
+	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
+		const char *w;
+		if (o->variant_given && !o->selected[i])
+			continue;
+		if (sph_variant_available(&sph_variants[i], &w))
 			nvar++;
+		else
+			skips_add(skipped, sph_variants[i].name, why = w);
+	}
 	*why_out = why ? why : "no SPH variant selected can run here";
 	if (nvar == 0)
 		return CLI_USAGE;
@@ -716,7 +739,8 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 /* Prints the table and writes out (when set) with its sidecar; frees the
  * rows. Returns status, or CLI_FAILED when writing failed. */
 static int sph_finish(int argc, char **argv, const struct sph_options *o, const char *out,
-		      struct sph_row *rows, size_t nrows, int status, bool render)
+		      struct sph_row *rows, size_t nrows, const struct skips *skipped, int status,
+		      bool render)
 {
 	char err[512];
 	if (!o->quiet) {
@@ -735,7 +759,7 @@ static int sph_finish(int argc, char **argv, const struct sph_options *o, const 
 					   .ncols = SPH_NCOLS + (render ? SPH_RENDER_NCOLS : 0),
 					   .nrows = nrows, .rows = rows,
 					   .format = sph_format_table, .json = sph_json, .ctx = &tc };
-		struct results_meta meta = { argc, argv, &o->timing, NULL, 0 };
+		struct results_meta meta = { argc, argv, &o->timing, NULL, 0, skipped };
 		if (results_write_table(out, &t, &meta, err, sizeof err) != 0) {
 			fprintf(stderr, "harness: sph: %s\n", err);
 			status = CLI_FAILED;
@@ -770,20 +794,37 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 	struct sph_row *rows = NULL;
 	size_t nrows = 0;
 	const char *why;
-	int status = sph_collect(o, &rows, &nrows, &why);
+	struct skips *skipped = calloc(1, sizeof *skipped);
+	if (!skipped)
+		return sph_usage("out of memory");
+	int status = sph_collect(o, &rows, &nrows, skipped, &why);
 	if (status == CLI_USAGE) {
+		if (skips_total(skipped) > 1) {
+			int w = snprintf(err, sizeof err, "nothing selected can run here: ");
+			skips_describe(skipped, err + w, sizeof err - (size_t)w);
+			why = err;
+		}
 		free(rows);
+		free(skipped);
 		return sph_usage(why);
 	}
-	return sph_finish(argc, argv, o, out, rows, nrows, status, o->render);
+	sph_say_skipped(o, NULL, skipped);
+	status = sph_finish(argc, argv, o, out, rows, nrows, skipped, status, o->render);
+	free(skipped);
+	return status;
 }
 
 /* One SPH suite: every line of sph_suites.def with that name, into
- * DIR/<name>.csv. Lines whose variants cannot run here are skipped. */
+ * DIR/<name>.csv. Variants that cannot run here are skipped and named in
+ * one line (and the sidecar). When none of its rows can run, no file is
+ * written (an empty one would read like a measurement): asked for by
+ * name, one line and CLI_USAGE; under --suite all, a note and CLI_OK
+ * with *wrote false. */
 static int sph_suite(int argc, char **argv, const struct sph_options *o, const char *name,
-		     const char *dir)
+		     const char *dir, bool *wrote)
 {
-	char err[512], out[1024];
+	char err[1400], out[1024], why[300];
+	*wrote = false;
 	snprintf(out, sizeof out, "%s/%s.csv", dir, name);
 	if (atomic_path_writable(out, err, sizeof err) != 0)
 		return sph_usage(err);
@@ -791,23 +832,16 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 	size_t nrows = 0;
 	int status = CLI_OK;
 	bool render = false;
-	char why_skipped[300] = "";
+	struct skips *skipped = calloc(1, sizeof *skipped);
+	if (!skipped)
+		return sph_usage("out of memory");
 	for (size_t e = 0; e < sph_suite_count; e++) {
 		const struct sph_suite_line *line = &sph_suite_lines[e];
 		if (strcmp(line->name, name) != 0)
 			continue;
-		if (line->render && gpu_device_count() <= 0) {
-			snprintf(why_skipped, sizeof why_skipped, "rendering needs a GPU (%s)",
-				 gpu_unavailable_reason());
-			if (!o->quiet)
-				fprintf(stderr, "harness: sph: suite %s skips %s: %s\n", name,
-					line->variants, why_skipped);
-			continue;
-		}
 		struct sph_options local = *o;
 		local.cmd = line->timed ? SPH_RUN : SPH_CHECK;
 		local.render = line->render;
-		render = render || line->render;
 		memset(local.selected, 0, sizeof local.selected);
 		local.ncolumns = 0;
 		if (sph_parse_variants(line->variants, &local, err, sizeof err) != CLI_OK ||
@@ -816,35 +850,38 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 			status = CLI_FAILED;
 			continue;
 		}
-		const char *why;
-		int st = sph_collect(&local, &rows, &nrows, &why);
-		if (st == CLI_USAGE) {
-			snprintf(why_skipped, sizeof why_skipped, "%s", why);
-			if (!o->quiet)
-				fprintf(stderr, "harness: sph: suite %s skips %s: %s\n", name,
-					line->variants, why);
-		} else if (st != CLI_OK) {
+		if (line->render && gpu_device_count() <= 0) {
+			snprintf(why, sizeof why, "rendering needs a GPU (%s)", gpu_unavailable_reason());
+			for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
+				if (local.selected[i])
+					skips_add(skipped, sph_variants[i].name, why);
+			continue;
+		}
+		render = render || line->render;
+		const char *w;
+		int st = sph_collect(&local, &rows, &nrows, skipped, &w);
+		if (st != CLI_OK && st != CLI_USAGE)
 			status = st;
-		}
 	}
-	/* Nothing of the suite can run here: no file (an empty one would
-	 * read like a measurement); an error when it was asked for by name,
-	 * a note under --suite all. */
-	if (nrows == 0 && status == CLI_OK) {
+	if (nrows == 0) {
+		skips_describe(skipped, why, sizeof why);
 		free(rows);
-		if (strcmp(o->suite, "all") != 0) {
-			snprintf(err, sizeof err, "suite %s: nothing of it can run here: %s", name,
-				 why_skipped);
+		free(skipped);
+		snprintf(err, sizeof err, "suite %s: nothing of it can run here, no file written%s%s", name,
+			 why[0] ? ": " : "", why);
+		if (strcmp(o->suite, "all") != 0)
 			return sph_usage(err);
-		}
 		if (!o->quiet)
-			fprintf(stderr, "harness: sph: suite %s: nothing of it can run here, no file written\n",
-				name);
-		return CLI_OK;
+			fprintf(stderr, "harness: sph: %s\n", err);
+		return status;
 	}
+	sph_say_skipped(o, name, skipped);
 	if (!o->quiet)
 		printf("== suite %s\n", name);
-	return sph_finish(argc, argv, o, out, rows, nrows, status, render);
+	*wrote = true;
+	status = sph_finish(argc, argv, o, out, rows, nrows, skipped, status, render);
+	free(skipped);
+	return status;
 }
 
 static int sph_suites(int argc, char **argv, const struct sph_options *o)
@@ -852,6 +889,7 @@ static int sph_suites(int argc, char **argv, const struct sph_options *o)
 	const char *dir = o->out_dir ? o->out_dir : "results/local";
 	atomic_mkdir_p(dir);
 	int status = CLI_OK;
+	size_t written = 0;
 	for (size_t e = 0; e < sph_suite_count; e++) {
 		const char *name = sph_suite_lines[e].name;
 		bool first = true;
@@ -859,12 +897,16 @@ static int sph_suites(int argc, char **argv, const struct sph_options *o)
 			first = first && strcmp(sph_suite_lines[k].name, name) != 0;
 		if (!first || (strcmp(o->suite, "all") != 0 && strcmp(o->suite, name) != 0))
 			continue;
-		int st = sph_suite(argc, argv, o, name, dir);
+		bool wrote;
+		int st = sph_suite(argc, argv, o, name, dir, &wrote);
 		if (st == CLI_USAGE)
 			return st;
 		if (st != CLI_OK)
 			status = st;
+		written += wrote;
 	}
+	if (written == 0 && strcmp(o->suite, "all") == 0)
+		return sph_usage("--suite all: no SPH suite has a row that can run here, no file written");
 	return status;
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../../harness/csv_table.h"
+#include "../../harness/json_in.h"
 #include "../../harness/results.h"
 #include "../cli_run.h"
 
@@ -100,17 +101,102 @@ Test(run, writes_a_results_pair_that_matches, .timeout = 120)
 	run_rmdir(dir);
 }
 
+/* Whether this build can run variant name here (harness list says). */
+static bool run_can_run_here(const char *name)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s list --variant %s | grep -q '^%s .* yes '", cli_harness_bin(),
+		 name, name);
+	return system(cmd) == 0;
+}
+
+/* Lines of text that contain word. */
+static int run_lines_with(const char *text, const char *word)
+{
+	int n = 0;
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *end = strchr(l, '\n'), *hit = strstr(l, word);
+		n += hit && (!end || hit < end);
+	}
+	return n;
+}
+
 /* A whole suite from suites.def: what this machine can run of it (the
- * CPU variants everywhere; the GPU ones where there is a GPU). */
+ * CPU variants everywhere; the GPU ones where there is a GPU), and one
+ * line naming what it skipped, also listed in the sidecar. */
 Test(run, suite_writes_its_csv, .timeout = 300)
 {
-	char dir[32], args[512];
+	char dir[32], cmd[1024], err[8192], path[128];
 	run_tmpdir(dir);
-	snprintf(args, sizeof args, "run --suite cpu-speedup " RUN_TIMING " --out-dir %s -q", dir);
-	struct csv_table t = run_ok(args, dir, "cpu-speedup.csv");
+	snprintf(cmd, sizeof cmd, "%s run --suite cpu-speedup " RUN_TIMING " --out-dir %s",
+		 cli_harness_bin(), dir);
+	cr_assert_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
+	snprintf(path, sizeof path, "%s/cpu-speedup.csv", dir);
+	struct csv_table t = run_read_results(path);
 	cr_expect_eq(run_rows_of(&t, "cpu-portable"), 5, "1024..16384");
 	cr_expect_eq(run_rows_of(&t, "cpu-simd"), 7, "1024..65536");
 	csv_table_free(&t);
+	if (!run_can_run_here("auto")) {
+		cr_expect_eq(run_lines_with(err, "skipped"), 1, "once: %s", err);
+		cr_expect(strstr(err, "harness: suite cpu-speedup: skipped 2 variants that cannot run here") &&
+			  strstr(err, "unrolled-u4, auto"), "%s", err);
+		struct json_in_value v;
+		snprintf(path, sizeof path, "%s/cpu-speedup.meta.json", dir);
+		cr_assert_eq(json_in_read_file(path, &v, err, sizeof err), 0, "%s", err);
+		const struct json_in_value *sk = json_in_member(&v, "skipped");
+		cr_expect(sk && sk->count == 2, "the sidecar lists them");
+		json_in_free(&v);
+	}
+	run_rmdir(dir);
+}
+
+/* A suite none of whose rows can run here writes no file (no header-only
+ * CSV that reads like a measurement): one line saying why, exit 2. */
+Test(run, suite_that_cannot_run_here_writes_nothing)
+{
+	if (run_can_run_here("unrolled-u4"))
+		cr_skip_test("fig31-5 can run here (a GPU is present)");
+	char dir[32], cmd[512], err[8192];
+	run_tmpdir(dir);
+	snprintf(cmd, sizeof cmd, "%s run --suite fig31-5 " RUN_TIMING " --out-dir %s", cli_harness_bin(),
+		 dir);
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "%s", err);
+	cr_expect(strncmp(err, "harness: suite fig31-5: nothing of it can run here, no file written", 67) == 0,
+		  "%s", err);
+	cr_expect(strchr(err, '\n') == strrchr(err, '\n'), "one line: %s", err);
+	cr_expect_eq(run_dir_entries(dir), 0, "no file");
+	run_rmdir(dir);
+}
+
+/* A plain run leaves out what cannot run here and says so once, in one
+ * line naming the variants and why; the sidecar lists them. */
+Test(run, skipped_variants_are_named_once)
+{
+	if (run_can_run_here("naive"))
+		cr_skip_test("the GPU variants can run here");
+	char dir[32], cmd[512], err[8192], side[128];
+	run_tmpdir(dir);
+	snprintf(cmd, sizeof cmd, "%s run --variant 'cpu-portable,naive,tiled-*' --n 16 " RUN_TIMING
+		 " --out %s/r.csv", cli_harness_bin(), dir);
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(run_lines_with(err, "skipped"), 1, "%s", err);
+	cr_expect(strstr(err, "harness: skipped 7 variants that cannot run here (") &&
+		  strstr(err, "naive, tiled-p32, tiled-p64"), "%s", err);
+	snprintf(side, sizeof side, "%s/r.meta.json", dir);
+	struct json_in_value v;
+	char e[512];
+	cr_assert_eq(json_in_read_file(side, &v, e, sizeof e), 0, "%s", e);
+	const struct json_in_value *sk = json_in_member(&v, "skipped");
+	cr_assert(sk && sk->type == JSON_IN_ARRAY && sk->count == 7);
+	cr_expect_str_eq(json_in_member(&sk->items[0], "variant")->string, "naive");
+	json_in_free(&v);
+	/* nothing that can run: one line, exit 2, no file */
+	snprintf(cmd, sizeof cmd, "%s run --variant 'naive,tiled-*' --n 16 --out %s/x.csv",
+		 cli_harness_bin(), dir);
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "%s", err);
+	cr_expect(strstr(err, "nothing selected can run here: 7 variants"), "%s", err);
+	cr_expect(strchr(err, '\n') == strrchr(err, '\n'), "one line: %s", err);
+	cr_expect_eq(run_dir_entries(dir), 2, "r.csv and its sidecar only");
 	run_rmdir(dir);
 }
 

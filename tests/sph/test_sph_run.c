@@ -9,6 +9,7 @@
 
 #include "../../harness/csv_table.h"
 #include "../../harness/gpu_device.h"
+#include "../../harness/json_in.h"
 #include "../cli_run.h"
 
 static const char *sph_bin(void)
@@ -160,4 +161,28 @@ Test(sph_run, suite_that_cannot_run_here_writes_nothing)
 	snprintf(out, sizeof out, "%s/sph-render-table.csv", dir);
 	cr_expect(access(out, F_OK) != 0, "%s was written", out);
 	rmdir(dir);
+}
+
+/* sph run leaves out the variants that cannot run here and says so once,
+ * in one line naming them, which the sidecar lists too. */
+Test(sph_run, skipped_variants_are_named_once)
+{
+	if (gpu_device_count() > 0)
+		cr_skip_test("a GPU is here: nothing is skipped");
+	char dir[] = "/tmp/harness-sph-skipped-XXXXXX", cmd[1024], err[8192], side[300];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(cmd, sizeof cmd, "%s sph run --column 6x6x7@4 --warm-steps 1 --min-time 0.01 "
+		 "--max-time 0.02 --out %s/s.csv", cli_harness_bin(), dir);
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
+	cr_expect(strncmp(err, "harness: sph: skipped ", 22) == 0 && strstr(err, "sph-gpu-brute"),
+		  "%s", err);
+	cr_expect(strchr(err, '\n') == strrchr(err, '\n'), "one line: %s", err);
+	snprintf(side, sizeof side, "%s/s.meta.json", dir);
+	struct json_in_value v;
+	cr_assert_eq(json_in_read_file(side, &v, err, sizeof err), 0, "%s", err);
+	const struct json_in_value *sk = json_in_member(&v, "skipped");
+	cr_expect(sk && sk->type == JSON_IN_ARRAY && sk->count >= 9, "the sidecar lists them");
+	json_in_free(&v);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
 }

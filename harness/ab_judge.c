@@ -1,0 +1,122 @@
+/* ab_judge.c - an A/B run's verdicts: the pooled sides compared, each row's change and resolution from its rounds */
+#include "ab_judge.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+/* The standard error of a median over its samples' standard deviation,
+ * for many samples of a normal spread: sqrt(pi / 2). */
+#define AB_JUDGE_MEDIAN_SE 1.2533
+
+struct compare_estimate ab_judge_estimate(const double *r, const double *w, size_t n)
+{
+	struct compare_estimate x = { NAN, NAN };
+	double *l = n >= 2 ? malloc(n * sizeof *l) : NULL, w2 = 0;
+	struct stats_summary s;
+	for (size_t k = 0; l && k < n; k++) {
+		if (!(r[k] > 0)) {
+			free(l);
+			return x;
+		}
+		l[k] = log(r[k]);
+		w2 += w[k] * w[k];
+	}
+	if (l && stats_summarize(l, n, &s) == 0) {
+		double h = stats_t995(n - 1) * fmax(s.stddev, sqrt(w2 / (double)n)) / sqrt((double)n);
+		x.ratio = exp(s.mean);
+		x.resolution_pct = 100.0 * (exp(h) - 1.0);
+	}
+	free(l);
+	return x;
+}
+
+/* One side's spread of its median, as a fraction: from its noise and samples. */
+static double ab_judge_side_se(const struct compare_side *s)
+{
+	double n = s->samples > 0 ? s->samples : 1;
+	return AB_JUDGE_MEDIAN_SE * s->noise_pct / 100.0 / sqrt(n);
+}
+
+/* The entry of r with key k, or NULL. */
+static const struct compare_entry *ab_judge_find(const struct compare_report *r,
+						 const struct compare_key *k)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		const struct compare_key *x = &r->entries[i].key;
+		bool eq = x->count == k->count;
+		for (size_t c = 0; eq && c < k->count; c++)
+			eq = strcmp(x->cells[c], k->cells[c]) == 0;
+		if (eq)
+			return &r->entries[i];
+	}
+	return NULL;
+}
+
+/* The rounds' comparisons, for the estimate callback. */
+struct ab_judge_rounds {
+	const struct compare_report *round;
+	size_t n;
+	double *r, *w;
+};
+
+/* The estimate of entry e from the rounds; NANs (the files' figures and
+ * noise) with one round, or when a round lacks a timed pair for it (the
+ * pooled row then failed and is not judged anyway). */
+static struct compare_estimate ab_judge_entry_estimate(void *ctx, const struct compare_entry *e)
+{
+	struct ab_judge_rounds *r = ctx;
+	for (size_t k = 0; k < r->n; k++) {
+		const struct compare_entry *x = ab_judge_find(&r->round[k], &e->key);
+		if (!x || !x->in_base || !x->in_new || x->raw.verdict == COMPARE_UNCOMPARED)
+			return (struct compare_estimate){ NAN, NAN };
+		r->r[k] = x->raw.ratio;
+		double sb = ab_judge_side_se(&x->base), sn = ab_judge_side_se(&x->new);
+		r->w[k] = sqrt(sb * sb + sn * sn);
+	}
+	return ab_judge_estimate(r->r, r->w, r->n);
+}
+
+int ab_judge(const char *base_csv, const char *new_csv, const char *const *base_rounds,
+	     const char *const *new_rounds, size_t nrounds, const struct compare_opts *o,
+	     struct compare_report *out, char *err, size_t errlen)
+{
+	struct compare_report *round = calloc(nrounds ? nrounds : 1, sizeof *round);
+	double *d = calloc(nrounds ? nrounds : 1, sizeof *d), *w = calloc(nrounds ? nrounds : 1, sizeof *w);
+	size_t done = 0;
+	int rc = -1;
+	memset(out, 0, sizeof *out);
+	if (!round || !d || !w) {
+		snprintf(err, errlen, "out of memory judging %s against %s", new_csv, base_csv);
+		goto out_free;
+	}
+	if (compare_files(base_csv, new_csv, o, out, err, errlen) != 0)
+		goto out_free;
+	if (nrounds >= 2) {
+		for (; done < nrounds; done++)
+			if (compare_files(base_rounds[done], new_rounds[done], o, &round[done], err, errlen) != 0)
+				goto out_free;
+		struct ab_judge_rounds ctx = { round, nrounds, d, w };
+		char rule[256];
+		snprintf(rule, sizeof rule, "the 99 %% interval of the mean of the %zu rounds' log ratios "
+			 "(Student's t; at least what the rounds' samples allow); new/base is their "
+			 "geometric mean", nrounds);
+		compare_rejudge(out, ab_judge_entry_estimate, &ctx, rule, (int)nrounds);
+	} else {
+		compare_rejudge(out, ab_judge_entry_estimate, &(struct ab_judge_rounds){ NULL, 0, d, w },
+				"one round: sqrt(noise_base^2 + noise_new^2), the rows' noise_pct", 1);
+	}
+	rc = 0;
+out_free:
+	for (size_t k = 0; round && k < done; k++)
+		compare_report_free(&round[k]);
+	if (rc != 0)
+		compare_report_free(out);
+	free(round);
+	free(d);
+	free(w);
+	return rc;
+}
