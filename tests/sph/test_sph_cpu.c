@@ -197,11 +197,11 @@ static void sph_cpu_test_compare(const struct sph_cpu_test_run *r,
 
 /* After 40 steps of a 12 x 12 x 14 dam break in its tank lined with
  * boundary particles (moving, compressed at the bottom, a free surface,
- * against the walls), density and acceleration of every particle match
- * the reference on the same state, walls included; the neighbour pairs
- * too, fluid-fluid and fluid-boundary; the last-resort clamp never
- * fired. */
-Test(sph_cpu, matches_reference_after_steps)
+ * against the walls) with wall friction fw, density and acceleration of
+ * every particle match the reference on the same state, walls included;
+ * the neighbour pairs too, fluid-fluid and fluid-boundary; the
+ * last-resort clamp never fired. */
+static void sph_cpu_test_after_steps(double fw)
 {
 	struct sph_cpu_test_run r;
 	struct sph_cpu_test_errors e;
@@ -209,23 +209,42 @@ Test(sph_cpu, matches_reference_after_steps)
 	double dp;
 
 	sph_cpu_test_column(&r, "12x12x14");
+	r.p.wall_friction = fw;
 	sph_cpu_test_create(&r);
 	cr_assert(sph_cpu_test_ops->steps(r.ctx, 40, NULL) == 0);
 	cr_assert(sph_cpu_test_ops->evaluate(r.ctx, 1) == 0);
 	sph_cpu_test_read(&r);
 	sph_cpu_test_ops->counts(r.ctx, &c);
 	sph_cpu_test_compare(&r, &e);
-	cr_expect(e.rho <= SPH_CPU_TEST_RHO, "density off by %.3g", e.rho);
-	cr_expect(e.acc <= 1.0, "acceleration of %zu off by %.3g tolerances",
-		  e.worst, e.acc);
+	cr_expect(e.rho <= SPH_CPU_TEST_RHO, "friction %g: density off by %.3g", fw, e.rho);
+	cr_expect(e.acc <= 1.0, "friction %g: acceleration of %zu off by %.3g tolerances",
+		  fw, e.worst, e.acc);
 	cr_expect(e.acc_rms <= SPH_CPU_TEST_ACC_RMS,
-		  "RMS acceleration error %.3g of RMS", e.acc_rms);
+		  "friction %g: RMS acceleration error %.3g of RMS", fw, e.acc_rms);
 	dp = fabs((double)c.neighbours - (double)e.ref_pairs);
 	cr_expect(dp <= SPH_CPU_TEST_PAIRS * (double)e.ref_pairs,
 		  "%llu neighbour pairs, reference %zu", c.neighbours,
 		  e.ref_pairs);
 	cr_expect(c.clamps == 0, "%llu coordinates clamped", c.clamps);
 	sph_cpu_test_free(&r);
+}
+
+Test(sph_cpu, matches_reference_after_steps)
+{
+	sph_cpu_test_after_steps(0.0);	/* free-slip walls, the default */
+}
+
+/* The wall friction is 0 by default, which multiplies its term away: the
+ * committed dam-break runs use 0.1 and 1, so both are held to the
+ * reference here. */
+Test(sph_cpu, matches_reference_with_wall_friction_0_1)
+{
+	sph_cpu_test_after_steps(0.1);
+}
+
+Test(sph_cpu, matches_reference_with_wall_friction_1)
+{
+	sph_cpu_test_after_steps(1.0);
 }
 
 /* Two particles at the same place in a compressed lattice (pressure
