@@ -408,11 +408,12 @@ static float rv_ulps_from(float v, int k)
 	return v;
 }
 
-/* The bound is RENDER_VALIDATE_FIELD_ULPS = 2 ulps: one voxel off by 1
- * ulp (half the bound) passes, by 4 (twice it) fails, either way. */
+/* The bound is 2 ulps (RENDER_VALIDATE_FIELD_ULPS, restated here as a
+ * number so that the test does not move with it): one voxel off by 1 ulp
+ * (half the bound) passes, by 4 (twice it) fails, either way. */
 Test(render_validate, field_an_error_of_twice_the_bound_fails_half_passes)
 {
-	const int k[2] = { RENDER_VALIDATE_FIELD_ULPS / 2, 2 * RENDER_VALIDATE_FIELD_ULPS };
+	const int k[2] = { 1, 4 };
 	struct rv_case c;
 
 	rv_make(&c, "8x4x16@4", 128);
