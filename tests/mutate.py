@@ -365,7 +365,8 @@ def main():
             pass
         meta = {
             "schema": "mutation-run/1",
-            "command": "make mutate" if not a.only else "tests/mutate.py --only " + a.only,
+            "command": ("tests/mutate.py " + " ".join(sys.argv[1:])) if sys.argv[1:]
+                       else "make mutate",
             "commit": commit, "dirty": dirty,
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "host_cpu": cpu,
