@@ -8,10 +8,11 @@ incremental from a copy built once), and run through the CPU test program
 as `make test` runs it (HARNESS_BIN=bin/harness bin/tests), with
 --fail-fast and a time limit. A mutation is
 
-  caught      a test failed, and failed again when run alone (its name is
-              recorded), or the suite ran past the time limit (a hang); a
-              failure that does not repeat alone (a wall-clock test on a
-              busy machine) is noted and the run tried again
+  caught      a test failed, failed again when run alone, and passes alone
+              on the unmutated build (its name is recorded), or the suite
+              ran past the time limit (a hang); a failure that is not
+              confirmed so (a wall-clock test on a busy machine) is noted
+              and the run tried again
   survived    every test passed
   not-built   the mutated tree did not compile (left out of the score)
 
@@ -25,8 +26,10 @@ The report goes to OUT (results/dev-cpu/mutation by default): mutation.csv
 score) and mutation.md (the score and the surviving mutations with the
 list's explanation of each), each written to a temporary file and renamed.
 
-Usage: tests/mutate.py [--list FILE] [--out DIR] [--scratch DIR]
+Usage: tests/mutate.py [--list FILE] [--out DIR] [--scratch DIR] [--rev REV]
                        [--only ID[,ID...]] [--timeout S] [--check]
+  --rev     take the sources and tests from a revision (git archive), e.g.
+            to measure the suite as it was before a change
   --check   only verify that every snippet occurs exactly once
   --only    run these mutations (the report then goes to --out only when
             it is given explicitly)
@@ -145,26 +148,31 @@ def run(cmd, cwd, timeout=None, env=None):
         return None, out.decode("utf-8", "replace"), time.monotonic() - t0
 
 
-def make_scratch(scratch):
+def make_scratch(scratch, rev=None):
     """A copy of the working tree's files (tracked and untracked, not
-    ignored) as a git repository of its own with one commit, so that the
-    tests that build a base revision find one; built once."""
+    ignored), or of revision rev's, as a git repository of its own with
+    one commit, so that the tests that build a base revision find one."""
     tree = os.path.join(scratch, "tree")
     if os.path.exists(tree):
         shutil.rmtree(tree)
     os.makedirs(tree)
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
-                           check=True, stdout=subprocess.PIPE).stdout.split(b"\0")
-    for f in files:
-        if not f:
-            continue
-        f = f.decode()
-        src = os.path.join(ROOT, f)
-        if not os.path.isfile(src) or f.startswith("results/dev-cpu/mutation/"):
-            continue
-        dst = os.path.join(tree, f)
-        os.makedirs(os.path.dirname(dst), exist_ok=True)
-        shutil.copy2(src, dst)
+    if rev:
+        arch = subprocess.run(["git", "archive", rev], cwd=ROOT, check=True,
+                              stdout=subprocess.PIPE).stdout
+        subprocess.run(["tar", "-x", "-C", tree], input=arch, check=True)
+    else:
+        files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                               check=True, stdout=subprocess.PIPE).stdout.split(b"\0")
+        for f in files:
+            if not f:
+                continue
+            f = f.decode()
+            src = os.path.join(ROOT, f)
+            if not os.path.isfile(src):
+                continue
+            dst = os.path.join(tree, f)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(src, dst)
     git = ["git", "-c", "user.name=mutate", "-c", "user.email=mutate@localhost"]
     for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
                 git + ["commit", "-q", "-m", "mutation run scratch tree"]):
@@ -178,13 +186,20 @@ def test_env(tree):
     return env
 
 
-def suite(tree, filt, timeout):
-    """Runs the CPU suite (filtered by filt when set) with --fail-fast.
-    Returns (verdict, test, seconds): verdict pass, fail or timeout."""
-    cmd = ["nice", "-n", "10", "bin/tests", "--fail-fast"]
+BASE = "build/mutate-base"
+
+
+def suite(tree, filt, timeout, base=False):
+    """Runs the CPU suite (filtered by filt when set) with --fail-fast, of
+    the mutated build, or of the unmutated one (base). Returns (verdict,
+    test, seconds): verdict pass, fail or timeout."""
+    env = test_env(tree)
+    if base:
+        env["HARNESS_BIN"] = BASE + "/harness"
+    cmd = ["nice", "-n", "10", (BASE + "/tests") if base else "bin/tests", "--fail-fast"]
     if filt:
         cmd += ["--filter", filt]
-    rc, out, secs = run(cmd, tree, timeout=timeout, env=test_env(tree))
+    rc, out, secs = run(cmd, tree, timeout=timeout, env=env)
     if rc is None:
         return "timeout", "", secs
     if rc == 0:
@@ -196,20 +211,26 @@ def suite(tree, filt, timeout):
 
 
 def confirmed(tree, filt, limit, row, tries=3):
-    """suite(), with a failure confirmed by running the failing test alone
-    once more: a few tests measure wall-clock time and can fail on a busy
-    machine. A failure that does not repeat is noted in row["flaky"] and
-    the run is tried again (tries in all)."""
+    """suite(), with a failure confirmed: the failing test must fail again
+    when run alone on the mutant and pass alone on the unmutated build
+    (build/mutate-base). A few tests measure wall-clock time and can fail
+    on a busy machine; a failure that is not confirmed is noted in
+    row["flaky"] and the run is tried again (tries in all), after which
+    the stage counts as passed."""
     secs = 0.0
     for _ in range(tries):
         verdict, test, s = suite(tree, filt, limit)
         secs += s
         if verdict != "fail" or "::" not in test:
             return verdict, test, secs
-        again, _, s = suite(tree, test.replace("::", "/"), limit)
+        alone = test.replace("::", "/")
+        again, _, s = suite(tree, alone, limit)
         secs += s
         if again != "pass":
-            return verdict, test, secs
+            base, _, s = suite(tree, alone, limit, base=True)
+            secs += s
+            if base == "pass":
+                return verdict, test, secs
         row["flaky"] = (row["flaky"] + " " if row["flaky"] else "") + test
     return "pass", "", secs
 
@@ -285,6 +306,8 @@ def main():
     ap.add_argument("--only", default=None)
     ap.add_argument("--timeout", type=float, default=0,
                     help="seconds per suite run (default: 3 x the unmutated suite, at least 300)")
+    ap.add_argument("--rev", default=None,
+                    help="run on this revision's sources and tests instead of the working tree's")
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
 
@@ -303,13 +326,22 @@ def main():
     out = a.out if a.out else (None if a.only else
                                os.path.join(ROOT, "results", "dev-cpu", "mutation"))
     commit, dirty = git_facts()
+    if a.rev:
+        commit = subprocess.run(["git", "rev-parse", a.rev], cwd=ROOT, check=True,
+                                stdout=subprocess.PIPE).stdout.decode().strip()
+        dirty = False
 
     print(f"mutate: preparing {a.scratch} (copy and CPU-only build)", flush=True)
-    tree = make_scratch(a.scratch)
+    tree = make_scratch(a.scratch, a.rev)
+    if check_snippets(muts, tree):
+        die("the list does not fit the sources of the run (above)")
     rc, log, _ = run(MAKE + TARGETS, tree)
     if rc != 0:
         print(log[-3000:], file=sys.stderr)
         die("the unmutated tree does not build", 1)
+    os.makedirs(os.path.join(tree, BASE), exist_ok=True)
+    for b in ("harness", "tests"):
+        shutil.copy2(os.path.join(tree, "bin", b), os.path.join(tree, BASE, b))
     verdict, test, base_s = suite(tree, None, None)
     if verdict != "pass":
         die(f"the unmutated tree fails its own suite ({test})", 1)
