@@ -223,6 +223,10 @@ static void phys_read(const char *out, struct csv_table *t)
 		  "csv_rows against %zu", t->nrows);
 	cr_expect(json_in_find(&v, "dambreak") && json_in_find(&v, "rest"),
 		  "the sidecar says what the checks are");
+	/* and with which walls: free slip (0) unless --wall-friction says */
+	const struct json_in_value *fw = json_in_member(&v, "dambreak_wall_friction");
+	cr_expect(fw && fw->type == JSON_IN_NUMBER && fw->number == 0.0,
+		  "the default wall friction is 0 and the sidecar says so");
 	json_in_free(&v);
 }
 
