@@ -203,3 +203,32 @@ Test(run, check_at_softening_0_on_every_cpu_path, .timeout = 120)
 		cr_expect_eq(rc, 0, "NBODY_CPU_SIMD_ISA=%s, eps 0: exit %d: %s", isas[k], rc, err);
 	}
 }
+
+/*
+ * forces judges every body, the last one too: three bodies on a line,
+ * x = -10, 0.1 and 0 (unit masses), with the planted bug (the middle
+ * body, 1, weighs nothing to the variant). Body 2 then loses its
+ * dominant pull (from body 1, 0.1 away: an error of almost all of
+ * sum_j |f_2j|), body 0 about half of its own; so the verdict's worst
+ * body is the last one.
+ */
+Test(run, forces_judges_the_last_body_too, .timeout = 60)
+{
+	char dir[32], in[64], cmd[1024], out[4096];
+	run_tmpdir(dir);
+	snprintf(in, sizeof in, "%s/three.csv", dir);
+	FILE *fp = fopen(in, "w");
+	cr_assert_not_null(fp);
+	fputs("x,y,z,mass\n-10,0,0,1\n0.1,0,0,1\n0,0,0,1\n", fp);
+	cr_assert_eq(fclose(fp), 0);
+	snprintf(cmd, sizeof cmd,
+		 "HARNESS_PLANT_SKIP_BODY=cpu-portable %s forces --variant cpu-portable --ic %s "
+		 "--eps 0 --out %s/f.csv",
+		 cli_harness_bin(), in, dir);
+	const int rc = cli_run_stdout(cmd, out, sizeof out);
+	cr_expect_eq(rc, 1, "exit %d: %s", rc, out);
+	cr_expect(strstr(out, "INVALID") && strstr(out, "at body 2,"), "the worst body is the last: %s",
+		  out);
+	unlink(in);
+	run_rmdir(dir);
+}
