@@ -475,6 +475,42 @@ Test(render_raycast, a_lit_pixels_colour_by_hand)
 	free(f.value);
 }
 
+/*
+ * A ray that nothing stops samples the box from its entry to its exit:
+ * the centre ray along +y crosses the 0.32 m box, and with 250.5 samples
+ * per side the step is 0.32 / 250.5, so it takes floor(250.5) + 1 = 251
+ * samples (t = 0 .. 250 steps past the entry), the last within the box.
+ * The field is everywhere just below its maximum (0.999 r_max), far from
+ * the surface, so nothing is skipped and no sample is opaque enough to
+ * stop the ray.
+ */
+Test(render_raycast, an_unstopped_ray_samples_to_the_exit)
+{
+	struct render_params rp;
+	struct render_field f;
+	struct render_camera c;
+	const double eye[3] = { 0.16, -0.5, 0.16 }, at[3] = { 0.16, 0.16, 0.16 };
+	const int w = 3, h = 3, centre = (h / 2) * w + w / 2;
+	double rgb[3 * 3 * 3], opacity[3 * 3];
+	long samples[3 * 3];
+	struct render_ray_out out = { .opacity = opacity, .samples = samples };
+
+	params_set(&rp, SPACING);
+	const double d = 0.999 * rp.r_max;
+	const double alpha = rp.alpha_max * exp(-pow((d - rp.surface_d) / rp.band, 2));
+	cr_assert_lt(251 * alpha, 0.5 * rp.opaque, "d %g, surface_d %g, band %g: alpha %g stops the ray",
+		     d, rp.surface_d, rp.band, alpha);
+	field_make(&f, &rp, d * d);
+	rp.samples_per_unit = 250.5;
+	camera_set(&c, eye, at, 1.0, w, h);
+	for (int skip = 0; skip <= 1; skip++) {
+		cr_assert_eq(render_ref_raycast_ex(&rp, &f, &c, skip, rgb, &out), 0);
+		cr_expect_eq(samples[centre], 251, "skip %d: %ld samples", skip, samples[centre]);
+		cr_expect_lt(opacity[centre], rp.opaque);
+	}
+	free(f.value);
+}
+
 /* The default camera frames the whole box: its 8 corners project inside
  * the image, from the front (-y), a little above, and fill it (the
  * farthest corner beyond 0.85 of the half-width or half-height). */

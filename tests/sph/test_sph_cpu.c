@@ -8,6 +8,7 @@
 
 #include "../../harness/render/render_validate.h"
 #include "../../kernels/sph/sph_cpu.h"
+#include "../../kernels/sph/sph_physics.h"
 #include "../../reference/sph_ref.h"
 #include "../../reference/sph_scene.h"
 
@@ -694,4 +695,29 @@ Test(sph_cpu, surface_extraction_matches_reference)
 	free(x);
 	sph_cpu_test_free(&r);
 	sph_cpu_test_free(&twin);
+}
+
+/*
+ * The float clamp every CPU and GPU step uses (sph_advance), at both
+ * walls, values exact: v += a dt, x += v dt; past lo or hi the coordinate
+ * is put on the wall and an outward velocity becomes -e v (e = 0.5); an
+ * inward one is kept. The reference's own clamp is tested in sph_ref.
+ */
+Test(sph_cpu, the_float_clamp_reflects_at_both_walls)
+{
+	float x = 0.95f, v = 2.0f;
+
+	cr_expect_eq(sph_advance(&x, &v, 0.0f, 0.25f, 0.5f, 0.0f, 1.0f), 1, "past hi: clamped");
+	cr_expect_eq(x, 1.0f);
+	cr_expect_eq(v, -1.0f, "outward 2 at the upper wall becomes -1: %g", v);
+	x = 0.05f;
+	v = -2.0f;
+	cr_expect_eq(sph_advance(&x, &v, 0.0f, 0.25f, 0.5f, 0.0f, 1.0f), 1, "past lo: clamped");
+	cr_expect_eq(x, 0.0f);
+	cr_expect_eq(v, 1.0f, "outward -2 at the lower wall becomes 1: %g", v);
+	x = 0.5f;
+	v = 1.0f;
+	cr_expect_eq(sph_advance(&x, &v, 2.0f, 0.125f, 0.5f, 0.0f, 1.0f), 0, "inside: no clamp");
+	cr_expect_eq(v, 1.25f);
+	cr_expect_eq(x, 0.5f + 1.25f * 0.125f);
 }
