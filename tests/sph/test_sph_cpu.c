@@ -721,3 +721,20 @@ Test(sph_cpu, the_float_clamp_reflects_at_both_walls)
 	cr_expect_eq(v, 1.25f);
 	cr_expect_eq(x, 0.5f + 1.25f * 0.125f);
 }
+
+/*
+ * The float surface criterion every extraction uses (sph_surface_flag),
+ * on both of its rules: a particle whose neighbours' centre of mass is
+ * off by more than com_h (1 + n) / (1 + n) = com_h is a surface particle,
+ * and so is one with fewer than min_n neighbours however centred they
+ * are (a lone particle has none).
+ */
+Test(sph_cpu, the_float_surface_criterion_has_both_rules)
+{
+	/* com_h 0.1, min_n 5: |s| against 0.1 (1 + n) */
+	cr_expect_eq(sph_surface_flag(0.0f, 0.0f, 0.0f, 0.0f, 0.1f, 5.0f), 1, "a lone particle");
+	cr_expect_eq(sph_surface_flag(0.0f, 0.0f, 0.0f, 4.0f, 0.1f, 5.0f), 1, "4 centred neighbours");
+	cr_expect_eq(sph_surface_flag(0.0f, 0.0f, 0.0f, 5.0f, 0.1f, 5.0f), 0, "5 centred neighbours");
+	cr_expect_eq(sph_surface_flag(0.0f, 0.6f, 0.8f, 10.0f, 0.1f, 5.0f), 0, "|s| 1 < 1.1");
+	cr_expect_eq(sph_surface_flag(0.0f, 0.9f, 1.2f, 10.0f, 0.1f, 5.0f), 1, "|s| 1.5 > 1.1");
+}
