@@ -8,11 +8,11 @@ incremental from a copy built once), and run through the CPU test program
 as `make test` runs it (HARNESS_BIN=bin/harness bin/tests), with
 --fail-fast and a time limit. A mutation is
 
-  caught      a test failed, failed again when run alone, and passes alone
-              on the unmutated build (its name is recorded), or the suite
-              ran past the time limit (a hang); a failure that is not
-              confirmed so (a wall-clock test on a busy machine) is noted
-              and the run tried again
+  caught      a test failed, failed twice more when run alone, and passed
+              alone in an unmutated copy (its name is recorded), or the
+              suite ran past the time limit (a hang); a failure that is
+              not confirmed so (a wall-clock test on a busy machine) is
+              noted and the run tried again
   survived    every test passed
   not-built   the mutated tree did not compile (left out of the score)
 
@@ -27,9 +27,11 @@ score) and mutation.md (the score and the surviving mutations with the
 list's explanation of each), each written to a temporary file and renamed.
 
 Usage: tests/mutate.py [--list FILE] [--out DIR] [--scratch DIR] [--rev REV]
-                       [--only ID[,ID...]] [--timeout S] [--check]
+                       [--only ID[,ID...]] [--timeout S] [--recheck DIR] [--check]
   --rev     take the sources and tests from a revision (git archive), e.g.
             to measure the suite as it was before a change
+  --recheck run again the mutations of DIR's report that a wall-clock test
+            caught (ab, testhook, timing), at DIR's commit, and rewrite it
   --check   only verify that every snippet occurs exactly once
   --only    run these mutations (the report then goes to --out only when
             it is given explicitly)
@@ -81,6 +83,8 @@ def parse_list(path):
                     f"'repl' or 'survives', got: {line}")
             key, val = m.group(1), m.group(2)
             last = key
+            if key not in ("find", "repl"):
+                val = val.strip()
             if key == "file":
                 fname, focus = val.strip(), None
             elif key == "focus":
@@ -186,20 +190,14 @@ def test_env(tree):
     return env
 
 
-BASE = "build/mutate-base"
-
-
-def suite(tree, filt, timeout, base=False):
-    """Runs the CPU suite (filtered by filt when set) with --fail-fast, of
-    the mutated build, or of the unmutated one (base). Returns (verdict,
-    test, seconds): verdict pass, fail or timeout."""
-    env = test_env(tree)
-    if base:
-        env["HARNESS_BIN"] = BASE + "/harness"
-    cmd = ["nice", "-n", "10", (BASE + "/tests") if base else "bin/tests", "--fail-fast"]
+def suite(tree, filt, timeout):
+    """Runs the CPU suite of tree (filtered by filt when set) with
+    --fail-fast. Returns (verdict, test, seconds): verdict pass, fail or
+    timeout."""
+    cmd = ["nice", "-n", "10", "bin/tests", "--fail-fast"]
     if filt:
         cmd += ["--filter", filt]
-    rc, out, secs = run(cmd, tree, timeout=timeout, env=env)
+    rc, out, secs = run(cmd, tree, timeout=timeout, env=test_env(tree))
     if rc is None:
         return "timeout", "", secs
     if rc == 0:
@@ -210,13 +208,14 @@ def suite(tree, filt, timeout, base=False):
     return "fail", failed[0] if failed else "(suite exit %d)" % rc, secs
 
 
-def confirmed(tree, filt, limit, row, tries=3):
-    """suite(), with a failure confirmed: the failing test must fail again
-    when run alone on the mutant and pass alone on the unmutated build
-    (build/mutate-base). A few tests measure wall-clock time and can fail
-    on a busy machine; a failure that is not confirmed is noted in
-    row["flaky"] and the run is tried again (tries in all), after which
-    the stage counts as passed."""
+def confirmed(tree, base, filt, limit, row, tries=3):
+    """suite(), with a failure confirmed: the failing test must fail twice
+    more when run alone on the mutant and pass alone in base, an
+    unmutated copy of the tree with its own build (some tests build the
+    tree's sources, so unmutated binaries alone would not do). A few tests
+    measure wall-clock time and can fail on a busy machine; a failure that
+    is not confirmed is noted in row["flaky"] and the run is tried again
+    (tries in all), after which the stage counts as passed."""
     secs = 0.0
     for _ in range(tries):
         verdict, test, s = suite(tree, filt, limit)
@@ -224,15 +223,37 @@ def confirmed(tree, filt, limit, row, tries=3):
         if verdict != "fail" or "::" not in test:
             return verdict, test, secs
         alone = test.replace("::", "/")
-        again, _, s = suite(tree, alone, limit)
-        secs += s
-        if again != "pass":
-            base, _, s = suite(tree, alone, limit, base=True)
+        ok = True
+        for where in (tree, base, tree):
+            v, _, s = suite(where, alone, limit)
             secs += s
-            if base == "pass":
-                return verdict, test, secs
+            if (v == "pass") != (where is base):
+                ok = False
+                break
+        if ok:
+            return verdict, test, secs
         row["flaky"] = (row["flaky"] + " " if row["flaky"] else "") + test
     return "pass", "", secs
+
+
+# Suites whose tests measure wall-clock time (timing, the planted
+# slowdowns, the A/B verdicts): on a busy machine they can fail whatever
+# the code, so their catches are worth checking again (--recheck).
+WALLCLOCK = ("ab::", "testhook::", "timing::")
+
+
+def read_report(out):
+    """The rows and meta of a report written by write_report."""
+    rows = []
+    with open(os.path.join(out, "mutation.csv"), encoding="utf-8") as fp:
+        for r in csv.DictReader(fp):
+            rows.append({"id": r["id"], "file": r["file"], "line": int(r["line"]),
+                         "status": r["status"], "caught_by": r["caught_by"],
+                         "stage": r["stage"], "build_s": float(r["build_s"]),
+                         "test_s": float(r["test_s"]), "flaky": r["failed_alone_passed"],
+                         "why": r["why"]})
+    with open(os.path.join(out, "mutation.meta.json"), encoding="utf-8") as fp:
+        return rows, json.load(fp)
 
 
 def atomic_write(path, text):
@@ -271,7 +292,10 @@ def write_report(out, muts, rows, meta):
           f"**{meta['caught']} of {meta['scored']} mutations caught "
           f"({meta['score_pct']:.1f} %)**; {meta['survived']} survived, "
           f"{meta['not_built']} did not build (not scored). "
-          f"Unmutated suite: {meta['baseline_s']:.0f} s.", "",
+          f"Unmutated suite: {meta['baseline_s']:.0f} s."
+          + (f" The catches by wall-clock tests ({', '.join(meta['rechecked'])}) were run "
+             f"again with the strict confirmation on {meta['recheck_date']}: "
+             f"`{meta['recheck_command']}`." if meta.get("rechecked") else ""), "",
           "Each mutation is one realistic bug from `tests/mutations.txt`, applied alone, built "
           "CPU-only and run through the CPU suite (`HARNESS_BIN=bin/harness bin/tests`), the "
           "tests of the mutated file first (stage `focus`), then the rest of the suite (stage "
@@ -308,15 +332,29 @@ def main():
                     help="seconds per suite run (default: 3 x the unmutated suite, at least 300)")
     ap.add_argument("--rev", default=None,
                     help="run on this revision's sources and tests instead of the working tree's")
+    ap.add_argument("--recheck", default=None, metavar="DIR",
+                    help="run again, at DIR's commit, the mutations of DIR's report that a "
+                         "wall-clock test caught, and rewrite the report")
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
 
     muts = parse_list(a.list)
+    all_muts = muts
     if check_snippets(muts, ROOT):
         die("the list does not fit the sources (above)")
     if a.check:
         print(f"mutate: {len(muts)} mutations, every snippet found once")
         return 0
+    prev_rows, prev_meta = None, None
+    if a.recheck:
+        prev_rows, prev_meta = read_report(a.recheck)
+        a.rev = a.rev or prev_meta["commit"]
+        a.out = a.recheck
+        a.only = ",".join(r["id"] for r in prev_rows
+                          if r["status"] == "caught" and r["caught_by"].startswith(WALLCLOCK))
+        if not a.only:
+            print("mutate: no catch by a wall-clock test to check again")
+            return 0
     if a.only:
         want = a.only.split(",")
         unknown = [i for i in want if i not in {m["id"] for m in muts}]
@@ -339,9 +377,10 @@ def main():
     if rc != 0:
         print(log[-3000:], file=sys.stderr)
         die("the unmutated tree does not build", 1)
-    os.makedirs(os.path.join(tree, BASE), exist_ok=True)
-    for b in ("harness", "tests"):
-        shutil.copy2(os.path.join(tree, "bin", b), os.path.join(tree, BASE, b))
+    base = os.path.join(a.scratch, "base")
+    if os.path.exists(base):
+        shutil.rmtree(base)
+    shutil.copytree(tree, base, symlinks=True)
     # the unmutated suite must pass; a wall-clock test that fails on a busy
     # machine and passes alone is retried (three runs at most)
     for attempt in range(3):
@@ -377,7 +416,7 @@ def main():
                           if m["focus"] else [("suite", None)])
                 row["status"] = "survived"
                 for stage, filt in stages:
-                    verdict, test, secs = confirmed(tree, filt, limit, row)
+                    verdict, test, secs = confirmed(tree, base, filt, limit, row)
                     row["test_s"] += secs
                     if verdict != "pass":
                         row["status"] = "caught"
@@ -423,7 +462,21 @@ def main():
             "score_pct": round(100.0 * caught / max(len(scored), 1), 1),
             "csv_rows": len(rows),
         }
-        write_report(out, muts, rows, meta)
+        if prev_rows is not None:
+            again = {r["id"]: r for r in rows}
+            rows = [again.get(r["id"], r) for r in prev_rows]
+            scored = [r for r in rows if r["status"] != "not-built"]
+            caught = sum(r["status"] == "caught" for r in scored)
+            meta.update({k: prev_meta[k] for k in ("command", "date", "baseline_s", "limit_s")})
+            meta.update({
+                "rechecked": sorted(again), "recheck_command": "tests/mutate.py " + " ".join(sys.argv[1:]),
+                "recheck_date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "mutations": len(rows), "scored": len(scored), "caught": caught,
+                "survived": sum(r["status"] == "survived" for r in rows),
+                "not_built": sum(r["status"] == "not-built" for r in rows),
+                "score_pct": round(100.0 * caught / max(len(scored), 1), 1), "csv_rows": len(rows)})
+            print(f"mutate: after the recheck {caught} of {len(scored)} caught")
+        write_report(out, all_muts, rows, meta)
         print(f"mutate: wrote {out}/mutation.csv, .meta.json and .md")
     return 0
 
