@@ -27,11 +27,14 @@ score) and mutation.md (the score and the surviving mutations with the
 list's explanation of each), each written to a temporary file and renamed.
 
 Usage: tests/mutate.py [--list FILE] [--out DIR] [--scratch DIR] [--rev REV]
-                       [--only ID[,ID...]] [--timeout S] [--recheck DIR] [--check]
+                       [--only ID[,ID...]] [--timeout S] [--recheck DIR]
+                       [--notes DIR] [--check]
   --rev     take the sources and tests from a revision (git archive), e.g.
             to measure the suite as it was before a change
   --recheck run again the mutations of DIR's report that a wall-clock test
             caught (ab, testhook, timing), at DIR's commit, and rewrite it
+  --notes   rewrite DIR's mutation.md (from its CSV and meta) with the
+            list's present explanations of the survivors
   --check   only verify that every snippet occurs exactly once
   --only    run these mutations (the report then goes to --out only when
             it is given explicitly)
@@ -335,6 +338,8 @@ def main():
     ap.add_argument("--recheck", default=None, metavar="DIR",
                     help="run again, at DIR's commit, the mutations of DIR's report that a "
                          "wall-clock test caught, and rewrite the report")
+    ap.add_argument("--notes", default=None, metavar="DIR",
+                    help="rewrite DIR's mutation.md with the list's present explanations")
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
 
@@ -344,6 +349,11 @@ def main():
         die("the list does not fit the sources (above)")
     if a.check:
         print(f"mutate: {len(muts)} mutations, every snippet found once")
+        return 0
+    if a.notes:
+        rows, meta = read_report(a.notes)
+        write_report(a.notes, all_muts, rows, meta)
+        print(f"mutate: rewrote {a.notes}/mutation.md with the list's explanations")
         return 0
     prev_rows, prev_meta = None, None
     if a.recheck:
