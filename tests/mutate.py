@@ -9,10 +9,11 @@ as `make test` runs it (HARNESS_BIN=bin/harness bin/tests), with
 --fail-fast and a time limit. A mutation is
 
   caught      a test failed, failed twice more when run alone, and passed
-              alone in an unmutated copy (its name is recorded), or the
-              suite ran past the time limit (a hang); a failure that is
-              not confirmed so (a wall-clock test on a busy machine) is
-              noted and the run tried again
+              alone in a control copy (unmutated, the same file touched by
+              a comment; its name is recorded), or the suite ran past the
+              time limit (a hang); a failure that is not confirmed so (a
+              wall-clock test on a busy machine) is noted and the run
+              tried again
   survived    every test passed
   not-built   the mutated tree did not compile (left out of the score)
 
@@ -211,14 +212,16 @@ def suite(tree, filt, timeout):
     return "fail", failed[0] if failed else "(suite exit %d)" % rc, secs
 
 
-def confirmed(tree, base, filt, limit, row, tries=3):
+def confirmed(tree, control, filt, limit, row, tries=3):
     """suite(), with a failure confirmed: the failing test must fail twice
-    more when run alone on the mutant and pass alone in base, an
-    unmutated copy of the tree with its own build (some tests build the
-    tree's sources, so unmutated binaries alone would not do). A few tests
-    measure wall-clock time and can fail on a busy machine; a failure that
-    is not confirmed is noted in row["flaky"] and the run is tried again
-    (tries in all), after which the stage counts as passed."""
+    more when run alone on the mutant and pass alone in the control, an
+    unmutated copy of the tree with its own build whose mutated file has
+    a do-nothing edit instead (a comment): as dirty as the mutant's, so
+    tests that build or compare the working tree against its commit see
+    the same kind of tree. control() prepares it and returns its path. A
+    few tests measure wall-clock time and can fail on a busy machine; a
+    failure that is not confirmed is noted in row["flaky"] and the run is
+    tried again (tries in all), after which the stage counts as passed."""
     secs = 0.0
     for _ in range(tries):
         verdict, test, s = suite(tree, filt, limit)
@@ -227,16 +230,40 @@ def confirmed(tree, base, filt, limit, row, tries=3):
             return verdict, test, secs
         alone = test.replace("::", "/")
         ok = True
-        for where in (tree, base, tree):
-            v, _, s = suite(where, alone, limit)
+        for where in ("mutant", "control", "mutant"):
+            v, _, s = suite(tree if where == "mutant" else control(), alone, limit)
             secs += s
-            if (v == "pass") != (where is base):
+            if (v == "pass") != (where == "control"):
                 ok = False
                 break
         if ok:
             return verdict, test, secs
         row["flaky"] = (row["flaky"] + " " if row["flaky"] else "") + test
     return "pass", "", secs
+
+
+class Control:
+    """The control tree for one mutation: base with a comment appended to
+    the mutated file, built on first use; restore() undoes the edit."""
+
+    def __init__(self, base, path):
+        self.base, self.path, self.orig, self.ready = base, os.path.join(base, path), None, False
+
+    def __call__(self):
+        if not self.ready:
+            self.orig = open(self.path, encoding="utf-8").read()
+            with open(self.path, "w", encoding="utf-8") as fp:
+                fp.write(self.orig + "\n/* a do-nothing edit: the mutation run's control */\n")
+            run(MAKE + TARGETS, self.base)
+            self.ready = True
+        return self.base
+
+    def restore(self):
+        if self.ready:
+            with open(self.path, "w", encoding="utf-8") as fp:
+                fp.write(self.orig)
+            run(MAKE + TARGETS, self.base)
+            self.ready = False
 
 
 # Suites whose tests measure wall-clock time (timing, the planted
@@ -414,6 +441,7 @@ def main():
         orig = open(path, encoding="utf-8").read()
         row = {"id": m["id"], "file": m["file"], "line": m["src_line"], "why": m["why"],
                "caught_by": "", "stage": "", "build_s": 0.0, "test_s": 0.0, "flaky": ""}
+        control = Control(base, m["file"])
         try:
             with open(path, "w", encoding="utf-8") as fp:
                 fp.write(orig.replace(m["find"], m["repl"], 1))
@@ -426,7 +454,7 @@ def main():
                           if m["focus"] else [("suite", None)])
                 row["status"] = "survived"
                 for stage, filt in stages:
-                    verdict, test, secs = confirmed(tree, base, filt, limit, row)
+                    verdict, test, secs = confirmed(tree, control, filt, limit, row)
                     row["test_s"] += secs
                     if verdict != "pass":
                         row["status"] = "caught"
@@ -436,6 +464,7 @@ def main():
         finally:
             with open(path, "w", encoding="utf-8") as fp:
                 fp.write(orig)
+            control.restore()
         rows.append(row)
         print(f"mutate: [{k}/{len(muts)}] {m['id']}: {row['status']}"
               f"{' by ' + row['caught_by'] if row['caught_by'] else ''}"
