@@ -5,6 +5,11 @@
 #                   default sweep (RUN_ARGS=... adds options)
 #   make test       install what is missing, then run the Criterion tests
 #   make sass/ptx   machine code and PTX of the CUDA objects
+#   make mutate     the mutation run: each bug of tests/mutations.txt
+#                   planted alone in a scratch copy, built CPU-only and
+#                   run through the CPU tests; report in
+#                   results/dev-cpu/mutation (MUTATE_ARGS=... passes
+#                   options to tests/mutate.py; about an hour on 2 cores)
 #   make regress BASE=REV [SUITE=NAME]
 #                   the regression gate: bin/harness ab against revision REV
 #                   (exit 0 a pass, 1 a regression, 3 undecided or incomplete)
@@ -146,7 +151,7 @@ BIN := bin/harness
 TESTBIN := bin/tests
 GPUTESTBIN := bin/tests-gpu
 
-.PHONY: all run test figures deps deps-mpi deps-png deps-run deps-test deps-figures sass ptx regress base-tree clean FORCE
+.PHONY: all run test mutate figures deps deps-mpi deps-png deps-run deps-test deps-figures sass ptx regress base-tree clean FORCE
 all: $(BIN)
 
 $(BIN): $(MAIN_OBJ) $(LIB_OBJ) | bin
@@ -263,6 +268,12 @@ test: deps-test
 	HARNESS_BIN=$(BIN) $(TESTBIN) --tap=build/tests.tap $(TEST_ARGS); cpu=$$?; \
 	awk -f tests/tap-summary.awk build/tests-gpu.tap build/tests.tap; \
 	[ $$gpu -eq 0 ] && [ $$cpu -eq 0 ]
+
+# The mutation run: how many realistic bugs the CPU suite catches (slow;
+# not part of make test). It builds its own scratch copy under /tmp.
+MUTATE_ARGS ?=
+mutate: deps-test
+	nice -n 10 python3 tests/mutate.py $(MUTATE_ARGS)
 
 # Figures from the suite CSVs: make figures [FROM=results/h200] [FIGURES=plots/out]
 FROM    =

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../harness/csv_table.h"
 #include "cli_run.h"
 
 static char *report_readme(void)
@@ -116,4 +117,77 @@ Test(report, render_without_results_is_one_line_and_exit_2)
 	cr_expect_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
 	snprintf(cmd, sizeof cmd, "%s report --data", cli_harness_bin());
 	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "--data alone: %s", err);
+}
+
+/* Copies results/h200/name (and its sidecar when side) into dir. */
+static void report_copy(const char *dir, const char *name, bool side)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "cp results/h200/%s %s/", name, dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	if (side) {
+		snprintf(cmd, sizeof cmd, "cp results/h200/%.*s.meta.json %s/",
+			 (int)(strlen(name) - 4), name, dir);
+		cr_assert_eq(system(cmd), 0, "%s", cmd);
+	}
+}
+
+/*
+ * The report takes valid rows only, and refuses a file that does not
+ * match its sidecar. In a copy of the H200 results whose baseline.csv
+ * (its sidecar left out, so the edit is not refused) gains a failed row
+ * at N = 4,096 with a figure far above the best (9.99e12 interactions/s,
+ * valid 0), the table still names 1.19e12 `auto`; the same file beside
+ * its own (now mismatched) sidecar is refused with exit 2.
+ */
+Test(report, a_failed_row_is_never_the_best_and_a_mismatched_pair_is_refused)
+{
+	char dir[] = "/tmp/harness-report-XXXXXX", path[256], cmd[1024], err[4096];
+	static char out[65536];
+	struct csv_table t;
+	cr_assert_not_null(mkdtemp(dir));
+	report_copy(dir, "baseline.csv", false);
+	report_copy(dir, "steps.csv", true);
+	report_copy(dir, "fig31-6.csv", true);
+	snprintf(path, sizeof path, "%s/baseline.csv", dir);
+	cr_assert_eq(csv_table_read(path, &t, err, sizeof err), 0, "%s", err);
+	const int n = csv_table_col(&t, "n"), valid = csv_table_col(&t, "valid");
+	const int ips = csv_table_col(&t, "interactions_per_s"), prec = csv_table_col(&t, "precision");
+	cr_assert(n >= 0 && valid >= 0 && ips >= 0 && prec >= 0);
+	size_t r = 0;
+	while (r < t.nrows && !(strcmp(csv_table_cell(&t, r, (size_t)n), "4096") == 0 &&
+				strcmp(csv_table_cell(&t, r, (size_t)prec), "fp32") == 0))
+		r++;
+	cr_assert_lt(r, t.nrows, "no fp32 row at N = 4096");
+	const char **cells = malloc(t.ncols * sizeof *cells);
+	cr_assert_not_null(cells);
+	FILE *fp = fopen(path, "w");
+	cr_assert_not_null(fp);
+	cr_assert_eq(csv_write_row(fp, (const char *const *)t.header, t.ncols), 0);
+	for (size_t q = 0; q <= t.nrows; q++) {
+		const size_t from = q < t.nrows ? q : r;	/* the last: the failed copy */
+		for (size_t c = 0; c < t.ncols; c++)
+			cells[c] = csv_table_cell(&t, from, c);
+		if (q == t.nrows) {
+			cells[valid] = "0";
+			cells[ips] = "9.99e+12";
+		}
+		cr_assert_eq(csv_write_row(fp, cells, t.ncols), 0);
+	}
+	cr_assert_eq(fclose(fp), 0);
+	free(cells);
+	csv_table_free(&t);
+
+	snprintf(cmd, sizeof cmd, "%s report --from %s", cli_harness_bin(), dir);
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "| 4,096 | >= 6.0e11 | 1.19e12 `auto` | 1.19e12 | 43 |"),
+		  "a failed row taken for the best: %s", out);
+	cr_expect_null(strstr(out, "9.99e12"), "%s", out);
+
+	report_copy(dir, "baseline.meta.json", false);
+	snprintf(cmd, sizeof cmd, "%s report --from %s", cli_harness_bin(), dir);
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "a mismatched pair was read: %s", err);
+	cr_expect(strstr(err, "does not match its sidecar"), "%s", err);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../harness/csv_table.h"
+#include "../harness/json_in.h"
 #include "../harness/results.h"
 #include "cli_run.h"
 #include "cpu_row.h"
@@ -236,4 +237,102 @@ Test(results, unstamped_pairs_are_taken_with_a_note)
 	snprintf(cmd, sizeof cmd, "%s compare results/h200/steps.csv results/h200/steps.csv --threshold 10",
 		 cli_harness_bin());
 	cr_expect_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
+}
+
+/* The whole file at path (caller frees); its length in *len. */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	cr_assert_not_null(fp, "%s", path);
+	char *buf = malloc(65536);
+	cr_assert_not_null(buf);
+	*len = fread(buf, 1, 65535, fp);
+	buf[*len] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+static void spill(const char *path, const char *buf, size_t len)
+{
+	FILE *fp = fopen(path, "wb");
+	cr_assert_not_null(fp, "%s", path);
+	cr_assert_eq(fwrite(buf, 1, len, fp), len);
+	cr_assert_eq(fclose(fp), 0);
+}
+
+/*
+ * One byte of a data row edited (a digit of the last row's N changed to
+ * another digit): same length, same row count, so only the checksum can
+ * tell. The pair check must call it a mismatch (a check that needed the
+ * row count to differ too would pass it), and the restored byte passes.
+ */
+Test(results, a_single_edited_byte_is_a_mismatch)
+{
+	char dir[] = "/tmp/harness-byte-XXXXXX", path[128], err[1024] = "", msg[1024];
+	size_t len;
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/r.csv", dir);
+	cr_assert_eq(write_rows(path, 2, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(results_pair_check(path, msg, sizeof msg), RESULTS_PAIR_OK, "%s", msg);
+
+	char *text = slurp(path, &len);
+	char *row = strstr(text, ",2000,");	/* the second row's N */
+	cr_assert_not_null(row, "%s", text);
+	row[1] = '3';				/* 2000 -> 3000 */
+	spill(path, text, len);
+	cr_expect_eq(results_pair_check(path, msg, sizeof msg), RESULTS_PAIR_MISMATCH,
+		     "one byte edited, same rows: %s", msg);
+	cr_expect(strstr(msg, "2 rows, FNV-1a") && strstr(msg, "; 2 rows,"),
+		  "the rows agree, the checksum does not: %s", msg);
+	row[1] = '2';
+	spill(path, text, len);
+	cr_expect_eq(results_pair_check(path, msg, sizeof msg), RESULTS_PAIR_OK, "restored: %s", msg);
+	free(text);
+
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+/* A cell with a line break is quoted: the sidecar's csv_rows counts
+ * records, not lines, and the pair still checks. */
+Test(results, a_quoted_line_break_is_not_a_row)
+{
+	char dir[] = "/tmp/harness-quoted-XXXXXX", path[128], side[128], err[1024] = "";
+	char msg[1024];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/q.csv", dir);
+	snprintf(side, sizeof side, "%s/q.meta.json", dir);
+	struct result_row rows[2] = { timed_row(), timed_row() };
+	rows[0].device_name = "Test CPU\nsecond line";
+	char *argv[] = { "harness", "run" };
+	struct timing_opts topts;
+	timing_opts_default(&topts);
+	struct results_meta meta = { .argc = 2, .argv = argv, .timing = &topts };
+	cr_assert_eq(results_write(path, rows, 2, &meta, err, sizeof err), 0, "%s", err);
+	struct json_in_value v;
+	cr_assert_eq(json_in_read_file(side, &v, err, sizeof err), 0, "%s", err);
+	const struct json_in_value *n = json_in_find(&v, "csv_rows");
+	cr_assert(n && n->type == JSON_IN_NUMBER);
+	cr_expect_eq(n->number, 2.0, "csv_rows %g for two rows, one with a line break", n->number);
+	json_in_free(&v);
+	cr_expect_eq(results_pair_check(path, msg, sizeof msg), RESULTS_PAIR_OK, "%s", msg);
+	cr_expect(strstr(msg, "2 rows"), "%s", msg);
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+/* The clock-drop flag's bound, 3 %, restated: a drop of twice it (6 %)
+ * is flagged, of half it (1.5 %) is not; a rise never is. */
+Test(results, clock_drop_at_twice_and_half_its_bound)
+{
+	struct result_row r = timed_row();
+	r.clock_start_mhz = 2000;
+	r.clock_end_mhz = 1880;
+	cr_expect(results_clock_dropped(&r), "2000 -> 1880 MHz (6 %%) not flagged");
+	r.clock_end_mhz = 1970;
+	cr_expect(!results_clock_dropped(&r), "2000 -> 1970 MHz (1.5 %%) flagged");
+	r.clock_end_mhz = 2100;
+	cr_expect(!results_clock_dropped(&r), "a rise flagged");
 }

@@ -105,8 +105,13 @@ bool variant_available(const struct variant *v, const char **why)
 	return reason == NULL;
 }
 
+bool variant_env_names(const char *env, const char *name)
+{
+	const char *pat = getenv(env);
+	return pat && pat[0] && (strcmp(pat, name) == 0 || fnmatch(pat, name, 0) == 0);
+}
+
 bool variant_planted_skip_body(const struct variant *v)
 {
-	const char *pat = getenv(VARIANT_PLANT_ENV);
-	return pat && pat[0] && (strcmp(pat, v->name) == 0 || fnmatch(pat, v->name, 0) == 0);
+	return variant_env_names(VARIANT_PLANT_ENV, v->name);
 }

@@ -66,4 +66,8 @@ bool variant_available(const struct variant *v, const char **why);
 #define VARIANT_PLANT_ENV "HARNESS_PLANT_SKIP_BODY"
 bool variant_planted_skip_body(const struct variant *v);
 
+/* Whether the environment variable env is set to name or to a glob that
+ * matches it (the planted-bug hooks of the N-body and SPH registries). */
+bool variant_env_names(const char *env, const char *name);
+
 #endif

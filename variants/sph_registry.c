@@ -64,3 +64,8 @@ bool sph_variant_available(const struct sph_variant *v, const char **why)
 		*why = reason;
 	return reason == NULL;
 }
+
+bool sph_variant_planted_drop_wall(const struct sph_variant *v)
+{
+	return variant_env_names(SPH_VARIANT_PLANT_ENV, v->name);
+}

@@ -36,4 +36,13 @@ int sph_variant_one(const char *pattern, char *err, size_t errlen);
 /* Whether v can run here; *why (may be NULL) gets the reason when not. */
 bool sph_variant_available(const struct sph_variant *v, const char **why);
 
+/* A test hook, read from the environment on every call: whether
+ * $HARNESS_PLANT_DROP_WALL names v (a name or glob). `sph check` and
+ * `sph run` then hand such a variant the scene's walls less one boundary
+ * particle, the one nearest the first fluid particle (an off-by-one in a
+ * wall count), while validation keeps them all: a subtle bug that must
+ * fail validation on any device. Unset in normal use. */
+#define SPH_VARIANT_PLANT_ENV "HARNESS_PLANT_DROP_WALL"
+bool sph_variant_planted_drop_wall(const struct sph_variant *v);
+
 #endif

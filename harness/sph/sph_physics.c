@@ -98,6 +98,7 @@ struct phys_rows {
 	size_t n, cap;
 	const struct sph_variant *v;
 	const char *device_name;
+	double friction;	/* the dam break's wall friction, for the sidecar */
 };
 
 static struct phys_row *phys_add(struct phys_rows *rs)
@@ -462,7 +463,8 @@ static void phys_format(const void *ctx, size_t r, char (*c)[RESULTS_CELL])
 
 static void phys_json(struct json_out *j, const void *ctx)
 {
-	(void)ctx;
+	const struct phys_rows *rs = ctx;
+	json_kv_double(j, "dambreak_wall_friction", rs->friction);
 	json_key(j, "checks");
 	json_begin_object(j);
 	json_kv_string(j, "dambreak",
@@ -655,7 +657,7 @@ int sph_physics_command(int argc, char **argv)
 	static struct sysinfo_host host;
 	static struct gpu_device_info gpu;
 	sysinfo_host_read(&host);
-	struct phys_rows rs = { .v = v, .device_name = host.cpu_model };
+	struct phys_rows rs = { .v = v, .device_name = host.cpu_model, .friction = o.friction };
 	if (v->device == VARIANT_GPU && gpu_device_query(0, &gpu) == 0)
 		rs.device_name = gpu.name;
 	bool all_pass = true;

@@ -382,6 +382,32 @@ static int sph_render_step(const struct sph_options *o, struct sph_row *row,
 	return 0;
 }
 
+/* The registry's test hook (sph_variant_planted_drop_wall): a copy of the
+ * scene's nb boundary particles less the one nearest fluid particle 0,
+ * nb - 1 of them. Returns the copy (caller frees), or NULL when out of
+ * memory. */
+static float *sph_plant_drop_wall(const struct sph_scene *sc)
+{
+	float *copy = malloc((sc->nb ? 4 * sc->nb : 1) * sizeof(float));
+	size_t near = 0;
+	double best = HUGE_VAL;
+	if (!copy)
+		return NULL;
+	for (size_t b = 0; b < sc->nb; b++) {
+		double d2 = 0;
+		for (int c = 0; c < 3; c++)
+			d2 += ((double)sc->bnd4[4 * b + c] - sc->pos4[c]) *
+			      ((double)sc->bnd4[4 * b + c] - sc->pos4[c]);
+		if (d2 < best)
+			best = d2, near = b;
+	}
+	memcpy(copy, sc->bnd4, 4 * near * sizeof(float));
+	if (sc->nb > near + 1)
+		memcpy(copy + 4 * near, sc->bnd4 + 4 * (near + 1),
+		       4 * (sc->nb - near - 1) * sizeof(float));
+	return copy;
+}
+
 /* Warm-up steps, validation on the positions reached, then (run) timing.
  * Returns CLI_OK, or CLI_FAILED when the variant failed or is invalid. */
 static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
@@ -396,11 +422,14 @@ static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
 	float *rp = malloc(4 * n * sizeof(float)), *rv = malloc(4 * n * sizeof(float));
 	float *rr = malloc(n * sizeof(float)), *ra = malloc(4 * n * sizeof(float));
 	struct sph_phase_times ignored = { 0 };
-	if (!rp || !rv || !rr || !ra) {
+	const bool planted = sph_variant_planted_drop_wall(row->v) && sc->nb > 0;
+	float *walls = planted ? sph_plant_drop_wall(sc) : NULL;
+	if (!rp || !rv || !rr || !ra || (planted && !walls)) {
 		fprintf(stderr, "harness: sph: out of memory for %zu particles\n", n);
 		goto out_free;
 	}
-	const struct sph_input in = { sc->n, sc->pos4, sc->vel4, sc->nb, sc->bnd4 };
+	const struct sph_input in = { sc->n, sc->pos4, sc->vel4, planted ? sc->nb - 1 : sc->nb,
+				      planted ? walls : sc->bnd4 };
 	if (ops->create(&ctx, &in, p, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: sph: %s on %s: %s\n", row->v->name, row->col.name, err);
 		goto out_free;
@@ -449,6 +478,7 @@ static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
 out_destroy:
 	ops->destroy(ctx);
 out_free:
+	free(walls);
 	free(rp);
 	free(rv);
 	free(rr);

@@ -239,3 +239,82 @@ Test(run, a_variant_failing_validation_exits_1_and_is_marked_invalid, .timeout =
 	cr_expect_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
 	run_rmdir(dir);
 }
+
+/*
+ * check and forces on a variant with the planted bug (the middle body
+ * skipped) exit 1 and say why, where the same command without the hook
+ * exits 0: the exit status carries the verdict on every command that
+ * validates, not only on run. forces still writes its file (every body
+ * next to the reference), with the verdict on stdout.
+ */
+Test(run, check_and_forces_exit_1_on_a_failing_variant, .timeout = 120)
+{
+	char dir[32], cmd[1024], err[4096];
+	run_tmpdir(dir);
+	for (int plant = 0; plant < 2; plant++) {
+		const char *hook = plant ? "HARNESS_PLANT_SKIP_BODY=cpu-portable " : "";
+		snprintf(cmd, sizeof cmd, "%s%s check --variant cpu-portable --n 1000", hook,
+			 cli_harness_bin());
+		int rc = cli_run(cmd, err, sizeof err);
+		cr_expect_eq(rc, plant, "check, plant %d: exit %d: %s", plant, rc, err);
+		cr_expect_eq(strstr(err, "cpu-portable N=1000 FAILED validation") != NULL, plant,
+			     "check, plant %d: %s", plant, err);
+
+		snprintf(cmd, sizeof cmd, "%s%s forces --variant cpu-portable --n 1000 --out %s/f.csv",
+			 hook, cli_harness_bin(), dir);
+		char out[4096];
+		rc = cli_run_stdout(cmd, out, sizeof out);
+		cr_expect_eq(rc, plant, "forces, plant %d: exit %d: %s", plant, rc, out);
+		cr_expect(strstr(out, plant ? ": INVALID," : ": valid,") != NULL, "forces, plant %d: %s",
+			  plant, out);
+	}
+	run_rmdir(dir);
+}
+
+/*
+ * Softening 0, where every body's own pair sits at zero distance: check
+ * validates cpu-simd on each path the CPU can run (NBODY_CPU_SIMD_ISA
+ * asks for it; the isa is in the output), at an N that is not a multiple
+ * of the 64-body blocks, and cpu-portable with it.
+ */
+Test(run, check_at_softening_0_on_every_cpu_path, .timeout = 120)
+{
+	static const char *const isas[] = { "avx512", "avx2", "scalar" };
+	char cmd[1024], err[4096];
+	for (size_t k = 0; k < sizeof isas / sizeof *isas; k++) {
+		snprintf(cmd, sizeof cmd,
+			 "NBODY_CPU_SIMD_ISA=%s %s check --variant 'cpu-*' --n 1000 --eps 0", isas[k],
+			 cli_harness_bin());
+		const int rc = cli_run(cmd, err, sizeof err);
+		cr_expect_eq(rc, 0, "NBODY_CPU_SIMD_ISA=%s, eps 0: exit %d: %s", isas[k], rc, err);
+	}
+}
+
+/*
+ * forces judges every body, the last one too: three bodies on a line,
+ * x = -10, 0.1 and 0 (unit masses), with the planted bug (the middle
+ * body, 1, weighs nothing to the variant). Body 2 then loses its
+ * dominant pull (from body 1, 0.1 away: an error of almost all of
+ * sum_j |f_2j|), body 0 about half of its own; so the verdict's worst
+ * body is the last one.
+ */
+Test(run, forces_judges_the_last_body_too, .timeout = 60)
+{
+	char dir[32], in[64], cmd[1024], out[4096];
+	run_tmpdir(dir);
+	snprintf(in, sizeof in, "%s/three.csv", dir);
+	FILE *fp = fopen(in, "w");
+	cr_assert_not_null(fp);
+	fputs("x,y,z,mass\n-10,0,0,1\n0.1,0,0,1\n0,0,0,1\n", fp);
+	cr_assert_eq(fclose(fp), 0);
+	snprintf(cmd, sizeof cmd,
+		 "HARNESS_PLANT_SKIP_BODY=cpu-portable %s forces --variant cpu-portable --ic %s "
+		 "--eps 0 --out %s/f.csv",
+		 cli_harness_bin(), in, dir);
+	const int rc = cli_run_stdout(cmd, out, sizeof out);
+	cr_expect_eq(rc, 1, "exit %d: %s", rc, out);
+	cr_expect(strstr(out, "INVALID") && strstr(out, "at body 2,"), "the worst body is the last: %s",
+		  out);
+	unlink(in);
+	run_rmdir(dir);
+}

@@ -179,6 +179,23 @@ Test(validate, lone_body_must_be_exactly_zero)
 	cr_assert(!val.pass, "a force on a lone body is a bug however small");
 }
 
+/* A body that feels no pull (the only other body has no mass) beside one
+ * that does: a force on the first, however small, fails through the max
+ * norm rule alone (its error over sum_j |f_ij| = 0 is infinite), while
+ * the relative L2 error over both stays far below its bound. */
+Test(validate, a_force_on_a_body_that_feels_none_fails_among_others)
+{
+	double acc[6] = { 1e-12, 0, 0, 0, 1, 0 }, ref[6] = { 0, 0, 0, 0, 1, 0 };
+	double fsum[2] = { 0, 1 };
+	size_t idx[2] = { 0, 1 };
+	struct validation val;
+	validate_compare(acc, idx, 2, ref, fsum, validate_tolerance_for(VARIANT_FP32, 2), 2, &val);
+	cr_expect_lt(val.rel_l2, 1e-11, "the L2 figure alone would pass: %g", val.rel_l2);
+	cr_expect(isinf(val.max_norm), "max_norm %g", val.max_norm);
+	cr_expect_eq(val.worst_body, 0);
+	cr_expect(!val.pass, "a force on a body that feels none passed");
+}
+
 /* A lone body's reference is zero, so a NaN there makes no error figure
  * that a comparison could reject: only the finiteness check catches it. */
 Test(validate, nan_on_a_lone_body_fails)

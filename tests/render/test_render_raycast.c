@@ -412,6 +412,105 @@ Test(render_raycast, early_termination_at_opaque)
 	free(f.value);
 }
 
+/*
+ * A lit pixel's colour, by hand. The field's distance falls linearly
+ * along +y (d = surface_d + (32 - j) voxel / 2, voxel j), so its
+ * gradient, and with it the surface normal n = (0, -1, 0) (towards the
+ * camera at -y), is the same at every sample; the centre ray runs along
+ * +y. Every sample then has the same colour, so the pixel is
+ * A (colour shade + spec) + (1 - A) background, A its opacity, with the
+ * Phong terms of render_ref.h (ambient 0.2, diffuse 0.7, specular 0.3,
+ * shininess 32) written out here:
+ *   light at the camera  (0, -1, 0):  n.l = 1, r = l, so
+ *                        shade = 0.9, spec = 0.3
+ *   light behind         (0, +1, 0):  n.l = -1: shade = 0.2, no spec
+ *   light above-front    (0, -1, 1)/sqrt 2: n.l = 1/sqrt 2, shade =
+ *                        0.2 + 0.7/sqrt 2, spec = 0.3 (1/sqrt 2)^32
+ * The water's colour (0.5, 0.3, 0.1) and background (0.2, 0.4, 0.6)
+ * differ in every channel, so a channel taken for another shows.
+ */
+Test(render_raycast, a_lit_pixels_colour_by_hand)
+{
+	struct render_params rp;
+	struct render_field f;
+	struct render_camera c;
+	const double eye[3] = { 0.16, -0.5, 0.16 }, at[3] = { 0.16, 0.16, 0.16 };
+	const double s2 = sqrt(0.5);
+	const double lights[3][3] = { { 0, -1, 0 }, { 0, 1, 0 }, { 0, -s2, s2 } };
+	const double shade[3] = { 0.9, 0.2, 0.2 + 0.7 * s2 };
+	const double spec[3] = { 0.3, 0.0, 0.3 * pow(s2, 32) };
+	const double colour[3] = { 0.5, 0.3, 0.1 }, bg[3] = { 0.2, 0.4, 0.6 };
+	const int w = 5, h = 5, centre = (h / 2) * w + w / 2;
+	double rgb[3 * 5 * 5], opacity[5 * 5];
+	struct render_ray_out out = { .opacity = opacity };
+
+	params_set(&rp, SPACING);
+	field_make(&f, &rp, 0.0);
+	for (int k = 0; k < f.dim[2]; k++)
+		for (int j = 0; j < f.dim[1]; j++)
+			for (int i = 0; i < f.dim[0]; i++) {
+				const double d = fmax(rp.surface_d + (32 - j) * f.voxel * 0.5, 0.0);
+
+				*field_at(&f, i, j, k) = fmin(d * d, f.max);
+			}
+	for (int k = 0; k < 3; k++) {
+		rp.colour[k] = colour[k];
+		rp.background[k] = bg[k];
+	}
+	camera_set(&c, eye, at, 1.0, w, h);
+	for (int l = 0; l < 3; l++) {
+		for (int k = 0; k < 3; k++)
+			rp.light[k] = lights[l][k];
+		cr_assert_eq(render_ref_raycast_ex(&rp, &f, &c, 1, rgb, &out), 0);
+		const double a = opacity[centre];
+		cr_expect(a >= rp.opaque && a <= 1.0, "light %d: opacity %g", l, a);
+		for (int k = 0; k < 3; k++) {
+			const double want = a * fmin(colour[k] * shade[l] + spec[l], 1.0) +
+					    (1.0 - a) * bg[k];
+			cr_expect(fabs(rgb[3 * centre + k] - want) <= 1e-9,
+				  "light %d, channel %d: %.12f, by hand %.12f (opacity %.6f)", l, k,
+				  rgb[3 * centre + k], want, a);
+		}
+	}
+	free(f.value);
+}
+
+/*
+ * A ray that nothing stops samples the box from its entry to its exit:
+ * the centre ray along +y crosses the 0.32 m box, and with 250.5 samples
+ * per side the step is 0.32 / 250.5, so it takes floor(250.5) + 1 = 251
+ * samples (t = 0 .. 250 steps past the entry), the last within the box.
+ * The field is everywhere just below its maximum (0.999 r_max), far from
+ * the surface, so nothing is skipped and no sample is opaque enough to
+ * stop the ray.
+ */
+Test(render_raycast, an_unstopped_ray_samples_to_the_exit)
+{
+	struct render_params rp;
+	struct render_field f;
+	struct render_camera c;
+	const double eye[3] = { 0.16, -0.5, 0.16 }, at[3] = { 0.16, 0.16, 0.16 };
+	const int w = 3, h = 3, centre = (h / 2) * w + w / 2;
+	double rgb[3 * 3 * 3], opacity[3 * 3];
+	long samples[3 * 3];
+	struct render_ray_out out = { .opacity = opacity, .samples = samples };
+
+	params_set(&rp, SPACING);
+	const double d = 0.999 * rp.r_max;
+	const double alpha = rp.alpha_max * exp(-pow((d - rp.surface_d) / rp.band, 2));
+	cr_assert_lt(251 * alpha, 0.5 * rp.opaque, "d %g, surface_d %g, band %g: alpha %g stops the ray",
+		     d, rp.surface_d, rp.band, alpha);
+	field_make(&f, &rp, d * d);
+	rp.samples_per_unit = 250.5;
+	camera_set(&c, eye, at, 1.0, w, h);
+	for (int skip = 0; skip <= 1; skip++) {
+		cr_assert_eq(render_ref_raycast_ex(&rp, &f, &c, skip, rgb, &out), 0);
+		cr_expect_eq(samples[centre], 251, "skip %d: %ld samples", skip, samples[centre]);
+		cr_expect_lt(opacity[centre], rp.opaque);
+	}
+	free(f.value);
+}
+
 /* The default camera frames the whole box: its 8 corners project inside
  * the image, from the front (-y), a little above, and fill it (the
  * farthest corner beyond 0.85 of the half-width or half-height). */

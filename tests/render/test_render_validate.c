@@ -237,7 +237,8 @@ Test(render_validate, surface_a_flag_flipped_far_from_both_thresholds_fails)
 }
 
 /* A particle placed by construction 0.5 band above the threshold may
- * disagree (borderline); 1.8 band above it may not. */
+ * disagree (borderline); 1.8 band above it may not. The band, 1e-4
+ * (RENDER_VALIDATE_COM_BAND), is restated here as a number. */
 Test(render_validate, surface_a_flip_within_the_band_is_borderline_beyond_it_fails)
 {
 	const double k[2] = { 0.5, 1.8 };
@@ -246,7 +247,7 @@ Test(render_validate, surface_a_flip_within_the_band_is_borderline_beyond_it_fai
 		struct rv_case c;
 
 		rv_make(&c, "8x4x16@4", 64);
-		const size_t i = rv_place(&c, c.rp.com_threshold + k[q] * RENDER_VALIDATE_COM_BAND);
+		const size_t i = rv_place(&c, c.rp.com_threshold + k[q] * 1e-4);
 		cr_assert_eq(c.surf[i], 1, "above the threshold: a surface particle");
 		c.surf[i] = 0;
 		struct render_surface_check v = rv_surface(&c, c.surf);
@@ -408,11 +409,13 @@ static float rv_ulps_from(float v, int k)
 	return v;
 }
 
-/* The bound is RENDER_VALIDATE_FIELD_ULPS = 2 ulps: one voxel off by 1
- * ulp (half the bound) passes, by 4 (twice it) fails, either way. */
+/* The bound is 2 ulps (RENDER_VALIDATE_FIELD_ULPS, restated here as a
+ * number so that the test does not move with it): one voxel off by 1 ulp
+ * (half the bound) passes, by 4 (twice it) fails, either way; a bound
+ * doubled to 4 ulps, or a ratio test loosened to 2, would pass it. */
 Test(render_validate, field_an_error_of_twice_the_bound_fails_half_passes)
 {
-	const int k[2] = { RENDER_VALIDATE_FIELD_ULPS / 2, 2 * RENDER_VALIDATE_FIELD_ULPS };
+	const int k[2] = { 1, 4 };
 	struct rv_case c;
 
 	rv_make(&c, "8x4x16@4", 128);

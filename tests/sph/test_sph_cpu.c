@@ -8,6 +8,7 @@
 
 #include "../../harness/render/render_validate.h"
 #include "../../kernels/sph/sph_cpu.h"
+#include "../../kernels/sph/sph_physics.h"
 #include "../../reference/sph_ref.h"
 #include "../../reference/sph_scene.h"
 
@@ -197,11 +198,11 @@ static void sph_cpu_test_compare(const struct sph_cpu_test_run *r,
 
 /* After 40 steps of a 12 x 12 x 14 dam break in its tank lined with
  * boundary particles (moving, compressed at the bottom, a free surface,
- * against the walls), density and acceleration of every particle match
- * the reference on the same state, walls included; the neighbour pairs
- * too, fluid-fluid and fluid-boundary; the last-resort clamp never
- * fired. */
-Test(sph_cpu, matches_reference_after_steps)
+ * against the walls) with wall friction fw, density and acceleration of
+ * every particle match the reference on the same state, walls included;
+ * the neighbour pairs too, fluid-fluid and fluid-boundary; the
+ * last-resort clamp never fired. */
+static void sph_cpu_test_after_steps(double fw)
 {
 	struct sph_cpu_test_run r;
 	struct sph_cpu_test_errors e;
@@ -209,23 +210,42 @@ Test(sph_cpu, matches_reference_after_steps)
 	double dp;
 
 	sph_cpu_test_column(&r, "12x12x14");
+	r.p.wall_friction = fw;
 	sph_cpu_test_create(&r);
 	cr_assert(sph_cpu_test_ops->steps(r.ctx, 40, NULL) == 0);
 	cr_assert(sph_cpu_test_ops->evaluate(r.ctx, 1) == 0);
 	sph_cpu_test_read(&r);
 	sph_cpu_test_ops->counts(r.ctx, &c);
 	sph_cpu_test_compare(&r, &e);
-	cr_expect(e.rho <= SPH_CPU_TEST_RHO, "density off by %.3g", e.rho);
-	cr_expect(e.acc <= 1.0, "acceleration of %zu off by %.3g tolerances",
-		  e.worst, e.acc);
+	cr_expect(e.rho <= SPH_CPU_TEST_RHO, "friction %g: density off by %.3g", fw, e.rho);
+	cr_expect(e.acc <= 1.0, "friction %g: acceleration of %zu off by %.3g tolerances",
+		  fw, e.worst, e.acc);
 	cr_expect(e.acc_rms <= SPH_CPU_TEST_ACC_RMS,
-		  "RMS acceleration error %.3g of RMS", e.acc_rms);
+		  "friction %g: RMS acceleration error %.3g of RMS", fw, e.acc_rms);
 	dp = fabs((double)c.neighbours - (double)e.ref_pairs);
 	cr_expect(dp <= SPH_CPU_TEST_PAIRS * (double)e.ref_pairs,
 		  "%llu neighbour pairs, reference %zu", c.neighbours,
 		  e.ref_pairs);
 	cr_expect(c.clamps == 0, "%llu coordinates clamped", c.clamps);
 	sph_cpu_test_free(&r);
+}
+
+Test(sph_cpu, matches_reference_after_steps)
+{
+	sph_cpu_test_after_steps(0.0);	/* free-slip walls, the default */
+}
+
+/* The wall friction is 0 by default, which multiplies its term away: the
+ * committed dam-break runs use 0.1 and 1, so both are held to the
+ * reference here. */
+Test(sph_cpu, matches_reference_with_wall_friction_0_1)
+{
+	sph_cpu_test_after_steps(0.1);
+}
+
+Test(sph_cpu, matches_reference_with_wall_friction_1)
+{
+	sph_cpu_test_after_steps(1.0);
 }
 
 /* Two particles at the same place in a compressed lattice (pressure
@@ -675,4 +695,46 @@ Test(sph_cpu, surface_extraction_matches_reference)
 	free(x);
 	sph_cpu_test_free(&r);
 	sph_cpu_test_free(&twin);
+}
+
+/*
+ * The float clamp every CPU and GPU step uses (sph_advance), at both
+ * walls, values exact: v += a dt, x += v dt; past lo or hi the coordinate
+ * is put on the wall and an outward velocity becomes -e v (e = 0.5); an
+ * inward one is kept. The reference's own clamp is tested in sph_ref.
+ */
+Test(sph_cpu, the_float_clamp_reflects_at_both_walls)
+{
+	float x = 0.95f, v = 2.0f;
+
+	cr_expect_eq(sph_advance(&x, &v, 0.0f, 0.25f, 0.5f, 0.0f, 1.0f), 1, "past hi: clamped");
+	cr_expect_eq(x, 1.0f);
+	cr_expect_eq(v, -1.0f, "outward 2 at the upper wall becomes -1: %g", v);
+	x = 0.05f;
+	v = -2.0f;
+	cr_expect_eq(sph_advance(&x, &v, 0.0f, 0.25f, 0.5f, 0.0f, 1.0f), 1, "past lo: clamped");
+	cr_expect_eq(x, 0.0f);
+	cr_expect_eq(v, 1.0f, "outward -2 at the lower wall becomes 1: %g", v);
+	x = 0.5f;
+	v = 1.0f;
+	cr_expect_eq(sph_advance(&x, &v, 2.0f, 0.125f, 0.5f, 0.0f, 1.0f), 0, "inside: no clamp");
+	cr_expect_eq(v, 1.25f);
+	cr_expect_eq(x, 0.5f + 1.25f * 0.125f);
+}
+
+/*
+ * The float surface criterion every extraction uses (sph_surface_flag),
+ * on both of its rules: a particle whose neighbours' centre of mass is
+ * off by more than com_h (1 + n) / (1 + n) = com_h is a surface particle,
+ * and so is one with fewer than min_n neighbours however centred they
+ * are (a lone particle has none).
+ */
+Test(sph_cpu, the_float_surface_criterion_has_both_rules)
+{
+	/* com_h 0.1, min_n 5: |s| against 0.1 (1 + n) */
+	cr_expect_eq(sph_surface_flag(0.0f, 0.0f, 0.0f, 0.0f, 0.1f, 5.0f), 1, "a lone particle");
+	cr_expect_eq(sph_surface_flag(0.0f, 0.0f, 0.0f, 4.0f, 0.1f, 5.0f), 1, "4 centred neighbours");
+	cr_expect_eq(sph_surface_flag(0.0f, 0.0f, 0.0f, 5.0f, 0.1f, 5.0f), 0, "5 centred neighbours");
+	cr_expect_eq(sph_surface_flag(0.0f, 0.6f, 0.8f, 10.0f, 0.1f, 5.0f), 0, "|s| 1 < 1.1");
+	cr_expect_eq(sph_surface_flag(0.0f, 0.9f, 1.2f, 10.0f, 0.1f, 5.0f), 1, "|s| 1.5 > 1.1");
 }

@@ -919,3 +919,67 @@ Test(sph_ref, steps_are_deterministic)
 	sph_scene_free(&sa);
 	sph_scene_free(&sb);
 }
+
+/*
+ * The wall terms of one fluid particle i at the origin and one boundary
+ * particle b at (0, 0, -0.5), written out with literal numbers (h = 1,
+ * m = 1, mu = 2, psi_b = 3, rho_i = 1000): the spiky gradient
+ * -45 / pi (h - r)^2 = -11.25 / pi and the viscosity Laplacian
+ * 45 / pi (h - r) = 22.5 / pi at r = 0.5.
+ *   friction (f_w = 0.5, v_i = (1, 0, -2), no pressure, no gravity):
+ *     a = -mu f_w psi_b v_i lap / rho_i^2 = -(3 / 1e6) (22.5 / pi) v_i
+ *   pressure (p_i = 100, g = (0, 0, -10), v_i = 0): the wall's pressure
+ *     p_b = p_i + 2 rho_i g . (x_b - x_i) = 100 + 10000 = 10100, so
+ *     a_z = -psi_b (p_i + p_b) / (2 rho_i) (-11.25 / pi) / r * 0.5 / rho_i + g_z
+ *   the same with g = (0, 0, +10): p_b = 100 - 10000 < 0 is taken as 0.
+ * Parameters whose default is 0 (the friction) are set non-zero here, so
+ * a wrong factor on them cannot hide behind a zero.
+ */
+static void sph_ref_one_wall(const struct sph_params *p, const double v[3], double pres,
+			     double acc[3])
+{
+	const double x[3] = { 0.0, 0.0, 0.0 }, xb[3] = { 0.0, 0.0, -0.5 }, psi = 3.0;
+	const double rho = 1000.0;
+	size_t off0[2] = { 0, 0 }, off1[2] = { 0, 1 }, idx1[1] = { 0 };
+	const struct sph_nbr_list fluid = { .n = 1, .off = off0, .idx = NULL, .pairs = 0 };
+	const struct sph_nbr_list walls = { .n = 1, .off = off1, .idx = idx1, .pairs = 1 };
+	const struct sph_ref_wall wall = { 1, xb, &psi, &walls };
+
+	sph_ref_forces(p, x, v, &rho, &pres, &fluid, &wall, acc);
+}
+
+Test(sph_ref, wall_friction_and_wall_pressure_by_hand)
+{
+	struct sph_params p;
+	double acc[3];
+
+	memset(&p, 0, sizeof p);
+	p.h = 1.0;
+	p.mass = 1.0;
+	p.mu = 2.0;
+	p.rho0 = 1000.0;
+	p.wall_friction = 0.5;
+	const double v[3] = { 1.0, 0.0, -2.0 }, still[3] = { 0.0, 0.0, 0.0 };
+	sph_ref_one_wall(&p, v, 0.0, acc);
+	for (int c = 0; c < 3; c++)
+		cr_expect(fabs(acc[c] - -3e-6 * (22.5 / SPH_REF_PI) * v[c]) <= 1e-15,
+			  "friction: acc[%d] = %.9g, by hand %.9g", c, acc[c],
+			  -3e-6 * (22.5 / SPH_REF_PI) * v[c]);
+	cr_expect(acc[0] < 0.0 && acc[2] > 0.0, "friction opposes the motion");
+
+	p.wall_friction = 0.0;
+	p.gravity[2] = -10.0;
+	sph_ref_one_wall(&p, still, 100.0, acc);
+	const double up = -3.0 * (100.0 + 10100.0) / 2000.0 * (-11.25 / SPH_REF_PI) / 0.5 * 0.5 / 1000.0;
+	cr_expect(acc[0] == 0.0 && acc[1] == 0.0);
+	cr_expect(fabs(acc[2] - (up - 10.0)) <= 1e-12, "pressure: a_z = %.12g, by hand %.12g",
+		  acc[2], up - 10.0);
+	cr_expect(up > 0.0, "the wall pushes the particle away from it");
+
+	p.gravity[2] = 10.0;
+	sph_ref_one_wall(&p, still, 100.0, acc);
+	const double clamped = -3.0 * (100.0 + 0.0) / 2000.0 * (-11.25 / SPH_REF_PI) / 0.5 * 0.5 / 1000.0;
+	cr_expect(fabs(acc[2] - (clamped + 10.0)) <= 1e-12,
+		  "a negative wall pressure counts as 0: a_z = %.12g, by hand %.12g", acc[2],
+		  clamped + 10.0);
+}

@@ -186,3 +186,62 @@ Test(sph_run, skipped_variants_are_named_once)
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_expect_eq(system(cmd), 0);
 }
+
+/* One row of out: its valid cell and whether it was timed. */
+static void sph_row_verdict(const char *out, long long *valid, int *timed)
+{
+	struct csv_table t;
+	char err[256];
+
+	cr_assert_eq(csv_table_read(out, &t, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(t.nrows, 1);
+	cr_assert_eq(csv_table_long(&t, 0, "valid", valid, err, sizeof err), 0, "%s", err);
+	*timed = csv_table_cell(&t, 0, (size_t)csv_table_col(&t, "steps_per_s"))[0] != '\0';
+	csv_table_free(&t);
+}
+
+/*
+ * A variant that fails validation fails the command: sph check and sph
+ * run exit 1 after one "FAILED validation" line, and the row is written
+ * with valid 0 and no timing. The bug is planted through the registry's
+ * hook (HARNESS_PLANT_DROP_WALL: the variant is given the walls less the
+ * boundary particle nearest the first fluid particle); the same command
+ * without it exits 0 with a valid row, so the hook, not the column,
+ * makes the difference.
+ */
+Test(sph_run, a_variant_failing_validation_exits_1, .timeout = 120)
+{
+	static const char *const cmds[] = { "check", "run --min-time 0.01 --max-time 0.05" };
+	char dir[] = "/tmp/harness-sph-fail-XXXXXX", out[256], line[1024], e[4096];
+	long long valid;
+	int timed;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/s.csv", dir);
+	for (int c = 0; c < 2; c++) {
+		for (int plant = 0; plant < 2; plant++) {
+			snprintf(line, sizeof line,
+				 "%s%s sph %s --variant sph-cpu-grid --column 8x8x10 --warm-steps 2 "
+				 "--quiet --out %s",
+				 plant ? "HARNESS_PLANT_DROP_WALL=sph-cpu-grid " : "", sph_bin(),
+				 cmds[c], out);
+			const int rc = cli_run(line, e, sizeof e);
+			sph_row_verdict(out, &valid, &timed);
+			if (plant) {
+				cr_expect_eq(rc, 1, "planted, sph %s: exit %d: %s", cmds[c], rc, e);
+				cr_expect(strstr(e, "FAILED validation") != NULL, "sph %s: %s", cmds[c], e);
+				cr_expect_eq(valid, 0, "planted, sph %s: the row says valid", cmds[c]);
+				cr_expect(!timed, "planted, sph %s: a failed row was timed", cmds[c]);
+			} else {
+				cr_expect_eq(rc, 0, "sph %s: exit %d: %s", cmds[c], rc, e);
+				cr_expect_eq(valid, 1, "sph %s", cmds[c]);
+				cr_expect_eq(timed, c == 1, "sph %s: only run times", cmds[c]);
+			}
+		}
+	}
+	char side[300];
+	snprintf(side, sizeof side, "%s/s.meta.json", dir);
+	unlink(out);
+	unlink(side);
+	rmdir(dir);
+}

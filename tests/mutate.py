@@ -1,0 +1,524 @@
+#!/usr/bin/env python3
+# mutate.py - the mutation run: plants each mutation of tests/mutations.txt in a scratch copy and runs the CPU suite on it
+"""
+Each mutation of the list (a file, an exact source snippet that occurs once
+in it, its replacement, and why it is a realistic bug) is applied alone to
+a scratch copy of the working tree, built CPU-only (`make NVCC=`,
+incremental from a copy built once), and run through the CPU test program
+as `make test` runs it (HARNESS_BIN=bin/harness bin/tests), with
+--fail-fast and a time limit. A mutation is
+
+  caught      a test failed, failed twice more when run alone, and passed
+              alone in a control copy (unmutated, the same file touched by
+              a comment; its name is recorded), or the suite ran past the
+              time limit (a hang); a failure that is not confirmed so (a
+              wall-clock test on a busy machine) is noted and the run
+              tried again
+  survived    every test passed
+  not-built   the mutated tree did not compile (left out of the score)
+
+To save time the tests that exercise the mutated file (the list's `focus`
+filter) run first; when they all pass, the rest of the suite runs (the
+filter `!(focus)`), so every test of the suite runs once at most and the
+verdict is the whole suite's.
+
+The report goes to OUT (results/dev-cpu/mutation by default): mutation.csv
+(one row per mutation), mutation.meta.json (what was run, where, the
+score) and mutation.md (the score and the surviving mutations with the
+list's explanation of each), each written to a temporary file and renamed.
+
+Usage: tests/mutate.py [--list FILE] [--out DIR] [--scratch DIR] [--rev REV]
+                       [--only ID[,ID...]] [--timeout S] [--recheck DIR]
+                       [--notes DIR] [--check]
+  --rev     take the sources and tests from a revision (git archive), e.g.
+            to measure the suite as it was before a change
+  --recheck run again the mutations of DIR's report that a wall-clock test
+            caught (ab, testhook, timing), at DIR's commit, and rewrite it
+  --notes   rewrite DIR's mutation.md (from its CSV and meta) with the
+            list's present explanations of the survivors
+  --check   only verify that every snippet occurs exactly once
+  --only    run these mutations (the report then goes to --out only when
+            it is given explicitly)
+Exit status: 0 when the run finished (whatever the score), 1 when the
+unmutated tree fails its own suite, 2 on a bad list or bad arguments.
+"""
+import argparse
+import csv
+import datetime
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MAKE = ["nice", "-n", "10", "make", "--no-print-directory", "NVCC=", "-j2"]
+TARGETS = ["bin/harness", "bin/tests"]
+
+
+def die(msg, status=2):
+    print("mutate: " + msg, file=sys.stderr)
+    sys.exit(status)
+
+
+def parse_list(path):
+    """The mutations of the list file, in order. Format (see the file's
+    head): `file PATH` and `focus GLOB` set the file and the focused
+    filter of the mutations that follow; each mutation is a block of
+    `id`, `why`, `find`, `repl` and optionally `survives` lines; a line
+    that starts with a tab continues the snippet above it."""
+    muts, cur, fname, focus, last = [], None, None, None, None
+    with open(path, encoding="utf-8") as fp:
+        for lineno, raw in enumerate(fp, 1):
+            line = raw.rstrip("\n")
+            if line.startswith("\t") and cur is not None and last in ("find", "repl"):
+                cur[last] += "\n" + line     # a snippet's next source line
+                continue
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            m = re.match(r"^(file|focus|id|why|find|repl|survives) (.*)$", line)
+            if not m:
+                die(f"{path}:{lineno}: expected 'file', 'focus', 'id', 'why', 'find', "
+                    f"'repl' or 'survives', got: {line}")
+            key, val = m.group(1), m.group(2)
+            last = key
+            if key not in ("find", "repl"):
+                val = val.strip()
+            if key == "file":
+                fname, focus = val.strip(), None
+            elif key == "focus":
+                focus = val.strip()
+            elif key == "id":
+                if fname is None:
+                    die(f"{path}:{lineno}: mutation before any 'file' line")
+                cur = {"id": val.strip(), "file": fname, "focus": focus, "line": lineno}
+                muts.append(cur)
+            else:
+                if cur is None:
+                    die(f"{path}:{lineno}: '{key}' before any 'id'")
+                if key in ("find", "repl"):
+                    val = val.replace("\\t", "\t")
+                if key in cur:
+                    cur[key] += ("\n" if key in ("find", "repl") else " ") + val
+                else:
+                    cur[key] = val
+    ids = set()
+    for mu in muts:
+        for k in ("why", "find", "repl"):
+            if k not in mu:
+                die(f"{path}:{mu['line']}: mutation {mu['id']} has no '{k}'")
+        if mu["find"] == mu["repl"]:
+            die(f"{path}:{mu['line']}: mutation {mu['id']} changes nothing")
+        if mu["id"] in ids:
+            die(f"{path}:{mu['line']}: mutation id {mu['id']} used twice")
+        ids.add(mu["id"])
+    return muts
+
+
+def check_snippets(muts, tree):
+    """Every snippet once in its file; fills in the line it starts on."""
+    bad = 0
+    for mu in muts:
+        p = os.path.join(tree, mu["file"])
+        try:
+            text = open(p, encoding="utf-8").read()
+        except OSError as e:
+            print(f"mutate: {mu['id']}: {e}", file=sys.stderr)
+            bad += 1
+            continue
+        count = text.count(mu["find"])
+        if count != 1:
+            print(f"mutate: {mu['id']}: the snippet occurs {count} times in {mu['file']}: "
+                  f"{mu['find']!r}", file=sys.stderr)
+            bad += 1
+            continue
+        mu["src_line"] = text[: text.index(mu["find"])].count("\n") + 1
+    return bad
+
+
+def run(cmd, cwd, timeout=None, env=None):
+    """(exit status or None on timeout, output, seconds). On timeout the
+    command's whole process group (Criterion's workers too) is killed."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        return p.returncode, out.decode("utf-8", "replace"), time.monotonic() - t0
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        return None, out.decode("utf-8", "replace"), time.monotonic() - t0
+
+
+def make_scratch(scratch, rev=None):
+    """A copy of the working tree's files (tracked and untracked, not
+    ignored), or of revision rev's, as a git repository of its own with
+    one commit, so that the tests that build a base revision find one."""
+    tree = os.path.join(scratch, "tree")
+    if os.path.exists(tree):
+        shutil.rmtree(tree)
+    os.makedirs(tree)
+    if rev:
+        arch = subprocess.run(["git", "archive", rev], cwd=ROOT, check=True,
+                              stdout=subprocess.PIPE).stdout
+        subprocess.run(["tar", "-x", "-C", tree], input=arch, check=True)
+    else:
+        files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                               check=True, stdout=subprocess.PIPE).stdout.split(b"\0")
+        for f in files:
+            if not f:
+                continue
+            f = f.decode()
+            src = os.path.join(ROOT, f)
+            if not os.path.isfile(src):
+                continue
+            dst = os.path.join(tree, f)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(src, dst)
+    git = ["git", "-c", "user.name=mutate", "-c", "user.email=mutate@localhost"]
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
+                git + ["commit", "-q", "-m", "mutation run scratch tree"]):
+        subprocess.run(cmd, cwd=tree, check=True, stdout=subprocess.DEVNULL)
+    return tree
+
+
+def test_env(tree):
+    env = dict(os.environ)
+    env["HARNESS_BIN"] = "bin/harness"
+    return env
+
+
+def suite(tree, filt, timeout):
+    """Runs the CPU suite of tree (filtered by filt when set) with
+    --fail-fast. Returns (verdict, test, seconds): verdict pass, fail or
+    timeout."""
+    cmd = ["nice", "-n", "10", "bin/tests", "--fail-fast"]
+    if filt:
+        cmd += ["--filter", filt]
+    rc, out, secs = run(cmd, tree, timeout=timeout, env=test_env(tree))
+    if rc is None:
+        return "timeout", "", secs
+    if rc == 0:
+        return "pass", "", secs
+    failed = re.findall(r"^\[FAIL\] ([A-Za-z0-9_]+::[A-Za-z0-9_]+)", out, re.M)
+    if not failed:
+        failed = re.findall(r"^\[----\] (.*?): (?:CRASH|Unexpected signal)", out, re.M)
+    return "fail", failed[0] if failed else "(suite exit %d)" % rc, secs
+
+
+def confirmed(tree, control, filt, limit, row, tries=3):
+    """suite(), with a failure confirmed: the failing test must fail twice
+    more when run alone on the mutant and pass alone in the control, an
+    unmutated copy of the tree with its own build whose mutated file has
+    a do-nothing edit instead (a comment): as dirty as the mutant's, so
+    tests that build or compare the working tree against its commit see
+    the same kind of tree. control() prepares it and returns its path. A
+    few tests measure wall-clock time and can fail on a busy machine; a
+    failure that is not confirmed is noted in row["flaky"] and the run is
+    tried again (tries in all), after which the stage counts as passed."""
+    secs = 0.0
+    for _ in range(tries):
+        verdict, test, s = suite(tree, filt, limit)
+        secs += s
+        if verdict != "fail" or "::" not in test:
+            return verdict, test, secs
+        alone = test.replace("::", "/")
+        ok = True
+        for where in ("mutant", "control", "mutant"):
+            v, _, s = suite(tree if where == "mutant" else control(), alone, limit)
+            secs += s
+            if (v == "pass") != (where == "control"):
+                ok = False
+                break
+        if ok:
+            return verdict, test, secs
+        row["flaky"] = (row["flaky"] + " " if row["flaky"] else "") + test
+    return "pass", "", secs
+
+
+class Control:
+    """The control tree for one mutation: base with a comment appended to
+    the mutated file, built on first use; restore() undoes the edit."""
+
+    def __init__(self, base, path):
+        self.base, self.path, self.orig, self.ready = base, os.path.join(base, path), None, False
+
+    def __call__(self):
+        if not self.ready:
+            self.orig = open(self.path, encoding="utf-8").read()
+            with open(self.path, "w", encoding="utf-8") as fp:
+                fp.write(self.orig + "\n/* a do-nothing edit: the mutation run's control */\n")
+            run(MAKE + TARGETS, self.base)
+            self.ready = True
+        return self.base
+
+    def restore(self):
+        if self.ready:
+            with open(self.path, "w", encoding="utf-8") as fp:
+                fp.write(self.orig)
+            run(MAKE + TARGETS, self.base)
+            self.ready = False
+
+
+# Suites whose tests measure wall-clock time (timing, the planted
+# slowdowns, the A/B verdicts): on a busy machine they can fail whatever
+# the code, so their catches are worth checking again (--recheck).
+WALLCLOCK = ("ab::", "testhook::", "timing::")
+
+
+def read_report(out):
+    """The rows and meta of a report written by write_report."""
+    rows = []
+    with open(os.path.join(out, "mutation.csv"), encoding="utf-8") as fp:
+        for r in csv.DictReader(fp):
+            rows.append({"id": r["id"], "file": r["file"], "line": int(r["line"]),
+                         "status": r["status"], "caught_by": r["caught_by"],
+                         "stage": r["stage"], "build_s": float(r["build_s"]),
+                         "test_s": float(r["test_s"]), "flaky": r["failed_alone_passed"],
+                         "why": r["why"]})
+    with open(os.path.join(out, "mutation.meta.json"), encoding="utf-8") as fp:
+        return rows, json.load(fp)
+
+
+def atomic_write(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8", newline="") as fp:
+        fp.write(text)
+        fp.flush()
+        os.fsync(fp.fileno())
+    os.replace(tmp, path)
+
+
+def git_facts():
+    def git(*a):
+        p = subprocess.run(["git"] + list(a), cwd=ROOT, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL)
+        return p.stdout.decode().strip() if p.returncode == 0 else ""
+    return git("rev-parse", "HEAD") or "unknown", bool(git("status", "--porcelain"))
+
+
+def write_report(out, muts, rows, meta):
+    os.makedirs(out, exist_ok=True)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["id", "file", "line", "status", "caught_by", "stage", "build_s", "test_s",
+                "failed_alone_passed", "why"])
+    for r in rows:
+        w.writerow([r["id"], r["file"], r["line"], r["status"], r["caught_by"], r["stage"],
+                    "%.1f" % r["build_s"], "%.1f" % r["test_s"], r["flaky"], r["why"]])
+    atomic_write(os.path.join(out, "mutation.csv"), buf.getvalue())
+    atomic_write(os.path.join(out, "mutation.meta.json"), json.dumps(meta, indent=2) + "\n")
+
+    by_id = {m["id"]: m for m in muts}
+    md = ["# Mutation run", "",
+          f"At commit `{meta['commit'][:12]}`{' (with uncommitted changes)' if meta['dirty'] else ''}, "
+          f"{meta['date']}, on {meta['host_cpu']}: `{meta['command']}`.", "",
+          f"**{meta['caught']} of {meta['scored']} mutations caught "
+          f"({meta['score_pct']:.1f} %)**; {meta['survived']} survived, "
+          f"{meta['not_built']} did not build (not scored). "
+          f"Unmutated suite: {meta['baseline_s']:.0f} s."
+          + (f" The catches by wall-clock tests ({', '.join(meta['rechecked'])}) were run "
+             f"again with the strict confirmation on {meta['recheck_date']}: "
+             f"`{meta['recheck_command']}`." if meta.get("rechecked") else ""), "",
+          "Each mutation is one realistic bug from `tests/mutations.txt`, applied alone, built "
+          "CPU-only and run through the CPU suite (`HARNESS_BIN=bin/harness bin/tests`), the "
+          "tests of the mutated file first (stage `focus`), then the rest of the suite (stage "
+          "`rest`). `mutation.csv` has every row with the test that caught it.", ""]
+    surv = [r for r in rows if r["status"] == "survived"]
+    md += ["## Surviving mutations", ""]
+    if not surv:
+        md += ["None.", ""]
+    for r in surv:
+        m = by_id[r["id"]]
+        md += [f"- `{r['id']}` ({r['file']}:{r['line']}): {r['why']}",
+               f"  - `{m['find'].strip()}` -> `{m['repl'].strip()}`",
+               f"  - {m.get('survives', 'not explained yet')}"]
+    md += ["", "## Caught, by file", "", "| file | mutations | caught |", "| --- | ---: | ---: |"]
+    files = {}
+    for r in rows:
+        if r["status"] == "not-built":
+            continue
+        f = files.setdefault(r["file"], [0, 0])
+        f[0] += 1
+        f[1] += r["status"] == "caught"
+    for f, (n, c) in sorted(files.items()):
+        md.append(f"| {f} | {n} | {c} |")
+    atomic_write(os.path.join(out, "mutation.md"), "\n".join(md) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description="the project's mutation run")
+    ap.add_argument("--list", default=os.path.join(ROOT, "tests", "mutations.txt"))
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--scratch", default="/tmp/harness-mutate-%d" % os.getuid())
+    ap.add_argument("--only", default=None)
+    ap.add_argument("--timeout", type=float, default=0,
+                    help="seconds per suite run (default: 3 x the unmutated suite, at least 300)")
+    ap.add_argument("--rev", default=None,
+                    help="run on this revision's sources and tests instead of the working tree's")
+    ap.add_argument("--recheck", default=None, metavar="DIR",
+                    help="run again, at DIR's commit, the mutations of DIR's report that a "
+                         "wall-clock test caught, and rewrite the report")
+    ap.add_argument("--notes", default=None, metavar="DIR",
+                    help="rewrite DIR's mutation.md with the list's present explanations")
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+
+    muts = parse_list(a.list)
+    all_muts = muts
+    if check_snippets(muts, ROOT):
+        die("the list does not fit the sources (above)")
+    if a.check:
+        print(f"mutate: {len(muts)} mutations, every snippet found once")
+        return 0
+    if a.notes:
+        rows, meta = read_report(a.notes)
+        write_report(a.notes, all_muts, rows, meta)
+        print(f"mutate: rewrote {a.notes}/mutation.md with the list's explanations")
+        return 0
+    prev_rows, prev_meta = None, None
+    if a.recheck:
+        prev_rows, prev_meta = read_report(a.recheck)
+        a.rev = a.rev or prev_meta["commit"]
+        a.out = a.recheck
+        a.only = ",".join(r["id"] for r in prev_rows
+                          if r["status"] == "caught" and r["caught_by"].startswith(WALLCLOCK))
+        if not a.only:
+            print("mutate: no catch by a wall-clock test to check again")
+            return 0
+    if a.only:
+        want = a.only.split(",")
+        unknown = [i for i in want if i not in {m["id"] for m in muts}]
+        if unknown:
+            die("no mutation " + ", ".join(unknown))
+        muts = [m for m in muts if m["id"] in want]
+    out = a.out if a.out else (None if a.only else
+                               os.path.join(ROOT, "results", "dev-cpu", "mutation"))
+    commit, dirty = git_facts()
+    if a.rev:
+        commit = subprocess.run(["git", "rev-parse", a.rev], cwd=ROOT, check=True,
+                                stdout=subprocess.PIPE).stdout.decode().strip()
+        dirty = False
+
+    print(f"mutate: preparing {a.scratch} (copy and CPU-only build)", flush=True)
+    tree = make_scratch(a.scratch, a.rev)
+    if check_snippets(muts, tree):
+        die("the list does not fit the sources of the run (above)")
+    rc, log, _ = run(MAKE + TARGETS, tree)
+    if rc != 0:
+        print(log[-3000:], file=sys.stderr)
+        die("the unmutated tree does not build", 1)
+    base = os.path.join(a.scratch, "base")
+    if os.path.exists(base):
+        shutil.rmtree(base)
+    shutil.copytree(tree, base, symlinks=True)
+    # the unmutated suite must pass; a wall-clock test that fails on a busy
+    # machine and passes alone is retried (three runs at most)
+    for attempt in range(3):
+        verdict, test, base_s = suite(tree, None, None)
+        if verdict == "pass":
+            break
+        alone, _, _ = suite(tree, test.replace("::", "/"), None) if "::" in test else ("fail", 0, 0)
+        if alone != "pass":
+            die(f"the unmutated tree fails its own suite ({test})", 1)
+        print(f"mutate: {test} failed in the unmutated suite and passed alone: run again",
+              flush=True)
+    else:
+        die(f"the unmutated suite failed three times ({test})", 1)
+    limit = a.timeout if a.timeout > 0 else max(300.0, 3.0 * base_s)
+    print(f"mutate: unmutated suite passes in {base_s:.0f} s; limit per run {limit:.0f} s",
+          flush=True)
+
+    rows = []
+    for k, m in enumerate(muts, 1):
+        path = os.path.join(tree, m["file"])
+        orig = open(path, encoding="utf-8").read()
+        row = {"id": m["id"], "file": m["file"], "line": m["src_line"], "why": m["why"],
+               "caught_by": "", "stage": "", "build_s": 0.0, "test_s": 0.0, "flaky": ""}
+        control = Control(base, m["file"])
+        try:
+            with open(path, "w", encoding="utf-8") as fp:
+                fp.write(orig.replace(m["find"], m["repl"], 1))
+            rc, log, row["build_s"] = run(MAKE + TARGETS, tree)
+            if rc != 0:
+                row["status"] = "not-built"
+            else:
+                # the focused tests, then every other test: the whole suite once
+                stages = ([("focus", m["focus"]), ("rest", "!(%s)" % m["focus"])]
+                          if m["focus"] else [("suite", None)])
+                row["status"] = "survived"
+                for stage, filt in stages:
+                    verdict, test, secs = confirmed(tree, control, filt, limit, row)
+                    row["test_s"] += secs
+                    if verdict != "pass":
+                        row["status"] = "caught"
+                        row["caught_by"] = test if verdict == "fail" else "(time limit)"
+                        row["stage"] = stage
+                        break
+        finally:
+            with open(path, "w", encoding="utf-8") as fp:
+                fp.write(orig)
+            control.restore()
+        rows.append(row)
+        print(f"mutate: [{k}/{len(muts)}] {m['id']}: {row['status']}"
+              f"{' by ' + row['caught_by'] if row['caught_by'] else ''}"
+              f" ({row['build_s']:.0f} + {row['test_s']:.0f} s)", flush=True)
+
+    scored = [r for r in rows if r["status"] != "not-built"]
+    caught = sum(r["status"] == "caught" for r in scored)
+    print(f"mutate: {caught} of {len(scored)} caught"
+          f" ({100.0 * caught / max(len(scored), 1):.1f} %)")
+    if out:
+        cpu = ""
+        try:
+            for line in open("/proc/cpuinfo"):
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+        except OSError:
+            pass
+        meta = {
+            "schema": "mutation-run/1",
+            "command": ("tests/mutate.py " + " ".join(sys.argv[1:])) if sys.argv[1:]
+                       else "make mutate",
+            "commit": commit, "dirty": dirty,
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "host_cpu": cpu,
+            "list": os.path.relpath(a.list, ROOT),
+            "list_sha256": hashlib.sha256(open(a.list, "rb").read()).hexdigest(),
+            "suite": "HARNESS_BIN=bin/harness bin/tests --fail-fast: the focus filter, then !(focus)",
+            "build": "make NVCC= -j2 bin/harness bin/tests",
+            "baseline_s": round(base_s, 1), "limit_s": round(limit, 1),
+            "mutations": len(rows), "scored": len(scored), "caught": caught,
+            "survived": sum(r["status"] == "survived" for r in rows),
+            "not_built": sum(r["status"] == "not-built" for r in rows),
+            "score_pct": round(100.0 * caught / max(len(scored), 1), 1),
+            "csv_rows": len(rows),
+        }
+        if prev_rows is not None:
+            again = {r["id"]: r for r in rows}
+            rows = [again.get(r["id"], r) for r in prev_rows]
+            scored = [r for r in rows if r["status"] != "not-built"]
+            caught = sum(r["status"] == "caught" for r in scored)
+            meta.update({k: prev_meta[k] for k in ("command", "date", "baseline_s", "limit_s")})
+            meta.update({
+                "rechecked": sorted(again), "recheck_command": "tests/mutate.py " + " ".join(sys.argv[1:]),
+                "recheck_date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "mutations": len(rows), "scored": len(scored), "caught": caught,
+                "survived": sum(r["status"] == "survived" for r in rows),
+                "not_built": sum(r["status"] == "not-built" for r in rows),
+                "score_pct": round(100.0 * caught / max(len(scored), 1), 1), "csv_rows": len(rows)})
+            print(f"mutate: after the recheck {caught} of {len(scored)} caught")
+        write_report(out, all_muts, rows, meta)
+        print(f"mutate: wrote {out}/mutation.csv, .meta.json and .md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
