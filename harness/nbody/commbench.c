@@ -369,7 +369,8 @@ int commbench_command(int argc, char **argv)
 		struct results_table table = { "nbody-harness-commbench/1", commbench_columns,
 					       sizeof commbench_columns / sizeof *commbench_columns,
 					       nrows, rows, commbench_format, commbench_json, &ct };
-		struct results_meta meta = { argc, argv, &topt, facts, nfacts };
+		struct results_meta meta = { .argc = argc, .argv = argv, .timing = &topt, .ranks = facts,
+					     .nranks = nfacts };
 		int bad = dist_rank() == 0 && results_write_table(out, &table, &meta, err, sizeof err) != 0;
 		if (dist_agree(bad, err, sizeof err) >= 0) {
 			fprintf(stderr, "harness: commbench: %s\n", err);

@@ -655,7 +655,7 @@ int model_command(int argc, char **argv)
 		struct results_table table = { "nbody-harness-model/1", model_columns,
 					       sizeof model_columns / sizeof *model_columns, nrows, rows,
 					       model_format, model_json, &mo };
-		struct results_meta meta = { argc, argv, NULL, NULL, 0 };
+		struct results_meta meta = { .argc = argc, .argv = argv };
 		if (results_write_table(o.out, &table, &meta, err, sizeof err) != 0) {
 			fprintf(stderr, "harness: model: %s\n", err);
 			status = CLI_FAILED;
