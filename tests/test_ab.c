@@ -2,11 +2,14 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -139,6 +142,23 @@ static bool in_git_checkout(void)
 }
 
 #define NO_GIT_TREE "this tree is not a git work tree with a commit (a copy or an unpacked archive): --base needs one"
+
+/* The tests that build a revision in the checkout share its build/ab and
+ * its worktrees: every run of ab --base removes the worktrees of runs that
+ * died, so one test's planted stale worktree could be removed by another
+ * test's run while git is still writing it. They take turns: the lock is
+ * held until the test's process ends (Criterion runs each test in a
+ * process of its own, several at once). */
+static void ab_take_turn(void)
+{
+	char root[4096], path[4200];
+	tree_root(root, sizeof root);
+	snprintf(path, sizeof path, "%s/build/ab", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/build/ab/tests.lock", root);
+	int fd = open(path, O_CREAT | O_RDWR, 0644);
+	cr_assert(fd >= 0 && flock(fd, LOCK_EX) == 0, "cannot lock %s: %s", path, strerror(errno));
+}
 
 Test(ab, a_planted_slowdown_in_the_working_tree_is_a_regression)
 {
@@ -349,6 +369,7 @@ Test(ab, a_bad_revision_exits_2_and_leaves_nothing)
 {
 	if (!in_git_checkout())
 		cr_skip_test(NO_GIT_TREE);
+	ab_take_turn();
 	char args[512], err[4096], before[8192], after[8192], dir[128];
 	worktrees(before, sizeof before);
 	snprintf(dir, sizeof dir, "%s/ab", tmp);
@@ -525,6 +546,7 @@ Test(ab, an_interrupted_build_leaves_no_worktree, .timeout = 300)
 {
 	if (!in_git_checkout())
 		cr_skip_test(NO_GIT_TREE);
+	ab_take_turn();
 	char args[512], dir[128], wt[4200], root[4096], before[8192], after[8192];
 	snprintf(dir, sizeof dir, "%s/ab", tmp);
 	cr_assert_not_null(getcwd(root, sizeof root));
@@ -548,6 +570,7 @@ Test(ab, a_revision_is_built_once_and_names_its_commit, .timeout = 600)
 {
 	if (!in_git_checkout())
 		cr_skip_test(NO_GIT_TREE);
+	ab_take_turn();
 	char args[1024], out[16384], err[16384], root[4096], stale[4200], cmd[8600], head[64] = "";
 	char path[256], buf[128];
 	cr_assert_not_null(getcwd(root, sizeof root));
