@@ -225,6 +225,9 @@ static int compare_read_side(const struct compare_kind *kind, const struct csv_t
 		return -1;
 	if (isnan(s->noise_pct))
 		s->noise_pct = 0;
+	/* one sample has no spread to measure: its noise is unknown, not 0 */
+	if (s->samples < 2)
+		s->noise_pct = INFINITY;
 	if (!(s->value > 0))
 		s->value = NAN; /* 0 or empty: not timed */
 	if (!(s->pct_of_ceiling > 0))

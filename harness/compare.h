@@ -21,7 +21,8 @@
  * with the per-phase times shown beside. Columns a kind does not name are
  * ignored, so files may gain columns. The rule, for base b and new v with
  * relative noise nb and nv (the rows' noise_pct: relative standard
- * deviation of their samples; an empty cell counts as 0):
+ * deviation of their samples; an empty cell counts as 0, a row timed by
+ * one sample, whose spread is unknown, as infinite):
  *
  *   change = 100 (v / b - 1) %        slowdown s = -change
  *   resolution u = sqrt(nb^2 + nv^2) %   (the change the pair can tell from none)

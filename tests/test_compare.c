@@ -494,6 +494,33 @@ static const struct compare_entry *sph_entry(const struct compare_report *r, con
 
 #define SPH_TABLE "results/h100/sph-table.csv"
 
+/* One sample has no spread to measure: a row timed once on either side
+ * is inconclusive, never decided on a noise of 0, here a 20 % slowdown
+ * (a SLOWER row with two samples or more a side). */
+Test(compare, a_row_of_one_sample_is_inconclusive)
+{
+	struct edited e;
+	struct compare_report r;
+	const struct compare_opts o = { .threshold_pct = COMPARE_DEFAULT_THRESHOLD_PCT,
+					.min_change_pct = COMPARE_DEFAULT_MIN_CHANGE_PCT,
+					.allow_missing = true };
+	for (int samples = 1; samples <= 2; samples++) {
+		edited_open(&e, FIX "slowed.csv");
+		char cell[8];
+		snprintf(cell, sizeof cell, "%d", samples);
+		edited_set(&e, edited_row(&e, "unrolled-u4", "n", "16384"), "samples", cell, 0);
+		edited_write(&e, false);
+		compare_fixtures(FIX "base.csv", e.path, &o, &r);
+		const struct compare_entry *x = entry(&r, "unrolled-u4", 16384, "forces");
+		cr_expect_eq(x->raw.verdict, samples == 1 ? COMPARE_INCONCLUSIVE : COMPARE_SLOWER,
+			     "%d sample(s)", samples);
+		cr_expect_eq(compare_exit_status(&r), samples == 1 ? COMPARE_UNDECIDED : COMPARE_REGRESSED,
+			     "%d sample(s)", samples);
+		compare_report_free(&r);
+		edited_close(&e);
+	}
+}
+
 /* SPH rows (as sph run writes them, with a column more than today) join
  * on (variant, column) and are judged by steps/s. */
 Test(compare, sph_rows)
