@@ -494,6 +494,27 @@ static const struct compare_entry *sph_entry(const struct compare_report *r, con
 
 #define SPH_TABLE "results/h100/sph-table.csv"
 
+/* A median of 0 is no measurement: the row reads as untimed (no value)
+ * and is not compared, which for a row BASE timed is a failure in NEW
+ * (exit 1), never a slowdown of 100 %. */
+Test(compare, a_zero_median_is_not_a_measurement)
+{
+	struct edited e;
+	struct compare_report r;
+	edited_open(&e, FIX "base.csv");
+	edited_set(&e, edited_row(&e, "unrolled-u4", "n", "16384"), "interactions_per_s", "0", 0);
+	edited_write(&e, false);
+	compare_fixtures(FIX "base.csv", e.path, &same_device, &r);
+	const struct compare_entry *x = entry(&r, "unrolled-u4", 16384, "forces");
+	cr_expect_eq(x->raw.verdict, COMPARE_UNCOMPARED);
+	cr_expect_not(x->raw.regression);
+	cr_expect(isnan(x->new.value), "a median of 0 reads as none");
+	cr_expect_eq(r.failed_new, 1);
+	cr_expect_eq(compare_exit_status(&r), COMPARE_REGRESSED);
+	compare_report_free(&r);
+	edited_close(&e);
+}
+
 /* One sample has no spread to measure: a row timed once on either side
  * is inconclusive, never decided on a noise of 0, here a 20 % slowdown
  * (a SLOWER row with two samples or more a side). */
