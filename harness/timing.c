@@ -65,10 +65,12 @@ static double timing_pad(double seconds, int reps, const struct timing_opts *o, 
 	double wait = work + o->slowdown * (seconds + work);
 	if (!(wait > 0))
 		return seconds;
-	double t0 = timing_now(), end = t0 + wait, now;
+	/* the elapsed time itself is compared: t0 + wait may round below the
+	 * sum, and the wait must never fall short */
+	double t0 = timing_now(), now;
 	do
 		now = timing_now();
-	while (now < end);
+	while (now - t0 < wait);
 	return seconds + (now - t0);
 }
 
