@@ -20,10 +20,13 @@
 #              N = 1024 and 4096), threshold --cpu-threshold (2 %)
 #   identical  ab over the baseline suite with nothing planted (BASE and NEW
 #              the same code): false regressions and inconclusive rows, at
-#              --identical-threshold (2 %); one round (A then B), more if the
-#              time left under --time-limit allows, where a GPU is (the suite's
-#              364 rows take minutes a run); three rounds and a 240 s budget
-#              where there is none (its 12 CPU rows)
+#              --identical-threshold (2 %); three rounds, ab's default (a
+#              round's two runs cannot see a shift between runs, which one
+#              round reads as a change: CPU rows whose host ran 20 to 31 %
+#              slower in the second run came out SLOWER), more while rows
+#              are undecided and time is left under --time-limit, where a GPU
+#              is (the suite's 364 rows take some 4 minutes a round); three
+#              rounds and a 240 s budget where there is none (its 12 CPU rows)
 # The gpu part, and the GPU rows of the identical part, are skipped, saying
 # why, where no GPU variant can run.
 #
@@ -35,7 +38,8 @@
 #
 # --base-tree DIR builds BASE from a source tree (make base-tree) instead of
 # taking the same program: an identical tree built apart. --time-limit
-# (450 s) bounds the identical part's added rounds where a GPU is; the other
+# (450 s) bounds the identical part's rounds beyond its first three where a
+# GPU is; the other
 # parts have fixed budgets (gpu: 30 s an ab run, at least 3 rounds; cpu:
 # 90 s, 20 s where a GPU is, at least 3 rounds).
 # Exit status: 0 when every part ran (whatever it found), 2 on bad usage or
@@ -232,7 +236,7 @@ if has_part identical; then
 	if [ "$GPU" = 1 ]; then
 		left=$(( ${TIME_LIMIT%.*} - $(elapsed) ))
 		[ "$left" -gt 0 ] || left=0
-		ab_case identical '' 0 "$ID_T" "$left" 1 --suite baseline $ID_TIMING
+		ab_case identical '' 0 "$ID_T" "$left" 3 --suite baseline $ID_TIMING
 	else
 		echo "planted.sh: identical part: the baseline suite's GPU rows cannot run here ($GPU_WHY): its CPU rows only" >&2
 		ab_case identical '' 0 "$ID_T" 240 3 --suite baseline $ID_TIMING
