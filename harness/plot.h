@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "csv_table.h"
+#include "plot_curves.h"
 
 /*
  * `harness plot [--suite NAME|all] [--from DIR] [--out DIR] [--compare DIR1 DIR2 ...]`
@@ -42,52 +43,11 @@
 
 enum plot_status { PLOT_OK = 0, PLOT_FAILED = 1, PLOT_BAD_INPUT = 2 };
 
-/* One figure: which CSV columns make its curves. */
-struct plot_suite {
-	const char *name;      /* results file <name>.csv, script plots/<name>.gp */
-	const char *x_col;     /* the x axis */
-	const char *curve_col; /* rows with equal values form one curve */
-	const char *y_col;     /* the y axis */
-	const char *xlabel, *ylabel; /* for compare.gp */
-	bool logx;
-	/* Scaling suites read every DIR/<name>-p<P>.csv (one per number of
-	 * ranks) and draw interactions/s and the parallel efficiency against
-	 * the one-device rows (plot_scaling.c): */
-	int scaling; /* PLOT_STRONG or PLOT_WEAK; 0 for the other figures */
-};
-
-enum { PLOT_STRONG = 1, PLOT_WEAK = 2 };
-
 extern const struct plot_suite plot_suites[];
 extern const size_t plot_suite_count;
 
 /* The suite called name, or NULL. */
 const struct plot_suite *plot_suite_find(const char *name);
-
-/* Points of the curves of one figure, from one or more results tables. */
-struct plot_point {
-	size_t curve;
-	double x, y;
-	double pct_of_ceiling;    /* NAN when the row has none */
-	double speedup;           /* interactions/s over cpu-portable at the same N and table; NAN if none */
-	double rel_first;         /* y over y at the curve's smallest x */
-	double noise_pct;
-};
-
-struct plot_curve {
-	char *title;
-	double order; /* curves are written by (table, order) */
-	size_t table;
-	char *device; /* device_name of its first row */
-};
-
-struct plot_curves {
-	struct plot_curve *curves;
-	size_t ncurves, curves_cap;
-	struct plot_point *points;
-	size_t npoints, points_cap;
-	size_t ntables;
-};
 
 /*
  * Adds the valid, timed rows of t (a results table) to c as points of the
@@ -99,23 +59,6 @@ struct plot_curves {
  */
 int plot_collect(const struct plot_suite *s, const struct csv_table *t, const char *tag,
 		 struct plot_curves *c, char *err, size_t errlen);
-
-/*
- * Writes c as gnuplot data: '#' comments, then one block per curve
- * (blocks separated by two blank lines, so `index i` selects one), each
- * opening with a header line whose first field is the quoted title, then
- * rows "x y pct_of_ceiling speedup rel_first noise_pct" sorted by x, NaN
- * for none. Returns 0, or -1 on an I/O error.
- */
-int plot_write_curves(FILE *fp, const struct plot_curves *c, const char *comment);
-
-void plot_curves_free(struct plot_curves *c);
-
-/* Adds point p (its curve field is set here) to the curve of c titled
- * title, made when new with device and order (curves are written in
- * increasing order). Returns 0, or -1 when out of memory. */
-int plot_curves_add(struct plot_curves *c, const char *title, const char *device, double order,
-		    struct plot_point p);
 
 /*
  * Writes every row of every results/published-style CSV in dir as one line
@@ -132,10 +75,6 @@ int plot_write_published(FILE *fp, const char *dir, char *err, size_t errlen);
 int plot_find_from(const char *root, const char *suite, const char *device, char *out,
 		   size_t outlen);
 
-/* The *.csv files of dir, sorted, in a NULL-terminated array (free with
- * plot_free_list); NULL when dir cannot be read. */
-char **plot_list_csv(const char *dir);
-void plot_free_list(char **list);
 
 /* Whether the sidecar of csv_path names device (GPU name or CPU model). */
 bool plot_sidecar_matches(const char *csv_path, const char *device);

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "plot.h"
+#include "plot_curves.h"
 
 /*
  * Reads every dir/<suite>-p<P>.csv (what `mpirun -np P bin/harness run

@@ -8,7 +8,10 @@
 #include <string.h>
 
 #include "csv_table.h"
+#include "render/report_render.h"
+#include "report_format.h"
 #include "results.h"
+#include "sph/report_sph.h"
 
 #define REPORT_DEFAULT_FROM "results/h200"
 #define REPORT_SPH_DEFAULT_FROM "results/h200"
@@ -35,19 +38,6 @@ static void report_sci(char *buf, size_t len, double v, int decimals)
 		e++;
 	}
 	snprintf(buf, len, "%.*fe%d", decimals, m, e);
-}
-
-void report_grouped(char *buf, size_t len, long long v)
-{
-	char digits[32];
-	snprintf(digits, sizeof digits, "%lld", v);
-	size_t nd = strlen(digits), k = 0;
-	for (size_t i = 0; i < nd && k + 2 < len; i++) {
-		if (i > 0 && (nd - i) % 3 == 0)
-			buf[k++] = ',';
-		buf[k++] = digits[i];
-	}
-	buf[k] = '\0';
 }
 
 /* A results table of DIR and the columns the report reads from it. */

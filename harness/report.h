@@ -16,21 +16,4 @@
  */
 int report_command(int argc, char **argv);
 
-/* `harness report --sph [--from DIR]` (default results/h100, where this
- * round's SPH rows are): the SPH steps/s table from DIR/sph-table.csv and
- * DIR/sph-large.csv (when there), with the paper's GTX 280 rates from
- * results/published, and the per-phase table at 255,600 particles, as
- * the README prints them. 0, or 2 with one line. */
-int report_sph(const char *from);
-
-/* `harness report --render [--data] [--from DIR]` (default results/h100):
- * the SPH paper's Tables 1 and 2 beside the measured rows of
- * DIR/sph-render-table.csv (the paper's method and the fastest variant),
- * and every variant's stage times; with --data the same fps as gnuplot
- * blocks for plots/sph-render-table.gp. 0, or 2 with one line. */
-int report_render(const char *from, bool data);
-
-/* v with thousands separated as the README writes them: 1,048,576. */
-void report_grouped(char *buf, size_t len, long long v);
-
 #endif

@@ -1,5 +1,5 @@
 /* report_render.c - the README's rendering tables (the SPH paper's Tables 1 and 2), printed from a results directory */
-#include "../report.h"
+#include "report_render.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../csv_table.h"
+#include "../report_format.h"
 #include "../results.h"
 
 /* The paper's four columns: its quantity names and ours. */

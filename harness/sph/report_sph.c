@@ -1,5 +1,5 @@
 /* report_sph.c - the README's SPH tables, printed from a results directory */
-#include "../report.h"
+#include "report_sph.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../csv_table.h"
+#include "../report_format.h"
 #include "../results.h"
 
 /* The columns of the steps/s table, fastest method first, and the rows of

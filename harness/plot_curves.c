@@ -1,0 +1,188 @@
+/* plot_curves.c - the curves of a figure: points by curve, written as gnuplot data */
+#define _POSIX_C_SOURCE 200809L
+#include "plot_curves.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *plot_grow(void *p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	size_t n = *cap ? 2 * *cap : 16;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(p, n * size);
+	if (q)
+		*cap = n;
+	return q;
+}
+
+static int plot_cmp_curve(const struct plot_curve *a, const struct plot_curve *b)
+{
+	if (a->table != b->table)
+		return a->table < b->table ? -1 : 1;
+	return (a->order > b->order) - (a->order < b->order);
+}
+
+static int plot_cmp_x(const void *a, const void *b)
+{
+	const struct plot_point *p = a, *q = b;
+	return (p->x > q->x) - (p->x < q->x);
+}
+
+/* A double as gnuplot reads it: NaN for none. */
+void plot_put(FILE *fp, double v)
+{
+	if (isfinite(v))
+		fprintf(fp, " %.9g", v);
+	else
+		fputs(" NaN", fp);
+}
+
+/* A string as gnuplot reads one field: double-quoted, with no '"' inside. */
+void plot_put_string(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; *s; s++)
+		fputc(*s == '"' ? '\'' : (*s == '\n' || *s == '\r') ? ' ' : *s, fp);
+	fputc('"', fp);
+}
+
+static void plot_write_block(FILE *fp, const struct plot_curves *c, size_t curve,
+			     struct plot_point *buf)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->npoints; i++)
+		if (c->points[i].curve == curve)
+			buf[n++] = c->points[i];
+	qsort(buf, n, sizeof *buf, plot_cmp_x);
+	plot_put_string(fp, c->curves[curve].title);
+	fputs(" y pct_of_ceiling speedup rel_first noise_pct\n", fp);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(fp, "%.9g", buf[i].x);
+		plot_put(fp, buf[i].y);
+		plot_put(fp, buf[i].pct_of_ceiling);
+		plot_put(fp, buf[i].speedup);
+		plot_put(fp, buf[i].rel_first);
+		plot_put(fp, buf[i].noise_pct);
+		fputc('\n', fp);
+	}
+}
+
+/* Fills order[0..ncurves) with the curve indices in the order they are
+ * written: by table, then by N or first appearance (an insertion sort: a
+ * figure has a handful of curves). */
+void plot_curve_order(const struct plot_curves *c, size_t *order)
+{
+	for (size_t i = 0; i < c->ncurves; i++) {
+		size_t j = i;
+		for (; j > 0 && plot_cmp_curve(&c->curves[order[j - 1]], &c->curves[i]) > 0; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+}
+
+int plot_write_curves(FILE *fp, const struct plot_curves *c, const char *comment)
+{
+	size_t *order = malloc((c->ncurves + 1) * sizeof *order);
+	struct plot_point *buf = malloc((c->npoints + 1) * sizeof *buf);
+	if (!order || !buf) {
+		free(order);
+		free(buf);
+		return -1;
+	}
+	plot_curve_order(c, order);
+	fprintf(fp, "# %s\n# %zu curves; columns: x y pct_of_ceiling speedup rel_first noise_pct\n",
+		comment, c->ncurves);
+	for (size_t k = 0; k < c->ncurves; k++) {
+		fputs(k ? "\n\n" : "", fp);
+		plot_write_block(fp, c, order[k], buf);
+	}
+	free(order);
+	free(buf);
+	return ferror(fp) ? -1 : 0;
+}
+
+void plot_curves_free(struct plot_curves *c)
+{
+	for (size_t i = 0; i < c->ncurves; i++) {
+		free(c->curves[i].title);
+		free(c->curves[i].device);
+	}
+	free(c->curves);
+	free(c->points);
+	memset(c, 0, sizeof *c);
+}
+
+int plot_curves_add(struct plot_curves *c, const char *title, const char *device, double order,
+		    struct plot_point p)
+{
+	size_t k = 0;
+	while (k < c->ncurves && strcmp(c->curves[k].title, title) != 0)
+		k++;
+	if (k == c->ncurves) {
+		struct plot_curve *cv = plot_grow(c->curves, &c->curves_cap, k + 1, sizeof *cv);
+		if (!cv)
+			return -1;
+		c->curves = cv;
+		cv[k] = (struct plot_curve){ strdup(title), order, c->ntables, strdup(device) };
+		if (!cv[k].title || !cv[k].device) {
+			free(cv[k].title);
+			free(cv[k].device);
+			return -1;
+		}
+		c->ncurves++;
+	}
+	struct plot_point *np = plot_grow(c->points, &c->points_cap, c->npoints + 1, sizeof *np);
+	if (!np)
+		return -1;
+	c->points = np;
+	p.curve = k;
+	c->points[c->npoints++] = p;
+	return 0;
+}
+
+static int plot_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **plot_list_csv(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return NULL;
+	size_t n = 0, cap = 0;
+	char **names = NULL;
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 4, ".csv") != 0)
+			continue;
+		char **nn = plot_grow(names, &cap, n + 2, sizeof *names);
+		if (!nn)
+			break;
+		names = nn;
+		names[n] = malloc(strlen(dir) + len + 2);
+		if (names[n])
+			sprintf(names[n++], "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	if (!names)
+		names = calloc(1, sizeof *names);
+	else
+		qsort(names, n, sizeof *names, plot_cmp_str);
+	if (names)
+		names[n] = NULL;
+	return names;
+}
+
+void plot_free_list(char **list)
+{
+	for (size_t i = 0; list && list[i]; i++)
+		free(list[i]);
+	free(list);
+}

@@ -1,0 +1,84 @@
+/* plot_curves.h - the curves of a figure: points by curve, written as gnuplot data */
+#ifndef HARNESS_PLOT_CURVES_H
+#define HARNESS_PLOT_CURVES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* One figure: which CSV columns make its curves. */
+struct plot_suite {
+	const char *name;      /* results file <name>.csv, script plots/<name>.gp */
+	const char *x_col;     /* the x axis */
+	const char *curve_col; /* rows with equal values form one curve */
+	const char *y_col;     /* the y axis */
+	const char *xlabel, *ylabel; /* for compare.gp */
+	bool logx;
+	/* Scaling suites read every DIR/<name>-p<P>.csv (one per number of
+	 * ranks) and draw interactions/s and the parallel efficiency against
+	 * the one-device rows (plot_scaling.c): */
+	int scaling; /* PLOT_STRONG or PLOT_WEAK; 0 for the other figures */
+};
+
+enum { PLOT_STRONG = 1, PLOT_WEAK = 2 };
+
+/* Points of the curves of one figure, from one or more results tables. */
+struct plot_point {
+	size_t curve;
+	double x, y;
+	double pct_of_ceiling;    /* NAN when the row has none */
+	double speedup;           /* interactions/s over cpu-portable at the same N and table; NAN if none */
+	double rel_first;         /* y over y at the curve's smallest x */
+	double noise_pct;
+};
+
+struct plot_curve {
+	char *title;
+	double order; /* curves are written by (table, order) */
+	size_t table;
+	char *device; /* device_name of its first row */
+};
+
+struct plot_curves {
+	struct plot_curve *curves;
+	size_t ncurves, curves_cap;
+	struct plot_point *points;
+	size_t npoints, points_cap;
+	size_t ntables;
+};
+
+/*
+ * Writes c as gnuplot data: '#' comments, then one block per curve
+ * (blocks separated by two blank lines, so `index i` selects one), each
+ * opening with a header line whose first field is the quoted title, then
+ * rows "x y pct_of_ceiling speedup rel_first noise_pct" sorted by x, NaN
+ * for none. Returns 0, or -1 on an I/O error.
+ */
+int plot_write_curves(FILE *fp, const struct plot_curves *c, const char *comment);
+
+void plot_curves_free(struct plot_curves *c);
+
+/* Adds point p (its curve field is set here) to the curve of c titled
+ * title, made when new with device and order (curves are written in
+ * increasing order). Returns 0, or -1 when out of memory. */
+int plot_curves_add(struct plot_curves *c, const char *title, const char *device, double order,
+		    struct plot_point p);
+
+/* The *.csv files of dir, sorted, in a NULL-terminated array (free with
+ * plot_free_list); NULL when dir cannot be read. */
+char **plot_list_csv(const char *dir);
+void plot_free_list(char **list);
+
+/* The curves of c in the order they are written: order[0 .. ncurves). */
+void plot_curve_order(const struct plot_curves *c, size_t *order);
+
+/* One gnuplot field, after a space: a double (NaN for none), or a string
+ * double-quoted with no '"' or line break inside. */
+void plot_put(FILE *fp, double v);
+void plot_put_string(FILE *fp, const char *s);
+
+/* p grown to hold need elements of size (capacity in *cap, doubled); NULL
+ * when out of memory (p is then unchanged and still owned by the caller). */
+void *plot_grow(void *p, size_t *cap, size_t need, size_t size);
+
+#endif
