@@ -217,41 +217,49 @@ static void commbench_json(struct json_out *j, const void *ctx)
 static int commbench_options(int argc, char **argv, bool *gpu, size_t *max_bytes,
 			     struct timing_opts *topt, const char **out, bool *quiet, bool *help)
 {
+	static const char *const valued[] = { "--device", "--max-bytes", "--min-time", "--max-time",
+					       "--out" };
+	const size_t nvalued = sizeof valued / sizeof *valued;
+	char msg[256];
 	*gpu = variant_available(variant_find("dist-allgather"), NULL);
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end;
+		const char *a = argv[i], *val = NULL;
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			*help = true;
-		} else if (strcmp(a, "--quiet") == 0) {
+			continue;
+		}
+		if (strcmp(a, "--quiet") == 0) {
 			*quiet = true;
-		} else if (!val) {
-			char msg[128];
-			snprintf(msg, sizeof msg, "unknown option or missing value: %s (see --help)", a);
+			continue;
+		}
+		size_t k = 0;
+		int t = 0;
+		for (; k < nvalued && (t = cli_take_option(argc, argv, &i, valued[k], &val)) == 0; k++)
+			;
+		if (t < 0 || k == nvalued) {
+			snprintf(msg, sizeof msg, t < 0 ? "%s needs a value (see --help)"
+							: "unknown option: %s (see --help)", a);
 			return commbench_usage(msg);
-		} else if (strcmp(a, "--device") == 0) {
+		}
+		switch (k) {
+		case 0:
 			if (strcmp(val, "gpu") != 0 && strcmp(val, "cpu") != 0)
 				return commbench_usage("--device takes gpu or cpu");
 			*gpu = strcmp(val, "gpu") == 0;
-			i++;
-		} else if (strcmp(a, "--max-bytes") == 0) {
+			break;
+		case 1:
 			*max_bytes = commbench_parse_bytes(val);
 			if (*max_bytes < COMMBENCH_MIN_BYTES)
 				return commbench_usage("--max-bytes takes a size from 1Ki to 64G, such as 256Mi");
-			i++;
-		} else if (strcmp(a, "--min-time") == 0 || strcmp(a, "--max-time") == 0) {
-			double v = strtod(val, &end);
-			if (end == val || *end || !(v >= 0) || v > 3600)
-				return commbench_usage("--min-time and --max-time take seconds from 0 to 3600");
-			*(a[3] == 'i' ? &topt->min_time : &topt->max_time) = v;
-			i++;
-		} else if (strcmp(a, "--out") == 0) {
+			break;
+		case 2:
+		case 3:
+			if (cli_parse_double(valued[k], val, 0, 3600, k == 2 ? &topt->min_time : &topt->max_time,
+					     msg, sizeof msg) != CLI_OK)
+				return commbench_usage(msg);
+			break;
+		default:
 			*out = val;
-			i++;
-		} else {
-			char msg[128];
-			snprintf(msg, sizeof msg, "unknown option: %s (see --help)", a);
-			return commbench_usage(msg);
 		}
 	}
 	return CLI_OK;

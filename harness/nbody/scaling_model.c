@@ -500,7 +500,7 @@ static int model_read_runs(const char *dir, char *rates, bool gpu, struct model_
 
 /* Options of the command; CLI_OK or CLI_USAGE (said). */
 struct model_opts {
-	char *comm, *rates;
+	const char *comm, *rates; /* comma-separated file lists */
 	const char *from, *out;
 	bool gpu, help;
 	int max_p;
@@ -508,43 +508,63 @@ struct model_opts {
 
 static int model_options(int argc, char **argv, struct model_opts *o, struct model_params *m)
 {
+	static const char *const valued[] = { "--comm", "--rates", "--from", "--out", "--device",
+					       "--gpus-per-node", "--inter-bw", "--inter-lat", "--max-p" };
+	const size_t nvalued = sizeof valued / sizeof *valued;
+	char msg[256];
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end;
-		double x = val ? strtod(val, &end) : NAN;
-		bool number = val && end != val && *end == '\0';
+		const char *a = argv[i], *val = NULL;
+		double x = 0;
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			o->help = true;
 			continue;
 		}
-		if (!val) {
-			char msg[128];
-			snprintf(msg, sizeof msg, "unknown option or missing value: %s (see --help)", a);
+		size_t k = 0;
+		int t = 0;
+		for (; k < nvalued && (t = cli_take_option(argc, argv, &i, valued[k], &val)) == 0; k++)
+			;
+		if (t < 0 || k == nvalued) {
+			snprintf(msg, sizeof msg, t < 0 ? "%s needs a value (see --help)"
+							: "unknown option: %s (see --help)", a);
 			return model_usage(msg);
 		}
-		i++;
-		if (strcmp(a, "--comm") == 0)
-			o->comm = argv[i];
-		else if (strcmp(a, "--rates") == 0)
-			o->rates = argv[i];
-		else if (strcmp(a, "--from") == 0)
-			o->from = val;
-		else if (strcmp(a, "--out") == 0)
-			o->out = val;
-		else if (strcmp(a, "--device") == 0 && (strcmp(val, "gpu") == 0 || strcmp(val, "cpu") == 0))
-			o->gpu = strcmp(val, "gpu") == 0;
-		else if (strcmp(a, "--gpus-per-node") == 0 && number && x >= 1 && x <= 1024 && x == floor(x))
-			m->gpus_per_node = (int)x;
-		else if (strcmp(a, "--inter-bw") == 0 && number && x > 0 && x < 1e6)
-			m->inter.bw = x * 1e9;
-		else if (strcmp(a, "--inter-lat") == 0 && number && x >= 0 && x < 1e6)
-			m->inter.alpha = x * 1e-6;
-		else if (strcmp(a, "--max-p") == 0 && number && x >= 2 && x <= 65536 && x == floor(x))
-			o->max_p = (int)x;
-		else {
-			char msg[160];
-			snprintf(msg, sizeof msg, "%s %s: not an option with a value it takes (see --help)", a, val);
+		/* the numbers: ranks a node, GB/s, microseconds, the largest P */
+		static const double lo[] = { 1, 1e-3, 0, 2 }, hi[] = { 1024, 1e6, 1e6, 65536 };
+		if (k >= 5 && cli_parse_double(valued[k], val, lo[k - 5], hi[k - 5], &x, msg, sizeof msg) != CLI_OK)
 			return model_usage(msg);
+		if ((k == 5 || k == 8) && x != floor(x)) {
+			snprintf(msg, sizeof msg, "%s takes a whole number, not %s", valued[k], val);
+			return model_usage(msg);
+		}
+		switch (k) {
+		case 0:
+			o->comm = val;
+			break;
+		case 1:
+			o->rates = val;
+			break;
+		case 2:
+			o->from = val;
+			break;
+		case 3:
+			o->out = val;
+			break;
+		case 4:
+			if (strcmp(val, "gpu") != 0 && strcmp(val, "cpu") != 0)
+				return model_usage("--device takes gpu or cpu");
+			o->gpu = strcmp(val, "gpu") == 0;
+			break;
+		case 5:
+			m->gpus_per_node = (int)x;
+			break;
+		case 6:
+			m->inter.bw = x * 1e9;
+			break;
+		case 7:
+			m->inter.alpha = x * 1e-6;
+			break;
+		default:
+			o->max_p = (int)x;
 		}
 	}
 	if (o->help)
@@ -621,20 +641,27 @@ int model_command(int argc, char **argv)
 	}
 	static struct model_measured meas;
 	meas.count = 0;
-	if (model_read_comm(o.comm, comm, names, &ncomm, 8, err, sizeof err) != 0 ||
+	/* the lists are cut up in place: copies of them (names[] points in) */
+	char *comm_list = strdup(o.comm), *rate_list = o.rates ? strdup(o.rates) : NULL;
+	int status = CLI_OK;
+	if (!comm_list || (o.rates && !rate_list)) {
+		status = model_usage("out of memory");
+		goto out_free;
+	}
+	if (model_read_comm(comm_list, comm, names, &ncomm, 8, err, sizeof err) != 0 ||
 	    model_fit(&m, comm, ncomm, err, sizeof err) != 0 ||
-	    model_read_runs(o.from, o.rates, o.gpu, &m, &meas, err, sizeof err) != 0) {
-		for (size_t i = 0; i < ncomm; i++)
-			csv_table_free(&comm[i]);
-		return model_usage(err);
+	    model_read_runs(o.from, rate_list, o.gpu, &m, &meas, err, sizeof err) != 0) {
+		status = model_usage(err);
+		goto out_free;
 	}
 	model_print(&m, &o, &meas);
-	int status = CLI_OK;
 	if (o.out) {
 		size_t cap = MODEL_NSCHEMES * (MODEL_LOG2_N_MAX - MODEL_LOG2_N_MIN + 1) * 20, nrows = 0;
 		struct model_row *rows = calloc(cap, sizeof *rows);
-		if (!rows)
-			return model_usage("out of memory");
+		if (!rows) {
+			status = model_usage("out of memory");
+			goto out_free;
+		}
 		for (size_t s = 0; s < MODEL_NSCHEMES; s++)
 			for (int e = MODEL_LOG2_N_MIN; e <= MODEL_LOG2_N_MAX; e++)
 				for (int p = 1; p <= o.max_p && nrows < cap; p *= 2) {
@@ -664,7 +691,10 @@ int model_command(int argc, char **argv)
 		}
 		free(rows);
 	}
+out_free:
 	for (size_t i = 0; i < ncomm; i++)
 		csv_table_free(&comm[i]);
+	free(comm_list);
+	free(rate_list);
 	return status;
 }
