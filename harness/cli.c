@@ -295,10 +295,9 @@ static int cli_check_combinations(struct cli_options *o, char *err, size_t errle
 				return CLI_USAGE;
 			}
 	}
-	if (o->suite && (o->cmd != CLI_RUN || o->variant_given || o->n_given || o->steps || o->out ||
-			 o->ic_file)) {
-		snprintf(err, errlen, "--suite sets variants, N and mode and writes to --out-dir: it takes "
-				      "no --variant, --n, --steps, --out or --ic FILE (run only)");
+	if (o->suite && (o->cmd != CLI_RUN || o->variant_given || o->steps || o->out || o->ic_file)) {
+		snprintf(err, errlen, "--suite sets variants and mode and writes to --out-dir: it takes "
+				      "no --variant, --steps, --out or --ic FILE (run only; --n keeps its rows at those N)");
 		return CLI_USAGE;
 	}
 	if (o->out_dir && !o->suite) {
@@ -511,7 +510,8 @@ void cli_print_help(enum cli_command cmd)
 		       "                      in --out-dir (scaling suites: NAME-pP.csv for P ranks;\n"
 		       "                      mpirun -np P bin/harness run --suite scaling)\n"
 		       "                      A suite none of whose rows can run here writes no\n"
-		       "                      file and exits 2 (under all: a note)\n"
+		       "                      file and exits 2 (under all: a note); with --n, only\n"
+		       "                      the suite's rows at those N\n"
 		       "  --out-dir DIR       where suites write (results/local)\n", common, timing);
 		break;
 	case CLI_CHECK:

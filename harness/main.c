@@ -724,6 +724,22 @@ static bool main_suite_per_ranks(const char *name)
 	return false;
 }
 
+/* Keeps, in order, the *count values of n_list that --n also gave (run
+ * --suite NAME --n LIST: the suite's rows at those N). Returns how many
+ * are left. */
+static size_t main_keep_given_n(const struct cli_options *o, size_t *n_list, size_t *count)
+{
+	size_t kept = 0;
+	for (size_t k = 0; k < *count; k++)
+		for (size_t g = 0; g < o->n_count; g++)
+			if (o->n_list[g] == n_list[k]) {
+				n_list[kept++] = n_list[k];
+				break;
+			}
+	*count = kept;
+	return kept;
+}
+
 /* One suite: every line of suites.def with that name, swept in turn into
  * one table, written to DIR/<name>.csv (or <name>-p<P>.csv, see
  * main_suite_per_ranks). Variants that cannot run here are skipped and
@@ -750,6 +766,7 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 		free(skipped);
 		return main_usage_error(err);
 	}
+	bool any_n = !o->n_given;
 	for (size_t e = 0; e < suite_entry_count && !main_aborted; e++) {
 		const struct suite_entry *se = &suite_entries[e];
 		if (strcmp(se->name, name) != 0)
@@ -765,6 +782,11 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 			status = CLI_FAILED;
 			continue;
 		}
+		if (o->n_given && main_keep_given_n(o, local.n_list, &local.n_count) == 0) {
+			free(local.n_list);
+			continue; /* none of this line's N were asked for */
+		}
+		any_n = true;
 		bool run[NBODY_VARIANT_COUNT];
 		size_t nrun = main_pick_variants(&local, run, skipped, err, sizeof err);
 		if (nrun > 0 && main_check_sizes(&local, NULL, err, sizeof err) == CLI_OK) {
@@ -790,6 +812,15 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 					skips_add(skipped, nbody_variants[i].name, err);
 		}
 		free(local.n_list);
+	}
+	if (nrows == 0 && !main_aborted && !any_n) {
+		free(rows);
+		free(skipped);
+		bool by_name = strcmp(o->suite, "all") != 0;
+		if (dist_rank() == 0 && (by_name || !o->quiet))
+			fprintf(stderr, "harness: suite %s has no row at the N given by --n, no file written\n",
+				name);
+		return by_name ? CLI_USAGE : CLI_OK;
 	}
 	if (nrows == 0 && !main_aborted) {
 		char what[1024];
