@@ -57,6 +57,8 @@ else
 GENCODE := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_89,code=sm_89 \
            -gencode arch=compute_90,code=[sm_90,compute_90]
 endif
+# The architectures built, for `harness version`.
+CUDA_ARCHS := $(or $(CUDA_ARCH),sm_80 sm_89 sm_90 compute_90)
 NVCCFLAGS ?= -O3 -lineinfo
 ALL_NVCCFLAGS := -std=c++17 $(GENCODE) $(NVCCFLAGS) -Xcompiler -Wall,-Wextra -MMD -MP
 CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib))
@@ -199,6 +201,7 @@ build/buildinfo.h: FORCE
 	  echo '#define HARNESS_NVCC_FLAGS "'"$$( [ -n '$(NVCC)' ] && echo '$(ALL_NVCCFLAGS)' | sed 's/"/\\"/g')"'"'; \
 	  echo '#define HARNESS_GIT_COMMIT "$(GIT_COMMIT)"'; \
 	  echo '#define HARNESS_GIT_DIRTY $(GIT_DIRTY)'; \
+	  echo '#define HARNESS_CUDA_ARCHS "$(CUDA_ARCHS)"'; \
 	  echo '#define HARNESS_MAKE_SETTINGS \'; \
 	  $(call buildinfo_setting,CC,0) \
 	  $(call buildinfo_setting,NVCC,0) \

@@ -73,6 +73,9 @@ static void main_abort(const struct variant *v, size_t n, const char *why)
 
 static int main_list(const struct cli_options *o)
 {
+	struct skips *unavailable = calloc(1, sizeof *unavailable);
+	if (!unavailable)
+		return main_usage_error("out of memory");
 	printf("%-18s %-14s %-5s %-4s %5s %3s %6s %3s  %-10s %s\n", "variant", "family", "prec",
 	       "dev", "p", "q", "unroll", "k", "available", "summary");
 	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
@@ -86,8 +89,10 @@ static int main_list(const struct cli_options *o)
 		       variant_precision_name(v->precision), variant_device_name(v->device), v->tile_p,
 		       v->threads_q, v->unroll, v->bodies_k, ok ? "yes" : "no", v->summary);
 		if (!ok)
-			printf("%-18s   (unavailable: %s)\n", "", why);
+			skips_add(unavailable, v->name, why);
 	}
+	skips_say_each(stdout, unavailable, "unavailable");
+	free(unavailable);
 	return CLI_OK;
 }
 
@@ -1001,12 +1006,102 @@ static int main_sph_suite(int argc, char **argv)
 	return status;
 }
 
+/* sph_command reads the whole command line (argv[1] is "sph"); argv here
+ * starts at "sph", one past the program's name. */
+static int main_sph(int argc, char **argv)
+{
+	return sph_command(argc + 1, argv - 1);
+}
+
+static int main_version(int argc, char **argv)
+{
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		printf("usage: harness version   (or harness --version)\n\n"
+		       "Prints the commit this binary was built from (and whether the tree had\n"
+		       "uncommitted changes), whether CUDA (with its architectures), MPI, NCCL\n"
+		       "and PNG output were built in, and the compilers.\n");
+		return CLI_OK;
+	}
+	if (argc > 1) {
+		char err[256];
+		snprintf(err, sizeof err, "version takes no arguments ('%s')", argv[1]);
+		return main_usage_error(err);
+	}
+	sysinfo_print_version(stdout);
+	return CLI_OK;
+}
+
+/* Every command, in the order the help overview lists them: the overview
+ * and the unknown-command message are both made from this table. run:
+ * commands that parse their own options, called with argv at the command's
+ * name; NULL for those of cli_parse (list, run, check, forces). */
+static const struct main_cmd {
+	const char *name, *summary;
+	int (*run)(int argc, char **argv);
+} main_cmds[] = {
+	{ "list", "the variants this harness knows and which can run here", NULL },
+	{ "run", "validate, then time; table on screen, CSV + JSON sidecar", NULL },
+	{ "check", "validate only", NULL },
+	{ "forces", "per-body accelerations of one variant next to the reference", NULL },
+	{ "compare", "two results CSVs row by row: same, faster, slower, SLOWER (a\n"
+		     "regression) or inconclusive (too noisy to tell)", compare_command },
+	{ "ab", "the same rows with a base revision's build and this one,\n"
+		"interleaved until decided, pooled and compared: a regression gate", ab_command },
+	{ "plot", "the chapter's figures from suite CSVs (gnuplot)", plot_command },
+	{ "report", "the README's results tables (N-body, SPH, rendering) from a\n"
+		    "results folder", report_command },
+	{ "export", "a results CSV as Google Benchmark JSON", export_command },
+	{ "sph", "the SPH variants on the paper's dam break (harness sph --help)", main_sph },
+	{ "commbench", "times the distributed variants' collectives alone (under mpirun)",
+	  commbench_command },
+	{ "model", "predicts the distributed variants at more ranks from what was\n"
+		   "measured", model_command },
+	{ "version", "the commit and build options of this binary (also --version)", main_version },
+	{ "help", "this overview (also --help)", NULL },
+};
+enum { MAIN_NCMDS = sizeof main_cmds / sizeof main_cmds[0] };
+
+static const struct main_cmd *main_find_cmd(const char *name)
+{
+	for (size_t i = 0; i < MAIN_NCMDS; i++)
+		if (strcmp(main_cmds[i].name, name) == 0)
+			return &main_cmds[i];
+	return NULL;
+}
+
+/* The help overview, from main_cmds (continuation lines indented). */
+static void main_help(void)
+{
+	printf("usage: harness COMMAND [options]   (harness COMMAND --help for details)\n\n");
+	for (size_t i = 0; i < MAIN_NCMDS; i++) {
+		printf("  %-10s ", main_cmds[i].name);
+		for (const char *p = main_cmds[i].summary; *p; p++) {
+			putchar(*p);
+			if (*p == '\n')
+				printf("  %-10s ", "");
+		}
+		putchar('\n');
+	}
+}
+
+/* "unknown command 'x' (allowed: list, run, ...)" from main_cmds. */
+static int main_unknown_cmd(const char *name)
+{
+	char err[1024];
+	int w = snprintf(err, sizeof err, "unknown command '%s' (allowed:", name);
+	for (size_t i = 0; i < MAIN_NCMDS && w > 0 && (size_t)w < sizeof err; i++)
+		w += snprintf(err + w, sizeof err - (size_t)w, "%s %s", i ? "," : "", main_cmds[i].name);
+	if (w > 0 && (size_t)w < sizeof err)
+		snprintf(err + w, sizeof err - (size_t)w, ")");
+	return main_usage_error(err);
+}
+
 /* The command line's command. With several ranks only list, run and check
  * go on (forces, compare, plot and sph run on one process). */
 static int main_command(int argc, char **argv)
 {
 	struct cli_options o;
-	char err[768];
+	char err[2048];
 	const char *cmd = argc > 1 ? argv[1] : "";
 	if (dist_size() > 1 && strcmp(cmd, "list") != 0 && strcmp(cmd, "run") != 0 &&
 	    strcmp(cmd, "check") != 0 && strcmp(cmd, "commbench") != 0) {
@@ -1014,6 +1109,16 @@ static int main_command(int argc, char **argv)
 			 cmd, dist_size());
 		return main_usage_error(err);
 	}
+	if (strcmp(cmd, "--version") == 0)
+		cmd = "version";
+	if (argc < 2 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+	    strcmp(cmd, "help") == 0) {
+		main_help();
+		return CLI_OK;
+	}
+	const struct main_cmd *mc = main_find_cmd(cmd);
+	if (!mc)
+		return main_unknown_cmd(cmd);
 	if (testhook_check(err, sizeof err) != 0)
 		return main_usage_error(err);
 	if (testhook_active(TESTHOOK_SLOWDOWN) || testhook_active(TESTHOOK_WORK))
@@ -1021,24 +1126,10 @@ static int main_command(int argc, char **argv)
 			TESTHOOK_WORK, testhook_active(TESTHOOK_WORK) ? testhook_active(TESTHOOK_WORK) : "",
 			TESTHOOK_SLOWDOWN,
 			testhook_active(TESTHOOK_SLOWDOWN) ? testhook_active(TESTHOOK_SLOWDOWN) : "");
-	if (argc > 1 && strcmp(argv[1], "commbench") == 0)
-		return commbench_command(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "model") == 0)
-		return model_command(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "compare") == 0)
-		return compare_command(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "ab") == 0)
-		return ab_command(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "plot") == 0)
-		return plot_command(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "export") == 0)
-		return export_command(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "report") == 0)
-		return report_command(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "sph") == 0)
-		return sph_command(argc, argv);
 	if (main_is_sph_suite(argc, argv))
 		return main_sph_suite(argc, argv);
+	if (mc->run)
+		return mc->run(argc - 1, argv + 1);
 	if (cli_parse(argc, argv, &o, err, sizeof err) != CLI_OK)
 		return main_usage_error(err);
 	int status;

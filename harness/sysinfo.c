@@ -84,6 +84,23 @@ bool sysinfo_git_dirty(void)
 	return HARNESS_GIT_DIRTY;
 }
 
+/* "on" when the Makefile defined option (to 1), else "off": an undefined
+ * macro stringifies to its own name. */
+#define SYSINFO_TEXT(x) #x
+#define SYSINFO_ON(option) (strcmp(SYSINFO_TEXT(option), "1") == 0 ? "on" : "off")
+
+void sysinfo_print_version(FILE *fp)
+{
+	fprintf(fp, "harness commit %s%s\n", sysinfo_git_commit(),
+		sysinfo_git_dirty() ? " (with uncommitted changes)" : "");
+	fprintf(fp, "build: CUDA %s%s%s%s, MPI %s, NCCL %s, PNG %s\n", SYSINFO_ON(HARNESS_HAVE_CUDA),
+		sysinfo_nvcc()[0] ? " (" : "", sysinfo_nvcc()[0] ? HARNESS_CUDA_ARCHS : "",
+		sysinfo_nvcc()[0] ? ")" : "", SYSINFO_ON(HARNESS_HAVE_MPI),
+		SYSINFO_ON(HARNESS_HAVE_NCCL), SYSINFO_ON(HARNESS_HAVE_PNG));
+	fprintf(fp, "compilers: %s%s%s\n", sysinfo_compiler(), sysinfo_nvcc()[0] ? "; nvcc " : "",
+		sysinfo_nvcc());
+}
+
 const struct sysinfo_make_setting *sysinfo_make_settings(void)
 {
 	static const struct sysinfo_make_setting settings[] = { HARNESS_MAKE_SETTINGS };

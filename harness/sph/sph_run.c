@@ -316,8 +316,12 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 	return rc;
 }
 
+/* The variants, then the named columns that --column takes. */
 static int sph_list(void)
 {
+	struct skips *unavailable = calloc(1, sizeof *unavailable);
+	if (!unavailable)
+		return sph_usage("out of memory");
 	printf("%-22s %-16s %-4s %-10s %s\n", "variant", "method", "dev", "available", "summary");
 	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
 		const struct sph_variant *v = &sph_variants[i];
@@ -326,8 +330,23 @@ static int sph_list(void)
 		printf("%-22s %-16s %-4s %-10s %s\n", v->name, v->method, variant_device_name(v->device),
 		       ok ? "yes" : "no", v->summary);
 		if (!ok)
-			printf("%-22s   (unavailable: %s)\n", "", why);
+			skips_add(unavailable, v->name, why);
 	}
+	skips_say_each(stdout, unavailable, "unavailable");
+	free(unavailable);
+	size_t count;
+	const struct sph_column *c = sph_scene_columns(&count);
+	printf("\n%-14s %10s %12s %6s %s\n", "column", "particles", "NXxNYxNZ", "tank", "paper");
+	for (size_t k = 0; k < count; k++) {
+		char lattice[48];
+		snprintf(lattice, sizeof lattice, "%dx%dx%d", c[k].nx, c[k].ny, c[k].nz);
+		printf("%-14s %10zu %12s %6g %s\n", c[k].name,
+		       sph_scene_particles(c[k].nx, c[k].ny, c[k].nz), lattice, c[k].tank,
+		       c[k].paper ? "yes" : "");
+	}
+	printf("--column also takes 'paper' (the paper's columns), 'all' (every named one) and\n"
+	       "NXxNYxNZ[@L] (L: the tank's length in column widths, %g; @0 a box that fits)\n",
+	       SPH_SCENE_TANK);
 	return CLI_OK;
 }
 
