@@ -27,6 +27,7 @@
 #include "nbody/instance.h"
 #include "nvml.h"
 #include "plot.h"
+#include "progress.h"
 #include "report.h"
 #include "sph/sph_run.h"
 #include "results.h"
@@ -201,20 +202,46 @@ static int main_steps_fn(void *ctx, int reps, double *seconds)
 	return instance_steps(s->in, reps, s->dt, seconds);
 }
 
-/* Progress on stderr when it is a terminal: row k of total, and a time
- * estimate from the work done so far (cost grows as N^2). */
-static void main_progress(const struct cli_options *o, size_t k, size_t total,
-			  const char *name, size_t n, double elapsed, double work_done,
-			  double work_total)
+/* Interactions per second a device does, roughly: the scale of the
+ * predicted costs below (the progress estimate corrects the scale by what
+ * the rows took; only the ratios between rows matter). */
+#define MAIN_CPU_RATE 1e9
+#define MAIN_GPU_RATE 1e11
+
+/* Predicted seconds of the row of v at n: the reference at the checked
+ * bodies (first: the first row at this N, which computes it), one
+ * evaluation to validate, and for run a warm-up and the timing, which
+ * stops at --max-time unless the noise target is met sooner (one call
+ * when a call is longer): time limits, not N^2, decide most rows. */
+static double main_row_cost(const struct cli_options *o, const struct variant *v, size_t n,
+			    bool first)
 {
-	if (o->quiet || !isatty(STDERR_FILENO))
-		return;
-	char eta[32] = "";
-	if (work_done > 0)
-		snprintf(eta, sizeof eta, ", ~%.0f s left",
-			 elapsed / work_done * (work_total - work_done));
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s N=%zu%s", k + 1, total, name, n, eta);
-	fflush(stderr);
+	double pairs = (double)n * (double)n;
+	double call = pairs / (v->device == VARIANT_GPU ? MAIN_GPU_RATE : MAIN_CPU_RATE);
+	double s = 0.01 + call;
+	if (first)
+		s += (double)validate_checked_count(n) * (double)n / MAIN_CPU_RATE;
+	if (o->cmd == CLI_RUN) {
+		double limit = o->timing.max_time > o->timing.min_time ? o->timing.max_time
+								       : o->timing.min_time;
+		s += call + (call >= limit ? call : limit);
+	}
+	return s;
+}
+
+/* Plans the rows of a sweep (main_sweep) on pg. */
+static void main_plan_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_COUNT],
+			    const size_t *n_list, size_t n_count, struct progress *pg)
+{
+	for (size_t k = 0; k < n_count; k++) {
+		bool first = true;
+		for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
+			if (!run[i])
+				continue;
+			progress_plan(pg, main_row_cost(o, &nbody_variants[i], n_list[k], first), (int)i);
+			first = false;
+		}
+	}
 }
 
 /* Validates (and for run, times) one variant on one set of bodies. The
@@ -550,20 +577,14 @@ static int main_bodies_make(const struct cli_options *o, const struct bodies *fi
  * Returns CLI_OK, or CLI_FAILED when a variant failed or could not run. */
 static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_COUNT],
 		      const size_t *n_list, size_t n_count, const struct bodies *file,
-		      struct result_row *rows, size_t *nrows)
+		      struct result_row *rows, size_t *nrows, const char *suite, struct progress *pg)
 {
 	int status = CLI_OK;
-	size_t nrun = 0, first = *nrows;
 	bool root = dist_rank() == 0;
-	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
-		nrun += run[i];
 	static struct sysinfo_host host;
 	sysinfo_host_read(&host);
 	static struct gpu_device_info gpu;
 	bool have_gpu = gpu_device_query(0, &gpu) == 0;
-	double work_total = 0, work_done = 0, t_start = timing_now();
-	for (size_t k = 0; k < n_count; k++)
-		work_total += (double)nrun * (double)n_list[k] * (double)n_list[k];
 
 	for (size_t k = 0; k < n_count && !main_aborted; k++) {
 		size_t n = n_list[k], m = 0;
@@ -578,12 +599,14 @@ static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_
 			status = CLI_FAILED;
 			goto next_n;
 		}
+		bool first = true;
 		for (size_t i = 0; i < NBODY_VARIANT_COUNT && !main_aborted; i++) {
 			if (!run[i])
 				continue;
 			const struct variant *v = &nbody_variants[i];
-			main_progress(o, *nrows - first, nrun * n_count, v->name, n,
-				      timing_now() - t_start, work_done, work_total);
+			progress_begin(pg, main_row_cost(o, v, n, first), (int)i, "%s%s%s N=%zu",
+				       suite ? suite : "", suite ? " " : "", v->name, n);
+			first = false;
 			struct result_row *row = &rows[(*nrows)++];
 			row->v = v;
 			row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
@@ -608,14 +631,12 @@ static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_
 					     have_gpu ? &gpu : NULL, &single, row);
 			if (!row->val.pass || (o->cmd == CLI_RUN && !row->timed))
 				status = CLI_FAILED;
-			work_done += (double)n * (double)n;
+			progress_end(pg);
 		}
 next_n:
 		main_bodies_free(&b);
 		free(single.acc3);
 	}
-	if (!o->quiet && isatty(STDERR_FILENO))
-		fprintf(stderr, "\r\033[K");
 	return status;
 }
 
@@ -702,8 +723,12 @@ static int main_run(int argc, char **argv, const struct cli_options *o)
 		goto out_free_file;
 	}
 	main_say_skipped(o, NULL, skipped);
+	struct progress pg;
+	progress_init(&pg, o->cmd == CLI_RUN ? "run" : "check", o->quiet || dist_rank() != 0);
+	main_plan_sweep(&local, run, local.n_list, local.n_count, &pg);
 	status = main_sweep(&local, run, local.n_list, local.n_count, o->ic_file ? &file : NULL,
-			    rows, &nrows);
+			    rows, &nrows, NULL, &pg);
+	progress_finish(&pg);
 	status = main_finish(argc, argv, o, out, rows, nrows, skipped, status);
 out_free_file:
 	bodies_free(&file);
@@ -735,8 +760,54 @@ static bool main_suite_per_ranks(const char *name)
  * named in one line (and in the sidecar). When none of its rows can run,
  * no file is written: asked for by name, that is one line and CLI_USAGE;
  * under --suite all, a note and CLI_OK with *wrote false. */
+/* The options of suite entry se into local (its variants, mode and N
+ * list, which the caller frees) and what of it runs here into run[] and
+ * *nrun; what cannot run (not here, or too large for this machine's
+ * memory) goes to skipped. 0, or -1 with err for a malformed entry. */
+static int main_suite_entry(const struct cli_options *o, const struct suite_entry *se,
+			    struct cli_options *local, bool run[NBODY_VARIANT_COUNT], size_t *nrun,
+			    struct skips *skipped, char *err, size_t errlen)
+{
+	*local = *o;
+	local->variant_given = true;
+	local->steps = se->mode == SUITE_STEPS;
+	local->n_list = NULL;
+	memset(local->selected, 0, sizeof local->selected);
+	if (cli_select_variants(se->variants, local, err, errlen) != CLI_OK ||
+	    cli_parse_suite_n(se->n_list, (size_t)dist_size(), &local->n_list, &local->n_count, err,
+			      errlen) != CLI_OK)
+		return -1;
+	*nrun = main_pick_variants(local, run, skipped, err, errlen);
+	if (*nrun > 0 && main_check_sizes(local, NULL, err, errlen) != CLI_OK) {
+		for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
+			if (run[i])
+				skips_add(skipped, nbody_variants[i].name, err);
+		*nrun = 0;
+	}
+	return 0;
+}
+
+/* Plans the rows of suite name (every suite under "all") on pg. */
+static void main_plan_suites(const struct cli_options *o, struct progress *pg)
+{
+	char err[768];
+	struct skips *scratch = calloc(1, sizeof *scratch);
+	for (size_t e = 0; scratch && e < suite_entry_count; e++) {
+		const struct suite_entry *se = &suite_entries[e];
+		struct cli_options local;
+		bool run[NBODY_VARIANT_COUNT];
+		size_t nrun;
+		if (strcmp(o->suite, "all") != 0 && strcmp(o->suite, se->name) != 0)
+			continue;
+		if (main_suite_entry(o, se, &local, run, &nrun, scratch, err, sizeof err) == 0 && nrun)
+			main_plan_sweep(&local, run, local.n_list, local.n_count, pg);
+		free(local.n_list);
+	}
+	free(scratch);
+}
+
 static int main_suite(int argc, char **argv, const struct cli_options *o, const char *name,
-		      const char *dir, bool *wrote)
+		      const char *dir, bool *wrote, struct progress *pg)
 {
 	char err[768], out[1024];
 	int status = CLI_OK;
@@ -759,20 +830,15 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 		const struct suite_entry *se = &suite_entries[e];
 		if (strcmp(se->name, name) != 0)
 			continue;
-		struct cli_options local = *o;
-		local.variant_given = true;
-		local.steps = se->mode == SUITE_STEPS;
-		memset(local.selected, 0, sizeof local.selected);
-		if (cli_select_variants(se->variants, &local, err, sizeof err) != CLI_OK ||
-		    cli_parse_suite_n(se->n_list, (size_t)dist_size(), &local.n_list, &local.n_count, err,
-				      sizeof err) != CLI_OK) {
+		struct cli_options local;
+		bool run[NBODY_VARIANT_COUNT];
+		size_t nrun;
+		if (main_suite_entry(o, se, &local, run, &nrun, skipped, err, sizeof err) != 0) {
 			fprintf(stderr, "harness: suite %s: %s\n", name, err);
 			status = CLI_FAILED;
 			continue;
 		}
-		bool run[NBODY_VARIANT_COUNT];
-		size_t nrun = main_pick_variants(&local, run, skipped, err, sizeof err);
-		if (nrun > 0 && main_check_sizes(&local, NULL, err, sizeof err) == CLI_OK) {
+		if (nrun > 0) {
 			size_t need = nrows + nrun * local.n_count;
 			struct result_row *grown = realloc(rows, need * sizeof *rows);
 			if (!grown) {
@@ -785,14 +851,10 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 			}
 			rows = grown;
 			memset(rows + nrows, 0, (need - nrows) * sizeof *rows);
-			int st = main_sweep(&local, run, local.n_list, local.n_count, NULL, rows, &nrows);
+			int st = main_sweep(&local, run, local.n_list, local.n_count, NULL, rows, &nrows,
+					    name, pg);
 			if (st != CLI_OK)
 				status = st;
-		} else {
-			/* too large for this machine's memory: skipped as well */
-			for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
-				if (run[i])
-					skips_add(skipped, nbody_variants[i].name, err);
 		}
 		free(local.n_list);
 	}
@@ -826,6 +888,10 @@ static int main_suites(int argc, char **argv, const struct cli_options *o)
 		atomic_mkdir_p(dir);
 	int status = CLI_OK;
 	size_t written = 0;
+	struct progress pg;
+	progress_init(&pg, strcmp(o->suite, "all") == 0 ? "suite all" : "suite",
+		      o->quiet || dist_rank() != 0);
+	main_plan_suites(o, &pg);
 	for (size_t e = 0; e < suite_entry_count; e++) {
 		const char *name = suite_entries[e].name;
 		bool first = true, wrote;
@@ -833,15 +899,18 @@ static int main_suites(int argc, char **argv, const struct cli_options *o)
 			first = first && strcmp(suite_entries[k].name, name) != 0;
 		if (!first || (strcmp(o->suite, "all") != 0 && strcmp(o->suite, name) != 0))
 			continue;
-		int st = main_suite(argc, argv, o, name, dir, &wrote);
-		if (st == CLI_USAGE)
+		int st = main_suite(argc, argv, o, name, dir, &wrote, &pg);
+		if (st == CLI_USAGE) {
+			progress_finish(&pg);
 			return st;
+		}
 		if (st != CLI_OK)
 			status = st;
 		written += wrote;
 		if (main_aborted)
 			break;
 	}
+	progress_finish(&pg);
 	if (written == 0 && !main_aborted && strcmp(o->suite, "all") == 0) {
 		if (dist_rank() == 0)
 			fprintf(stderr, "harness: --suite all: no suite has a row that can run here, no file written\n");

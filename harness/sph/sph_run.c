@@ -15,6 +15,7 @@
 #include "../cli.h"
 #include "../gpu_device.h"
 #include "../json_out.h"
+#include "../progress.h"
 #include "../render/render_run.h"
 #include "../results.h"
 #include "../skips.h"
@@ -723,12 +724,53 @@ static void sph_say_skipped(const struct sph_options *o, const char *suite,
 		skips_say(stderr, skipped, prefix);
 }
 
+/* Seconds one particle's step takes, roughly: the scale of the predicted
+ * costs (the progress estimate corrects it by what the rows took). */
+#define SPH_RUN_CPU_STEP 1e-6
+#define SPH_RUN_GPU_STEP 5e-9
+
+/* Predicted seconds of the row of v on col: the scene and the double
+ * reference (first: the column's first row, which builds the scene), the
+ * warm-up steps, and for run the timing, which stops at --max-time
+ * unless the noise target is met sooner (one step when a step is longer),
+ * and as long again for the rendering's validation and timing. */
+static double sph_row_cost(const struct sph_options *o, const struct sph_variant *v,
+			   const struct sph_column *col, bool first)
+{
+	double n = (double)sph_scene_particles(col->nx, col->ny, col->nz);
+	double step = n * (v->device == VARIANT_GPU ? SPH_RUN_GPU_STEP : SPH_RUN_CPU_STEP);
+	double s = 0.01 + 2 * n * SPH_RUN_CPU_STEP + o->warm_steps * step;
+	if (first)
+		s += n * SPH_RUN_CPU_STEP;
+	if (o->cmd == SPH_RUN) {
+		double limit = o->timing.max_time > o->timing.min_time ? o->timing.max_time
+								       : o->timing.min_time;
+		s += step + (step >= limit ? step : limit);
+		if (o->render)
+			s += 2 * limit;
+	}
+	return s;
+}
+
+/* The variants of o that run here, on every column, planned on pg. */
+static void sph_plan(const struct sph_options *o, struct progress *pg)
+{
+	for (size_t k = 0; k < o->ncolumns; k++)
+		for (size_t i = 0, first = 1; i < SPH_VARIANT_COUNT; i++)
+			if ((!o->variant_given || o->selected[i]) &&
+			    sph_variant_available(&sph_variants[i], NULL)) {
+				progress_plan(pg, sph_row_cost(o, &sph_variants[i], &o->columns[k], first),
+					      (int)i);
+				first = 0;
+			}
+}
+
 /* Runs every selected variant on every column, appending to *rows (grown
  * as needed); those that cannot run here go to skipped. Returns CLI_OK,
  * CLI_FAILED when a variant failed, or CLI_USAGE with the reason in *why
  * when nothing selected can run here. */
 static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_t *nrows,
-		       struct skips *skipped, const char **why_out)
+		       struct skips *skipped, const char **why_out, struct progress *pg)
 {
 	size_t nvar = 0;
 	const char *why = NULL;
@@ -765,10 +807,14 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 			status = CLI_FAILED;
 			continue;
 		}
+		bool first = true;
 		for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
 			const struct sph_variant *v = &sph_variants[i];
 			if ((o->variant_given && !o->selected[i]) || !sph_variant_available(v, NULL))
 				continue;
+			progress_begin(pg, sph_row_cost(o, v, col, first), (int)i, "%s%s%s on %s",
+				       o->suite ? o->suite : "", o->suite ? " " : "", v->name, col->name);
+			first = false;
 			struct sph_row *row = &(*rows)[(*nrows)++];
 			row->v = v;
 			row->col = *col;
@@ -779,6 +825,7 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 			row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
 			if (sph_measure(o, &sc, row) != CLI_OK)
 				status = CLI_FAILED;
+			progress_end(pg);
 		}
 		sph_scene_free(&sc);
 	}
@@ -846,7 +893,11 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 	struct skips *skipped = calloc(1, sizeof *skipped);
 	if (!skipped)
 		return sph_usage("out of memory");
-	int status = sph_collect(o, &rows, &nrows, skipped, &why);
+	struct progress pg;
+	progress_init(&pg, o->cmd == SPH_RUN ? "sph run" : "sph check", o->quiet);
+	sph_plan(o, &pg);
+	int status = sph_collect(o, &rows, &nrows, skipped, &why, &pg);
+	progress_finish(&pg);
 	if (status == CLI_USAGE) {
 		if (skips_total(skipped) > 1) {
 			int w = snprintf(err, sizeof err, "nothing selected can run here: ");
@@ -869,8 +920,39 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
  * written (an empty one would read like a measurement): asked for by
  * name, one line and CLI_USAGE; under --suite all, a note and CLI_OK
  * with *wrote false. */
+/* The options of suite line into local: its variants, columns, and
+ * whether it is timed and rendered. CLI_OK, or CLI_USAGE with err. */
+static int sph_suite_line_options(const struct sph_options *o, const struct sph_suite_line *line,
+				  struct sph_options *local, char *err, size_t errlen)
+{
+	*local = *o;
+	local->cmd = line->timed ? SPH_RUN : SPH_CHECK;
+	local->render = line->render;
+	local->suite = line->name;
+	memset(local->selected, 0, sizeof local->selected);
+	local->ncolumns = 0;
+	if (sph_parse_variants(line->variants, local, err, errlen) != CLI_OK ||
+	    sph_parse_columns(line->columns, local, err, errlen) != CLI_OK)
+		return CLI_USAGE;
+	return CLI_OK;
+}
+
+/* Plans the rows of the suites o->suite names (every one under "all"). */
+static void sph_plan_suites(const struct sph_options *o, struct progress *pg)
+{
+	static struct sph_options local;
+	char err[512];
+	for (size_t e = 0; e < sph_suite_count; e++) {
+		const struct sph_suite_line *line = &sph_suite_lines[e];
+		if ((strcmp(o->suite, "all") == 0 || strcmp(o->suite, line->name) == 0) &&
+		    (!line->render || gpu_device_count() > 0) &&
+		    sph_suite_line_options(o, line, &local, err, sizeof err) == CLI_OK)
+			sph_plan(&local, pg);
+	}
+}
+
 static int sph_suite(int argc, char **argv, const struct sph_options *o, const char *name,
-		     const char *dir, bool *wrote)
+		     const char *dir, bool *wrote, struct progress *pg)
 {
 	char err[1400], out[1024], why[300];
 	*wrote = false;
@@ -888,13 +970,8 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 		const struct sph_suite_line *line = &sph_suite_lines[e];
 		if (strcmp(line->name, name) != 0)
 			continue;
-		struct sph_options local = *o;
-		local.cmd = line->timed ? SPH_RUN : SPH_CHECK;
-		local.render = line->render;
-		memset(local.selected, 0, sizeof local.selected);
-		local.ncolumns = 0;
-		if (sph_parse_variants(line->variants, &local, err, sizeof err) != CLI_OK ||
-		    sph_parse_columns(line->columns, &local, err, sizeof err) != CLI_OK) {
+		struct sph_options local;
+		if (sph_suite_line_options(o, line, &local, err, sizeof err) != CLI_OK) {
 			fprintf(stderr, "harness: sph: suite %s: %s\n", name, err);
 			status = CLI_FAILED;
 			continue;
@@ -908,7 +985,7 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 		}
 		render = render || line->render;
 		const char *w;
-		int st = sph_collect(&local, &rows, &nrows, skipped, &w);
+		int st = sph_collect(&local, &rows, &nrows, skipped, &w, pg);
 		if (st != CLI_OK && st != CLI_USAGE)
 			status = st;
 	}
@@ -939,6 +1016,9 @@ static int sph_suites(int argc, char **argv, const struct sph_options *o)
 	atomic_mkdir_p(dir);
 	int status = CLI_OK;
 	size_t written = 0;
+	struct progress pg;
+	progress_init(&pg, "sph suite", o->quiet);
+	sph_plan_suites(o, &pg);
 	for (size_t e = 0; e < sph_suite_count; e++) {
 		const char *name = sph_suite_lines[e].name;
 		bool first = true;
@@ -947,13 +1027,16 @@ static int sph_suites(int argc, char **argv, const struct sph_options *o)
 		if (!first || (strcmp(o->suite, "all") != 0 && strcmp(o->suite, name) != 0))
 			continue;
 		bool wrote;
-		int st = sph_suite(argc, argv, o, name, dir, &wrote);
-		if (st == CLI_USAGE)
+		int st = sph_suite(argc, argv, o, name, dir, &wrote, &pg);
+		if (st == CLI_USAGE) {
+			progress_finish(&pg);
 			return st;
+		}
 		if (st != CLI_OK)
 			status = st;
 		written += wrote;
 	}
+	progress_finish(&pg);
 	if (written == 0 && strcmp(o->suite, "all") == 0)
 		return sph_usage("--suite all: no SPH suite has a row that can run here, no file written");
 	return status;
