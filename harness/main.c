@@ -173,20 +173,16 @@ static int main_bodies(const struct cli_options *o, const struct bodies *file, s
 static int main_check_sizes(const struct cli_options *o, const struct bodies *file, char *err,
 			    size_t errlen)
 {
-	size_t avail = sysinfo_mem_available();
 	for (size_t k = 0; k < o->n_count; k++) {
 		size_t n = o->n_list[k];
+		char what[48];
 		if (file && n > file->n) {
 			snprintf(err, errlen, "--n %zu exceeds the %zu bodies in %s", n, file->n, o->ic_file);
 			return CLI_USAGE;
 		}
-		if (avail && n > avail / MAIN_BYTES_PER_BODY) {
-			snprintf(err, errlen,
-				 "--n %zu needs about %.1f GiB of memory, %.1f GiB is available (allowed here: N <= %zu)",
-				 n, (double)n * MAIN_BYTES_PER_BODY / (1 << 30), (double)avail / (1 << 30),
-				 avail / MAIN_BYTES_PER_BODY);
+		snprintf(what, sizeof what, "--n %zu", n);
+		if (sysinfo_check_memory(what, n, MAIN_BYTES_PER_BODY, "N", err, errlen) != 0)
 			return CLI_USAGE;
-		}
 	}
 	return CLI_OK;
 }

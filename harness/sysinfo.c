@@ -142,3 +142,16 @@ size_t sysinfo_mem_available(void)
 		return 0;
 	return (size_t)kib * 1024;
 }
+
+int sysinfo_check_memory(const char *what, size_t count, size_t bytes_each, const char *unit,
+			 char *err, size_t errlen)
+{
+	size_t avail = sysinfo_mem_available();
+	if (!avail || count <= avail / bytes_each)
+		return 0;
+	snprintf(err, errlen,
+		 "%s needs about %.1f GiB of memory, %.1f GiB is available (allowed here: %s <= %zu)",
+		 what, (double)count * (double)bytes_each / (1 << 30), (double)avail / (1 << 30), unit,
+		 avail / bytes_each);
+	return -1;
+}

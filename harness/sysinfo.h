@@ -54,4 +54,11 @@ void sysinfo_utc_stamp(char *buf, size_t len);
  * unknown. */
 size_t sysinfo_mem_available(void);
 
+/* Whether count things (bodies, particles) of bytes_each bytes fit in the
+ * memory available (when it is unknown: yes). 0, or -1 with one line in
+ * err: "WHAT needs about X GiB of memory, Y GiB is available (allowed
+ * here: UNIT <= K)". */
+int sysinfo_check_memory(const char *what, size_t count, size_t bytes_each, const char *unit,
+			 char *err, size_t errlen);
+
 #endif

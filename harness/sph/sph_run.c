@@ -765,6 +765,23 @@ static void sph_plan(const struct sph_options *o, struct progress *pg)
 			}
 }
 
+int sph_run_check_memory(const struct sph_column *col, char *err, size_t errlen)
+{
+	char what[96];
+	snprintf(what, sizeof what, "--column %s", col->name);
+	return sysinfo_check_memory(what, sph_scene_particles(col->nx, col->ny, col->nz),
+				    SPH_RUN_BYTES_PER_PARTICLE, "particles", err, errlen);
+}
+
+/* Every column of o against this machine's memory (sph_run_check_memory). */
+static int sph_check_memory(const struct sph_options *o, char *err, size_t errlen)
+{
+	for (size_t k = 0; k < o->ncolumns; k++)
+		if (sph_run_check_memory(&o->columns[k], err, errlen) != 0)
+			return -1;
+	return 0;
+}
+
 /* Runs every selected variant on every column, appending to *rows (grown
  * as needed); those that cannot run here go to skipped. Returns CLI_OK,
  * CLI_FAILED when a variant failed, or CLI_USAGE with the reason in *why
@@ -881,7 +898,8 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 		out = def;
 		atomic_mkdir_p("results/local");
 	}
-	if (out && atomic_path_writable(out, err, sizeof err) != 0)
+	if (sph_check_memory(o, err, sizeof err) != 0 ||
+	    (out && atomic_path_writable(out, err, sizeof err) != 0))
 		return sph_usage(err);
 	if (o->render && gpu_device_count() <= 0) {
 		snprintf(err, sizeof err, "--render needs a GPU: %s", gpu_unavailable_reason());
@@ -946,7 +964,8 @@ static void sph_plan_suites(const struct sph_options *o, struct progress *pg)
 		const struct sph_suite_line *line = &sph_suite_lines[e];
 		if ((strcmp(o->suite, "all") == 0 || strcmp(o->suite, line->name) == 0) &&
 		    (!line->render || gpu_device_count() > 0) &&
-		    sph_suite_line_options(o, line, &local, err, sizeof err) == CLI_OK)
+		    sph_suite_line_options(o, line, &local, err, sizeof err) == CLI_OK &&
+		    sph_check_memory(&local, err, sizeof err) == 0)
 			sph_plan(&local, pg);
 	}
 }
@@ -978,6 +997,12 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 		}
 		if (line->render && gpu_device_count() <= 0) {
 			snprintf(why, sizeof why, "rendering needs a GPU (%s)", gpu_unavailable_reason());
+			for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
+				if (local.selected[i])
+					skips_add(skipped, sph_variants[i].name, why);
+			continue;
+		}
+		if (sph_check_memory(&local, why, sizeof why) != 0) {
 			for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
 				if (local.selected[i])
 					skips_add(skipped, sph_variants[i].name, why);
@@ -1056,7 +1081,8 @@ static int sph_snapshot(const struct sph_options *o)
 		snprintf(err, sizeof err, "%s cannot run here: %s", v->name, why);
 		return sph_usage(err);
 	}
-	if (atomic_path_writable(o->out, err, sizeof err) != 0)
+	if (sph_check_memory(o, err, sizeof err) != 0 ||
+	    atomic_path_writable(o->out, err, sizeof err) != 0)
 		return sph_usage(err);
 	const struct sph_column *col = &o->columns[0];
 	struct sph_scene sc;
