@@ -250,6 +250,30 @@ int cli_parse_suite_n(const char *s, size_t ranks, size_t **out, size_t *count, 
 	return rc;
 }
 
+/* Writes into out (len bytes, used of them taken) the variants' names,
+ * comma-separated, then whole; when they do not all fit, as many as fit,
+ * "... and K more, see 'harness list'" and cut. */
+static void cli_variant_names(char *out, size_t len, size_t used, const char *whole,
+			      const char *cut)
+{
+	size_t i = 0;
+	for (; i < NBODY_VARIANT_COUNT; i++) {
+		const char *name = nbody_variants[i].name;
+		/* after the name, room for the end or for how many are left out */
+		size_t tail = i + 1 < NBODY_VARIANT_COUNT ? strlen(cut) + 64 : strlen(whole);
+		if (used + 2 + strlen(name) + tail >= len)
+			break;
+		used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", name);
+	}
+	if (used >= len)
+		return;
+	if (i < NBODY_VARIANT_COUNT)
+		snprintf(out + used, len - used, "%s... and %zu more, see 'harness list'%s",
+			 i ? ", " : "", (size_t)NBODY_VARIANT_COUNT - i, cut);
+	else
+		snprintf(out + used, len - used, "%s", whole);
+}
+
 int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t errlen)
 {
 	char *copy = strdup(s);
@@ -263,13 +287,10 @@ int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t 
 	for (char *pat = strtok_r(copy, ",", &save); pat; pat = strtok_r(NULL, ",", &save)) {
 		any = true;
 		if (variant_match(pat, o->selected) == 0) {
-			char known[512] = "";
-			for (size_t i = 0; i < NBODY_VARIANT_COUNT && strlen(known) < 400; i++) {
-				strcat(known, i ? ", " : "");
-				strcat(known, nbody_variants[i].name);
-			}
-			snprintf(err, errlen, "unknown variant '%s' (known: %s; globs such as 'cpu-*' work; see 'harness list')",
-				 pat, known);
+			int w = snprintf(err, errlen, "unknown variant '%s' (known: ", pat);
+			cli_variant_names(err, errlen, w > 0 ? (size_t)w : 0,
+					  "; globs such as 'cpu-*' work; see 'harness list')",
+					  "; globs such as 'cpu-*' work)");
 			rc = CLI_USAGE;
 			break;
 		}
@@ -384,7 +405,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
 		if (strcmp(argv[1], cli_command_names[ci]) == 0)
 			break;
 	if (ci == CLI_HELP || ci == sizeof cli_command_names / sizeof *cli_command_names) {
-		snprintf(err, errlen, "unknown command '%s' (allowed: list, run, check, forces, compare, plot, sph, help)", argv[1]);
+		snprintf(err, errlen, "unknown command '%s' (see 'harness --help')", argv[1]);
 		return CLI_USAGE;
 	}
 	o->cmd = (enum cli_command)ci;
@@ -528,17 +549,7 @@ void cli_print_help(enum cli_command cmd)
 		       "else 1024).\n\n%s", common);
 		break;
 	case CLI_HELP:
-		printf("usage: harness COMMAND [options]   (harness COMMAND --help for details)\n\n"
-		       "  list     the variants this harness knows and which can run here\n"
-		       "  run      validate, then time; table on screen, CSV + JSON sidecar\n"
-		       "  check    validate only\n"
-		       "  forces   per-body accelerations of one variant next to the reference\n"
-		       "  compare  two results CSVs row by row: same, faster, slower, SLOWER (a\n"
-		       "           regression) or inconclusive (too noisy to tell)\n"
-		       "  ab       the same rows with a base revision's build and this one,\n"
-		       "           interleaved until decided, pooled and compared: a regression gate\n"
-		       "  plot     the chapter's figures from suite CSVs (gnuplot)\n"
-		       "  sph      the SPH variants on the paper's dam break (harness sph --help)\n");
+		printf("usage: harness COMMAND [options]   (harness --help lists the commands)\n");
 		break;
 	}
 }

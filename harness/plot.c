@@ -800,6 +800,18 @@ static int plot_one_scaling(const struct plot_opts *o, const struct plot_suite *
 	return rc;
 }
 
+/* The device a directory's suite CSV was measured on (its first row's). */
+static char *plot_csv_device(const char *csv)
+{
+	struct csv_table t;
+	char err[256];
+	char *d = NULL;
+	if (csv_table_read(csv, &t, err, sizeof err) == 0 && t.nrows > 0)
+		d = strdup(csv_table_named(&t, 0, "device_name"));
+	csv_table_free(&t);
+	return d;
+}
+
 /* One suite's figure from one directory. *found tells whether its CSV was there. */
 static int plot_one(const struct plot_opts *o, const struct plot_suite *suite, bool *found,
 		    char *err, size_t errlen)
@@ -827,11 +839,25 @@ static int plot_one(const struct plot_opts *o, const struct plot_suite *suite, b
 		return PLOT_BAD_INPUT;
 	}
 	struct plot_curves c = { 0 };
+	char whose[400] = "";
 	int rc = plot_load(suite, csv, NULL, &c, err, errlen);
+	if (rc == PLOT_OK && c.npoints == 0) {
+		/* a suite that could not run here leaves nothing to draw */
+		printf("%s: %s has no valid timed rows (skipped)\n", suite->name, csv);
+		*found = false;
+		plot_curves_free(&c);
+		return PLOT_OK;
+	}
+	if (!o->from && !plot_sidecar_matches(csv, o->device)) {
+		char *dev = plot_csv_device(csv);
+		snprintf(whose, sizeof whose, " (measured on %s, not on this machine)",
+			 dev && dev[0] ? dev : "another machine");
+		free(dev);
+	}
 	if (rc == PLOT_OK)
 		rc = plot_figure(o, suite, &c, NULL, script, suite->name, csv, err, errlen);
 	if (rc == PLOT_OK)
-		printf("%s: %s -> %s/%s.png, .svg\n", suite->name, csv, o->out, suite->name);
+		printf("%s: %s%s -> %s/%s.png, .svg\n", suite->name, csv, whose, o->out, suite->name);
 	plot_curves_free(&c);
 	return rc;
 }
@@ -848,18 +874,6 @@ static void plot_compare_tag(const struct plot_opts *o, size_t i, const char *co
 		snprintf(out, outlen, " [%s]", o->compare[i]);
 	else
 		out[0] = '\0';
-}
-
-/* The device a directory's suite CSV was measured on (its first row's). */
-static char *plot_csv_device(const char *csv)
-{
-	struct csv_table t;
-	char err[256];
-	char *d = NULL;
-	if (csv_table_read(csv, &t, err, sizeof err) == 0 && t.nrows > 0)
-		d = strdup(csv_table_named(&t, 0, "device_name"));
-	csv_table_free(&t);
-	return d;
 }
 
 /* One suite overlaid from every --compare directory that holds it. */
@@ -879,7 +893,12 @@ static int plot_compare_one(const struct plot_opts *o, const struct plot_suite *
 		if (!devices[i])
 			continue;
 		plot_compare_tag(o, i, (const char *const *)devices, tag, sizeof tag);
+		size_t before = c.npoints;
 		rc = plot_load(suite, csv[i], tag, &c, err, errlen);
+		if (rc == PLOT_OK && c.npoints == before) {
+			printf("compare-%s: %s has no valid timed rows (left out)\n", suite->name, csv[i]);
+			continue;
+		}
 		size_t n = strlen(sources);
 		if (n + strlen(csv[i]) + 3 < sizeof sources)
 			sprintf(sources + n, "%s%s", n ? ", " : "", csv[i]);

@@ -460,3 +460,56 @@ Test(plot, cli)
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "no gnuplot: exit 2");
 	remove_tree(out);
 }
+
+/* A suite CSV without a valid timed row (a suite that could not run on a
+ * CPU-only machine) is skipped with a note: the other figures are drawn,
+ * the status is 0, and each drawn figure names the file it came from. */
+Test(plot, a_csv_without_valid_rows_is_skipped_with_a_note)
+{
+	char dir[] = "/tmp/test_plot_empty.XXXXXX", cmd[2048], out[700], png[700];
+	need_gnuplot();
+	make_dir(dir);
+	snprintf(cmd, sizeof cmd,
+		 "head -n1 " H200 "/fig31-5.csv > %s/fig31-5.csv && cp " H200 "/fig31-7.csv " H200
+		 "/fig31-7.meta.json %s/",
+		 dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(out, sizeof out, "%s/stdout", dir);
+	snprintf(cmd, sizeof cmd, "%s plot --from %s --out %s/figs > %s 2>&1", harness_bin(), dir, dir,
+		 out);
+	int st = system(cmd);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", cmd);
+	snprintf(cmd, sizeof cmd, "%s/fig31-5.csv has no valid timed rows (skipped)", dir);
+	cr_expect(file_has(out, cmd), "no note on the empty fig31-5.csv");
+	snprintf(cmd, sizeof cmd, "fig31-7: %s/fig31-7.csv -> %s/figs/fig31-7.png", dir, dir);
+	cr_expect(file_has(out, cmd), "the drawn figure names its data");
+	cr_expect(!file_has(out, "harness: plot:"), "no error line");
+	snprintf(png, sizeof png, "%s/figs/fig31-7.png", dir);
+	cr_expect(is_png(png), "%s", png);
+	snprintf(png, sizeof png, "%s/figs/fig31-5.png", dir);
+	cr_expect(access(png, F_OK) != 0, "nothing drawn from the empty file");
+	remove_tree(dir);
+}
+
+/* Without --from, a figure drawn from another machine's results says so. */
+Test(plot, a_figure_from_another_machine_says_whose_data_it_is)
+{
+	char dir[] = "/tmp/test_plot_whose.XXXXXX", cmd[16384], out[700], bin[4096], cwd[4096];
+	need_gnuplot();
+	cr_assert_not_null(realpath(harness_bin(), bin));
+	cr_assert_not_null(getcwd(cwd, sizeof cwd));
+	make_dir(dir);
+	snprintf(cmd, sizeof cmd,
+		 "mkdir -p %s/results/h200 && cp " H200 "/fig31-7.csv " H200 "/fig31-7.meta.json %s/results/h200/",
+		 dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(out, sizeof out, "%s/stdout", dir);
+	snprintf(cmd, sizeof cmd,
+		 "cd %s && %s plot --suite fig31-7 --out figs --scripts %s/plots --published %s/results/published > %s 2>&1",
+		 dir, bin, cwd, cwd, out);
+	int st = system(cmd);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", cmd);
+	cr_expect(file_has(out, "fig31-7: results/h200/fig31-7.csv (measured on NVIDIA H200, not on this machine)"),
+		  "the figure does not say whose data it draws");
+	remove_tree(dir);
+}

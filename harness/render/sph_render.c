@@ -15,12 +15,15 @@
 #include "../../variants/sph_registry.h"
 #include "../atomic_file.h"
 #include "../cli.h"
+#include "../progress.h"
 #include "../../kernels/render/render_gpu.h"
 #include "png_out.h"
 #include "render_run.h"
 
 #define RENDER_MAX_FIELD_BYTES	((size_t)4 << 30)
 #define RENDER_MAX_AT		16
+/* What rendering a frame costs, for the progress estimate, in steps. */
+#define SPH_RENDER_FRAME_STEPS	50.0
 
 struct render_options {
 	int variant;
@@ -293,6 +296,13 @@ int sph_render_command(int argc, char **argv)
 		fprintf(stderr, "harness: sph render: %s: %s\n", v->name, err);
 		goto out;
 	}
+	/* Progress: each frame costs its steps and a picture, reckoned as
+	 * SPH_RENDER_FRAME_STEPS steps. */
+	struct progress pg;
+	progress_init(&pg, "sph render", o.quiet);
+	for (size_t k = 0; k < o.nat; k++)
+		progress_plan(&pg, (double)(o.at[k] - (k ? o.at[k - 1] : 0)) + SPH_RENDER_FRAME_STEPS,
+			      0);
 	/* GPU variants render on the GPU (their own extraction, then
 	 * render_gpu); the others through the reference. */
 	struct render_gpu *rg = NULL;
@@ -313,6 +323,8 @@ int sph_render_command(int argc, char **argv)
 	unsigned long done = 0;
 	for (size_t k = 0; k < o.nat; k++) {
 		struct sph_phase_times t = { 0 };
+		progress_begin(&pg, (double)(o.at[k] - done) + SPH_RENDER_FRAME_STEPS, 0,
+			       "frame at step %lu", o.at[k]);
 		if ((o.at[k] > done && v->ops->steps(ctx, (int)(o.at[k] - done), &t) != 0) ||
 		    v->ops->read(ctx, pos4, NULL, NULL, NULL) != 0) {
 			fprintf(stderr, "harness: sph render: %s failed: %s\n", v->name, v->ops->error(ctx));
@@ -325,12 +337,14 @@ int sph_render_command(int argc, char **argv)
 		if (rg ? render_frame_gpu(v->ops, ctx, rg, &rp, o.width, o.height, path, &m) != 0
 		       : render_frame(&o, &sc, pos4, path, &m) != 0)
 			goto out_destroy;
+		progress_end(&pg);
 		if (!o.quiet)
 			printf("wrote %s: step %lu (t = %.4f s), %zu of %zu particles on the surface\n",
 			       path, done, done * sc.p.dt, m, sc.n);
 	}
 	status = CLI_OK;
 out_destroy:
+	progress_finish(&pg);
 	render_gpu_destroy(rg);
 	v->ops->destroy(ctx);
 out:
