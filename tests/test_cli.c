@@ -168,7 +168,7 @@ Test(cli_program, user_errors_get_one_line_and_status_2)
 	expect_usage_error("run --dt 0", "--dt");
 	expect_usage_error("run --device tpu", "tpu");
 	expect_usage_error("run --suite fig99", "fig99");
-	expect_usage_error("run --suite fig31-5 --n 1024", "--suite");
+	expect_usage_error("run --suite fig31-5 --variant naive", "--suite");
 	expect_usage_error("check --suite fig31-5", "--suite");
 	expect_usage_error("run --out-dir /tmp/x", "--out-dir");
 	expect_usage_error("run --frobnicate", "--frobnicate");
