@@ -74,11 +74,17 @@ double sph_physics_interp(const double *T, const double *y, size_t m, double at)
 #define SPH_PHYSICS_REST_S	1.0	/* seconds of water at rest */
 #define SPH_PHYSICS_REST_DT	0.01	/* a sample every this many seconds */
 #define SPH_PHYSICS_REST_COLUMN	"16x16x16@0"
+#define SPH_PHYSICS_LEAK_DT	0.05	/* seconds between the leak check's looks */
+#define SPH_PHYSICS_LEAK_COLUMNS "16128,75200,255600"
+#define SPH_PHYSICS_LEAK_MAX_COLUMNS 8
 
 struct phys_options {
 	int variant; /* index into sph_variants */
-	bool dambreak, rest, quiet;
+	bool dambreak, rest, leak, quiet;
 	struct sph_column dam_col, rest_col;
+	struct sph_column leak_cols[SPH_PHYSICS_LEAK_MAX_COLUMNS];
+	size_t nleak;
+	double leak_s; /* seconds of flow the leak check runs */
 	uint64_t seed;
 	double friction; /* the dam break's wall_friction */
 	const char *out;
@@ -526,6 +532,102 @@ static int phys_rest(const struct phys_options *o, struct phys_rows *rs, bool *a
 	return rc;
 }
 
+/* ---- leaks through the walls ------------------------------------------- */
+
+struct leak_state {
+	const struct sph_scene *sc;
+	size_t outside; /* most particles outside the box at one look */
+};
+
+/* Particles outside the box (or not finite) at this look. */
+static int leak_sample(void *arg, size_t k, double t, const float *pos4, const float *rho)
+{
+	(void)k, (void)t, (void)rho;
+	struct leak_state *l = arg;
+	const struct sph_params *p = &l->sc->p;
+	size_t out = 0;
+	for (size_t i = 0; i < l->sc->n; i++) {
+		bool in = true;
+		for (int a = 0; a < 3; a++)
+			in = in && pos4[4 * i + a] >= p->box_lo[a] && pos4[4 * i + a] <= p->box_hi[a];
+		out += !in;
+	}
+	if (out > l->outside)
+		l->outside = out;
+	return 0;
+}
+
+/* The leak check's looks at sc: every *every steps, samples + 1 of them,
+ * over seconds of flow. */
+static void phys_leak_schedule(const struct sph_scene *sc, double seconds, long *every,
+			       size_t *samples)
+{
+	*every = lround(SPH_PHYSICS_LEAK_DT / sc->p.dt);
+	*every = *every < 1 ? 1 : *every;
+	*samples = (size_t)ceil(seconds / sc->p.dt / (double)*every);
+}
+
+/* A judged count whose known answer is 0. */
+static int leak_row(struct phys_rows *rs, const struct phys_row *proto, const char *quantity,
+		    double count, double seconds, bool *all_pass)
+{
+	struct phys_row *row = phys_add(rs);
+	if (!row)
+		return -1;
+	*row = *proto;
+	row->quantity = quantity;
+	row->T = NAN;
+	row->t = seconds;
+	row->sim = count;
+	row->meas = 0;
+	row->rel = NAN; /* a count against 0: no ratio */
+	row->tol = 0;
+	row->judged = true;
+	row->pass = count == 0;
+	if (!row->pass)
+		*all_pass = false;
+	return 0;
+}
+
+/* The dam break of each leak column through the impact on the far wall
+ * and the slosh back: no coordinate may need the last-resort clamp
+ * (leak_clamps) and no particle may be outside the box at a look
+ * (leak_outside). */
+static int phys_leak(const struct phys_options *o, struct phys_rows *rs, bool *all_pass)
+{
+	for (size_t c = 0; c < o->nleak; c++) {
+		char err[256];
+		struct sph_scene sc;
+		if (sph_scene_build(&o->leak_cols[c], o->seed, &sc, err, sizeof err) != 0) {
+			fprintf(stderr, "harness: sph physics: %s\n", err);
+			return -1;
+		}
+		sc.p.wall_friction = o->friction;
+		long every;
+		size_t samples;
+		phys_leak_schedule(&sc, o->leak_s, &every, &samples);
+		if (!o->quiet)
+			fprintf(stderr, "sph physics: leaks of %s (%zu + %zu boundary particles), %zu steps\n",
+				o->leak_cols[c].name, sc.n, sc.nb, samples * (size_t)every);
+		progress_begin(rs->pg, (double)(sc.n + sc.nb) * (double)(samples * (size_t)every), 0,
+			       "leaks of %s", o->leak_cols[c].name);
+		rs->steps_done = 0;
+		rs->steps_total = (long)samples * every;
+		struct leak_state l = { .sc = &sc };
+		unsigned long long clamps = 0;
+		int rc = phys_run(rs, &sc, every, samples, leak_sample, &l, &clamps);
+		progress_end(rs->pg);
+		struct phys_row proto = { .check = "leak", .n = sc.n, .nb = sc.nb, .clamps = clamps };
+		snprintf(proto.column, sizeof proto.column, "%s", o->leak_cols[c].name);
+		double seconds = (double)samples * (double)every * sc.p.dt;
+		sph_scene_free(&sc);
+		if (rc != 0 || leak_row(rs, &proto, "leak_clamps", (double)clamps, seconds, all_pass) != 0 ||
+		    leak_row(rs, &proto, "leak_outside", (double)l.outside, seconds, all_pass) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The checks of o on pg, each costing its particles times its steps. */
 static void phys_plan(const struct phys_options *o, struct progress *pg)
 {
@@ -546,6 +648,12 @@ static void phys_plan(const struct phys_options *o, struct progress *pg)
 			      0);
 		sph_scene_free(&sc);
 	}
+	for (size_t c = 0; o->leak && c < o->nleak; c++)
+		if (sph_scene_build(&o->leak_cols[c], o->seed, &sc, err, sizeof err) == 0) {
+			phys_leak_schedule(&sc, o->leak_s, &every, &samples);
+			progress_plan(pg, (double)(sc.n + sc.nb) * (double)(samples * (size_t)every), 0);
+			sph_scene_free(&sc);
+		}
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -612,6 +720,11 @@ static void phys_json(struct json_out *j, const void *ctx)
 		       "residual height over its start and mean density of the particles more than h "
 		       "below the top, each within 0.01 of 1 or rho0 at every sample; the largest "
 		       "density shown, not judged (the floor's hydrostatic compression)");
+	json_kv_string(j, "leak",
+		       "the dam break of each leak column (tank 4 widths) for at least 3 s of flow, "
+		       "through the impact on the far wall and the slosh back: leak_clamps, the "
+		       "coordinates the last-resort clamp put back on a wall, and leak_outside, the most "
+		       "particles outside the box at one look (every 0.05 s), each judged against 0");
 	json_end_object(j);
 	json_kv_string(j, "physics", "reference/sph_ref.h: Mueller 2003, clamped pressure, walls of boundary particles (Akinci 2012), symplectic Euler");
 }
@@ -620,8 +733,9 @@ static void phys_json(struct json_out *j, const void *ctx)
 
 static void phys_help(void)
 {
-	printf("usage: harness sph physics [--variant NAME] [--check dambreak|rest|all]\n"
-	       "                           [--column C] [--rest-column C] [--out FILE.csv]\n\n"
+	printf("usage: harness sph physics [--variant NAME] [--check dambreak|rest|leak|all]\n"
+	       "                           [--column C] [--rest-column C] [--leak-columns LIST]\n"
+	       "                           [--leak-seconds S] [--out FILE.csv]\n\n"
 	       "What a variant's water does over time, against experiment and known answers:\n"
 	       "  dambreak  the column of Martin and Moyce (1952), 2 x as high as wide,\n"
 	       "            collapses; against their tables, each within 10 %%, for\n"
@@ -631,13 +745,19 @@ static void phys_help(void)
 	       "            the residual height; the front's uncorrected lead is shown\n"
 	       "  rest      water at rest, relaxed first (3 s of kinetic damping), for\n"
 	       "            1 s: its height and the mean density of its bulk within\n"
-	       "            1 %% at every sample (the densest particle shown, not judged)\n\n"
+	       "            1 %% at every sample (the densest particle shown, not judged)\n"
+	       "  leak      the dam break of each leak column through the impact on the\n"
+	       "            far wall and the slosh back: no coordinate clamped back\n"
+	       "            onto a wall, no particle outside the box\n\n"
 	       "  --variant, -v NAME  one SPH variant (sph-gpu-verlet where a GPU is, else\n"
 	       "                      sph-cpu-grid)\n"
-	       "  --check C           dambreak, rest or all (all)\n"
+	       "  --check C           dambreak, rest, leak or all (all)\n"
 	       "  --column C          the dam break's column (martin-moyce), a name or\n"
 	       "                      NXxNYxNZ[@L]\n"
 	       "  --rest-column C     the still water's column (%s; jitter 0)\n"
+	       "  --leak-columns LIST the leak check's columns, comma-separated\n"
+	       "                      (" SPH_PHYSICS_LEAK_COLUMNS ")\n"
+	       "  --leak-seconds S    seconds of flow the leak check runs (3, at least 3)\n"
 	       "  --seed S            jitter of the dam break's lattice (42)\n"
 	       "  --wall-friction F   the dam break's walls: 0 free slip (the default),\n"
 	       "                      1 as if the wall were fluid at rest (0 .. 10)\n"
@@ -665,10 +785,39 @@ static int phys_default_variant(void)
 	return -1;
 }
 
+/* A comma-separated list of columns into o->leak_cols. */
+static int phys_parse_leak_columns(const char *list, struct phys_options *o, char *err,
+				   size_t errlen)
+{
+	char buf[512];
+	if (strlen(list) >= sizeof buf) {
+		snprintf(err, errlen, "--leak-columns: list too long");
+		return CLI_USAGE;
+	}
+	snprintf(buf, sizeof buf, "%s", list);
+	o->nleak = 0;
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->nleak == SPH_PHYSICS_LEAK_MAX_COLUMNS) {
+			snprintf(err, errlen, "--leak-columns: at most %d columns",
+				 SPH_PHYSICS_LEAK_MAX_COLUMNS);
+			return CLI_USAGE;
+		}
+		if (sph_scene_column_parse(tok, &o->leak_cols[o->nleak], err, errlen) != 0)
+			return CLI_USAGE;
+		o->nleak++;
+	}
+	if (o->nleak == 0) {
+		snprintf(err, errlen, "--leak-columns: no column given");
+		return CLI_USAGE;
+	}
+	return CLI_OK;
+}
+
 static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help, char *err,
 		      size_t errlen)
 {
-	enum { OPT_CHECK = 300, OPT_COLUMN, OPT_REST_COLUMN, OPT_SEED, OPT_FRICTION };
+	enum { OPT_CHECK = 300, OPT_COLUMN, OPT_REST_COLUMN, OPT_SEED, OPT_FRICTION, OPT_LEAK_COLUMNS,
+	       OPT_LEAK_SECONDS };
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },
 		{ "check", required_argument, NULL, OPT_CHECK },
@@ -676,6 +825,8 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		{ "rest-column", required_argument, NULL, OPT_REST_COLUMN },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "wall-friction", required_argument, NULL, OPT_FRICTION },
+		{ "leak-columns", required_argument, NULL, OPT_LEAK_COLUMNS },
+		{ "leak-seconds", required_argument, NULL, OPT_LEAK_SECONDS },
 		{ "out", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -683,12 +834,14 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 	};
 	memset(o, 0, sizeof *o);
 	o->variant = -1;
-	o->dambreak = o->rest = true;
+	o->dambreak = o->rest = o->leak = true;
+	o->leak_s = SPH_PHYSICS_LEAK_MIN_S;
 	o->seed = 42;
 	o->friction = SPH_WATER_FRICTION;
 	*help = false;
 	if (sph_scene_column_parse("martin-moyce", &o->dam_col, err, errlen) != 0 ||
-	    sph_scene_column_parse(SPH_PHYSICS_REST_COLUMN, &o->rest_col, err, errlen) != 0)
+	    sph_scene_column_parse(SPH_PHYSICS_REST_COLUMN, &o->rest_col, err, errlen) != 0 ||
+	    phys_parse_leak_columns(SPH_PHYSICS_LEAK_COLUMNS, o, err, errlen) != CLI_OK)
 		return CLI_USAGE;
 	int rc = CLI_OK, c;
 	optind = 0;
@@ -702,8 +855,10 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		case OPT_CHECK:
 			o->dambreak = strcmp(optarg, "dambreak") == 0 || strcmp(optarg, "all") == 0;
 			o->rest = strcmp(optarg, "rest") == 0 || strcmp(optarg, "all") == 0;
-			if (!o->dambreak && !o->rest) {
-				snprintf(err, errlen, "unknown check '%s' (dambreak, rest or all)", optarg);
+			o->leak = strcmp(optarg, "leak") == 0 || strcmp(optarg, "all") == 0;
+			if (!o->dambreak && !o->rest && !o->leak) {
+				snprintf(err, errlen, "unknown check '%s' (dambreak, rest, leak or all)",
+					 optarg);
 				rc = CLI_USAGE;
 			}
 			break;
@@ -714,6 +869,11 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		case OPT_REST_COLUMN:
 			if (sph_scene_column_parse(optarg, &o->rest_col, err, errlen) != 0)
 				rc = CLI_USAGE;
+			break;
+		case OPT_LEAK_COLUMNS: rc = phys_parse_leak_columns(optarg, o, err, errlen); break;
+		case OPT_LEAK_SECONDS:
+			rc = cli_parse_double("--leak-seconds", optarg, SPH_PHYSICS_LEAK_MIN_S, 60,
+					      &o->leak_s, err, errlen);
 			break;
 		case OPT_SEED: rc = cli_parse_u64("--seed", optarg, &o->seed, err, errlen); break;
 		case OPT_FRICTION:
@@ -763,6 +923,14 @@ static void phys_print(const struct phys_rows *rs)
 		printf("%-20s %-18s %7zu %9s %+9.4f %9.2f %6s %llu\n", worst->check, qs[q], judged, at,
 		       worst->rel, worst->tol, failed ? "FAIL" : "ok", worst->clamps);
 	}
+	for (size_t r = 0; r + 1 < rs->n; r++) {
+		const struct phys_row *c = &rs->r[r], *o = &rs->r[r + 1];
+		if (strcmp(c->quantity, "leak_clamps") != 0 || strcmp(o->quantity, "leak_outside") != 0)
+			continue;
+		printf("%-20s %-18s %.1f s of flow: %.0f coordinates clamped, at most %.0f particles "
+		       "outside the box: %s\n", "leak", c->column, c->t, c->sim, o->sim,
+		       c->pass && o->pass ? "ok" : "FAIL");
+	}
 }
 
 int sph_physics_command(int argc, char **argv)
@@ -809,7 +977,8 @@ int sph_physics_command(int argc, char **argv)
 	phys_plan(&o, &pg);
 	rs.pg = &pg;
 	if ((o.dambreak && phys_dambreak(&o, &rs, &all_pass) != 0) ||
-	    (o.rest && phys_rest(&o, &rs, &all_pass) != 0)) {
+	    (o.rest && phys_rest(&o, &rs, &all_pass) != 0) ||
+	    (o.leak && phys_leak(&o, &rs, &all_pass) != 0)) {
 		progress_finish(&pg);
 		free(rs.r);
 		return CLI_FAILED; /* nothing written: the run did not finish */

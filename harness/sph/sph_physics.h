@@ -49,11 +49,20 @@
  *             force carries half the gradient, sph_ref.h). The relaxed
  *             height over the lattice's is a row of its own
  *             (rest_relaxed_height), shown, not judged.
+ *   leak      the dam break of each of the leak columns (the paper's
+ *             16,128, 75,200 and 255,600 by default) through the impact
+ *             on the far wall and the slosh back, at least
+ *             SPH_PHYSICS_LEAK_MIN_S seconds of flow: walls that hold
+ *             need no last-resort clamp (leak_clamps, the coordinates it
+ *             put back, 0) and keep every particle in the box at every
+ *             look, each SPH_PHYSICS_LEAK_DT s (leak_outside, the most
+ *             outside at one look, 0).
  */
 #define SPH_PHYSICS_RELAX_S		3.0
 #define SPH_PHYSICS_RELAX_CYCLE_S	0.05
 #define SPH_PHYSICS_SURGE_TOL	0.10
 #define SPH_PHYSICS_REST_TOL	0.01
+#define SPH_PHYSICS_LEAK_MIN_S	3.0	/* seconds of flow, at least */
 #define SPH_PHYSICS_T_LO	1.0	/* the judged range of T */
 #define SPH_PHYSICS_T_HI	3.0
 #define SPH_PHYSICS_SPEED_T_LO	1.5	/* the front's speed: slope over [1.5, 3] */

@@ -570,3 +570,61 @@ Test(sph_physics, time_correction_equals_the_published_csv)
 		  "code %g, file %s", SPH_PHYSICS_TIME_CORRECTION, cell(&t, 0, "value"));
 	csv_table_free(&t);
 }
+
+/* ---- leaks through the walls ---------------------------------------------- */
+
+/*
+ * The leak check run small: the 12 x 3 x 24 column in a tank of 4 widths
+ * (864 particles, 9,415 boundary particles) for 3 s of flow on the CPU
+ * variant, ~18 s on 2 cores. Measured (seed 42): 9 coordinates clamped,
+ * none outside the box, so exit 1: the walls of one layer leak even here.
+ * Two judged rows against 0, their clamps those of the run, and the exit
+ * status that of the rows.
+ */
+Test(sph_physics, leak_check_runs_small, .timeout = 180)
+{
+	char dir[64], out[128], args[512], e[4096];
+	struct csv_table t;
+
+	tmp_dir_make(dir, "sph-phys-leak");
+	snprintf(out, sizeof out, "%s/l.csv", dir);
+	snprintf(args, sizeof args,
+		 "--variant sph-cpu-grid --check leak --leak-columns 12x3x24@4 -o %s", out);
+	const int rc = phys_cli(args, e, sizeof e);
+	cr_assert(rc == 0 || rc == 1, "exit %d: %s", rc, e);
+	phys_read(out, &t);
+	cr_assert_eq(t.nrows, 2, "leak_clamps and leak_outside");
+	bool all = true;
+	for (size_t r = 0; r < t.nrows; r++) {
+		const char *q = cell(&t, r, "quantity");
+		cr_expect_str_eq(cell(&t, r, "check"), "leak");
+		cr_expect_str_eq(cell(&t, r, "column"), "12x3x24@4");
+		cr_expect_str_eq(q, r == 0 ? "leak_clamps" : "leak_outside");
+		cr_expect_geq(cell_double(&t, r, "time_s"), 3.0, "at least 3 s of flow");
+		cr_expect_eq(cell_long(&t, r, "judged"), 1);
+		cr_expect(cell_double(&t, r, "measured") == 0.0, "the known answer: none");
+		const double sim = cell_double(&t, r, "simulated");
+		if (r == 0)
+			cr_expect(sim == (double)cell_long(&t, r, "clamps"),
+				  "leak_clamps %g, the run's clamps %lld", sim, cell_long(&t, r, "clamps"));
+		cr_expect_eq(cell_long(&t, r, "pass"), sim == 0.0, "%s: %g, pass %lld", q, sim,
+			     cell_long(&t, r, "pass"));
+		all = all && sim == 0.0;
+	}
+	cr_expect_eq(rc, all ? 0 : 1, "exit %d, rows passing: %d", rc, all);
+	csv_table_free(&t);
+	tmp_dir_remove(dir);
+}
+
+/* Less than 3 s of flow is not the check: refused, one line, exit 2. */
+Test(sph_physics, leak_check_needs_three_seconds)
+{
+	char e[4096];
+	int rc = phys_cli("--check leak --leak-columns 12x3x24@4 --leak-seconds 2 -o /tmp/never.csv", e,
+			  sizeof e);
+	cr_expect_eq(rc, 2, "exit %d: %s", rc, e);
+	cr_expect(strstr(e, "--leak-seconds") != NULL, "%s", e);
+	rc = phys_cli("--check leak --leak-columns 12x3x24@4,nonsense -o /tmp/never.csv", e, sizeof e);
+	cr_expect_eq(rc, 2, "exit %d: %s", rc, e);
+	cr_expect(strstr(e, "nonsense") != NULL, "%s", e);
+}
