@@ -543,12 +543,20 @@ static double sph_ref_plane_sum(double d, double h, double z, double ox,
 	return sum;
 }
 
-double sph_ref_wall_gap(const struct sph_params *p, double bspacing)
+double sph_ref_wall_gap(const struct sph_params *p, double bspacing, int layers)
 {
 	const double d = p->spacing, h = p->h, db = bspacing;
 	const int reach = (int)ceil(h / d), offs = SPH_REF_GAP_OFFSETS;
-	/* the plane's psi: rho0 over its own lattice sum (Akinci) */
-	const double psi = p->rho0 / sph_ref_plane_sum(db, h, 0.0, 0.0, 0.0);
+	const int nl = layers < 1 ? 1 : layers > SPH_REF_MAX_LAYERS ? SPH_REF_MAX_LAYERS : layers;
+	/* each plane's psi: rho0 over the lattice sums of its own plane and
+	 * of the planes beside it (Akinci), the lattices one above another */
+	double psi[SPH_REF_MAX_LAYERS];
+	for (int l = 0; l < nl; l++) {
+		double sum = 0.0;
+		for (int k = 0; k < nl; k++)
+			sum += sph_ref_plane_sum(db, h, (l - k) * db, 0.0, 0.0);
+		psi[l] = p->rho0 / sum;
+	}
 	double half = 0.0, lo = 0.25 * d, hi = 2.0 * d;
 
 	/* the first layer's density from the fluid half-space alone */
@@ -562,9 +570,11 @@ double sph_ref_wall_gap(const struct sph_params *p, double bspacing)
 		const double z = 0.5 * (lo + hi);
 		double wall = 0.0;
 
-		for (int k = 0; k < offs * offs; k++)
-			wall += psi * sph_ref_plane_sum(db, h, z, db * (k % offs) / offs,
-							db * (k / offs) / offs);
+		for (int l = 0; l < nl; l++)
+			for (int k = 0; k < offs * offs; k++)
+				wall += psi[l] * sph_ref_plane_sum(db, h, z + l * db,
+								   db * (k % offs) / offs,
+								   db * (k / offs) / offs);
 		if (half + wall / (offs * offs) > p->rho0)
 			lo = z;
 		else

@@ -270,17 +270,20 @@ int sph_ref_boundary_psi(const struct sph_params *p, const double *xb,
 			 size_t nb, double *psi);
 
 /*
- * The distance g from a wall plane of boundary particles on a square
- * lattice of spacing bspacing (psi from sph_ref_boundary_psi for an
- * unbounded plane) at which a half-space of fluid on the cubic lattice
- * of spacing p->spacing, its first layer at g, has rest density in that
- * first layer: rho0 = m (fluid lattice half-sum) + psi (wall sum at g),
- * averaged over the lateral alignments of the two lattices. About 1.16 d
- * at h = 2 d. Scenes put the water that far from their walls so that it
- * starts at rest; a fluid placed nearer is pushed off by the surplus
- * pressure, farther it sinks in.
+ * The distance g from a wall of `layers` parallel planes of boundary
+ * particles, each a square lattice of spacing bspacing, the planes
+ * bspacing apart (psi from sph_ref_boundary_psi for unbounded planes:
+ * a plane's psi counts the planes beside it), at which a half-space of
+ * fluid on the cubic lattice of spacing p->spacing, its first layer at g
+ * from the innermost plane, has rest density in that first layer:
+ * rho0 = m (fluid lattice half-sum) + sum over planes of psi (wall sum),
+ * averaged over the lateral alignments of the lattices. About 1.16 d at
+ * h = 2 d for one plane. Scenes put the water that far from their walls
+ * so that it starts at rest; a fluid placed nearer is pushed off by the
+ * surplus pressure, farther it sinks in.
  */
-double sph_ref_wall_gap(const struct sph_params *p, double bspacing);
+#define SPH_REF_MAX_LAYERS 8 /* planes of a wall, at most */
+double sph_ref_wall_gap(const struct sph_params *p, double bspacing, int layers);
 
 /* The equation of state: k max(rho - rho0, 0) [Pa]. */
 double sph_ref_pressure(const struct sph_params *p, double rho);

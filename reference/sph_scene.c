@@ -14,20 +14,20 @@
  */
 static const struct sph_column sph_scene_column_table[] = {
 	/* Goswami et al. 2010, Tables 1 and 2 */
-	{ "16128", 24, 24, 28, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER },
-	{ "75200", 40, 40, 47, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER },
-	{ "129024", 48, 48, 56, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER },
-	{ "255600", 60, 60, 71, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER },
+	{ "16128", 24, 24, 28, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
+	{ "75200", 40, 40, 47, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
+	{ "129024", 48, 48, 56, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
+	{ "255600", 60, 60, 71, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
 	/* larger, same shape: 0.5 M; ~1 M (the paper's "1M particles"
 	 * comparison with [HKK07b]); 2 M; 4.2 M */
-	{ "514064", 76, 76, 89, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER },
-	{ "1032192", 96, 96, 112, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER },
-	{ "2016000", 120, 120, 140, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER },
-	{ "4207500", 150, 150, 187, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER },
+	{ "514064", 76, 76, 89, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
+	{ "1032192", 96, 96, 112, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
+	{ "2016000", 120, 120, 140, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
+	{ "4207500", 150, 150, 187, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
 	/* Martin and Moyce (1952), n^2 = 2: twice as high as wide, a thin
 	 * slab (their tank was a channel), a tank long enough that the
 	 * surge does not reach its end before T = t sqrt(2 g / a) = 3.5 */
-	{ "martin-moyce", 40, 8, 80, 0, 6.0, SPH_SCENE_JITTER },
+	{ "martin-moyce", 40, 8, 80, 0, 6.0, SPH_SCENE_JITTER, 0 },
 };
 
 const struct sph_column *sph_scene_columns(size_t *count)
@@ -71,6 +71,11 @@ static int sph_scene_check(const struct sph_column *c, char *err,
 	if (c->nz > SPH_SCENE_MAX_ASPECT * c->nx) {
 		snprintf(err, errlen, "column %dx%dx%d: at most %g times as high as wide",
 			 c->nx, c->ny, c->nz, SPH_SCENE_MAX_ASPECT);
+		return -1;
+	}
+	if (c->layers < 0 || c->layers > SPH_REF_MAX_LAYERS) {
+		snprintf(err, errlen, "column %dx%dx%d: %d wall layers; allowed 1 .. %d",
+			 c->nx, c->ny, c->nz, c->layers, SPH_REF_MAX_LAYERS);
 		return -1;
 	}
 	if (!(c->tank == 0.0 || (c->tank >= 1.0 && c->tank <= SPH_SCENE_MAX_TANK))) {
@@ -156,28 +161,41 @@ static void sph_scene_wall(int axis, double at, const double lo[3],
  * whole perimeter, the walls x = lo, hi their vertical edges, the walls
  * y = lo, hi what is left. Returns how many (xb may be NULL to count).
  */
-static size_t sph_scene_walls(const double lo[3], const double hi[3],
-			      double d, double *xb)
+static size_t sph_scene_walls(const double box_lo[3], const double box_hi[3],
+			      double d, int layers, double *xb)
 {
 	size_t count = 0;
 
-	/* floor z = lo: (x, y) everywhere */
-	sph_scene_wall(2, lo[2], lo, hi, d, 0, 0, 0, 0, xb, &count);
-	/* x = lo, hi: (y, z) with z above the floor */
-	sph_scene_wall(0, lo[0], lo, hi, d, 0, 0, 1, 0, xb, &count);
-	sph_scene_wall(0, hi[0], lo, hi, d, 0, 0, 1, 0, xb, &count);
-	/* y = lo, hi: (x, z) inside the x walls, above the floor */
-	sph_scene_wall(1, lo[1], lo, hi, d, 1, 1, 1, 0, xb, &count);
-	sph_scene_wall(1, hi[1], lo, hi, d, 1, 1, 1, 0, xb, &count);
+	for (int l = 0; l < layers; l++) {
+		/* plane l of every wall: the box grown by l d outwards (not
+		 * upwards: there is no lid) */
+		const double lo[3] = { box_lo[0] - l * d, box_lo[1] - l * d, box_lo[2] - l * d };
+		const double hi[3] = { box_hi[0] + l * d, box_hi[1] + l * d, box_hi[2] };
+
+		/* floor z = lo: (x, y) everywhere */
+		sph_scene_wall(2, lo[2], lo, hi, d, 0, 0, 0, 0, xb, &count);
+		/* x = lo, hi: (y, z) with z above the floor */
+		sph_scene_wall(0, lo[0], lo, hi, d, 0, 0, 1, 0, xb, &count);
+		sph_scene_wall(0, hi[0], lo, hi, d, 0, 0, 1, 0, xb, &count);
+		/* y = lo, hi: (x, z) inside the x walls, above the floor */
+		sph_scene_wall(1, lo[1], lo, hi, d, 1, 1, 1, 0, xb, &count);
+		sph_scene_wall(1, hi[1], lo, hi, d, 1, 1, 1, 0, xb, &count);
+	}
 	return count;
 }
 
-/* The boundary particles of s's box with psi / m in bnd4. 0 or -1. */
-static int sph_scene_boundary(struct sph_scene *s)
+int sph_scene_layers(const struct sph_column *c)
+{
+	return c->layers > 0 ? c->layers : SPH_SCENE_WALL_LAYERS;
+}
+
+/* The boundary particles of s's box, layers planes a wall, with psi / m
+ * in bnd4. 0 or -1. */
+static int sph_scene_boundary(struct sph_scene *s, int layers)
 {
 	const struct sph_params *p = &s->p;
 	const double db = SPH_SCENE_BOUNDARY_SPACING * p->spacing;
-	const size_t nb = sph_scene_walls(p->box_lo, p->box_hi, db, NULL);
+	const size_t nb = sph_scene_walls(p->box_lo, p->box_hi, db, layers, NULL);
 	double *xb = malloc((3 * nb + 1) * sizeof *xb);
 	double *psi = malloc((nb + 1) * sizeof *psi);
 	int rc = -1;
@@ -185,7 +203,7 @@ static int sph_scene_boundary(struct sph_scene *s)
 	s->bnd4 = malloc((4 * nb + 1) * sizeof *s->bnd4);
 	if (!xb || !psi || !s->bnd4)
 		goto out_free;
-	sph_scene_walls(p->box_lo, p->box_hi, db, xb);
+	sph_scene_walls(p->box_lo, p->box_hi, db, layers, xb);
 	if (sph_ref_boundary_psi(p, xb, nb, psi) != 0)
 		goto out_free;
 	for (size_t b = 0; b < nb; b++) {
@@ -215,7 +233,7 @@ int sph_scene_build(const struct sph_column *c, uint64_t seed,
 		return -1;
 	d = SPH_SCENE_WIDTH / c->nx;
 	sph_params_water(p, d, c->nz * d);
-	g = sph_ref_wall_gap(p, SPH_SCENE_BOUNDARY_SPACING * d);
+	g = sph_ref_wall_gap(p, SPH_SCENE_BOUNDARY_SPACING * d, sph_scene_layers(c));
 	s->gap = g;
 	s->width = c->nx * d;
 	s->height = c->nz * d;
@@ -223,12 +241,12 @@ int sph_scene_build(const struct sph_column *c, uint64_t seed,
 		p->box_lo[k] = 0.0;
 	p->box_hi[0] = c->tank > 0.0 ? c->tank * s->width : 2.0 * g + (c->nx - 1) * d;
 	p->box_hi[1] = 2.0 * g + (c->ny - 1) * d;
-	p->box_hi[2] = 2.0 * c->nz * d;
+	p->box_hi[2] = SPH_SCENE_TOP * c->nz * d;
 
 	s->n = sph_scene_particles(c->nx, c->ny, c->nz);
 	s->pos4 = malloc(4 * s->n * sizeof *s->pos4);
 	s->vel4 = calloc(4 * s->n, sizeof *s->vel4);
-	if (!s->pos4 || !s->vel4 || sph_scene_boundary(s) != 0) {
+	if (!s->pos4 || !s->vel4 || sph_scene_boundary(s, sph_scene_layers(c)) != 0) {
 		snprintf(err, errlen, "column %s: out of memory for %zu particles", c->name,
 			 s->n);
 		sph_scene_free(s);

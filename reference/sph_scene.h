@@ -22,7 +22,10 @@
  * sph_params_water is sized for the column's height nz d.
  *
  * Walls. The floor and the four side walls (no lid) are lined with
- * boundary particles (Akinci 2012, reference/sph_ref.h), on a square
+ * boundary particles (Akinci 2012, reference/sph_ref.h), in
+ * sph_scene_layers(c) parallel planes SPH_SCENE_BOUNDARY_SPACING d apart
+ * (the first on the box's face, the others outside it, each plane's
+ * rectangle grown to close the corners), each on a square
  * lattice of spacing ~SPH_SCENE_BOUNDARY_SPACING d in each wall plane
  * (stretched so that a whole number of it spans the wall exactly; psi
  * absorbs the difference), edges and corners sampled once. Why 0.75 d:
@@ -51,8 +54,14 @@
 #define SPH_SCENE_MAX_TANK	64.0	/* tank <= this many widths */
 #define SPH_SCENE_JITTER	0.01	/* +- this times d on each coordinate */
 #define SPH_SCENE_TANK		4.0	/* the paper's columns: 4 widths */
+#ifndef SPH_SCENE_TOP
+#define SPH_SCENE_TOP		2.0	/* the walls rise this many times the column's height */
+#endif
 #ifndef SPH_SCENE_BOUNDARY_SPACING
 #define SPH_SCENE_BOUNDARY_SPACING 0.75	/* of the walls' lattice, times d */
+#endif
+#ifndef SPH_SCENE_WALL_LAYERS
+#define SPH_SCENE_WALL_LAYERS	1	/* planes of boundary particles per wall */
 #endif
 
 /* One column: paper == 1 for the particle counts of Tables 1 and 2. */
@@ -62,7 +71,12 @@ struct sph_column {
 	int paper;
 	double tank;		/* box length / (nx d); 0: the box fits */
 	double jitter;		/* lattice jitter, +- this times d */
+	int layers;		/* planes of boundary particles per wall,
+				 * 1 .. SPH_REF_MAX_LAYERS; 0: SPH_SCENE_WALL_LAYERS */
 };
+
+/* The planes per wall column c has (its layers, or the default). */
+int sph_scene_layers(const struct sph_column *c);
 
 /*
  * The named columns, smallest first: the paper's four, larger ones of

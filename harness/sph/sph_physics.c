@@ -85,6 +85,7 @@ struct phys_options {
 	struct sph_column leak_cols[SPH_PHYSICS_LEAK_MAX_COLUMNS];
 	size_t nleak;
 	double leak_s; /* seconds of flow the leak check runs */
+	int layers;    /* --wall-layers; 0: the scene's default */
 	uint64_t seed;
 	double friction; /* the dam break's wall_friction */
 	const char *out;
@@ -758,6 +759,8 @@ static void phys_help(void)
 	       "  --leak-columns LIST the leak check's columns, comma-separated\n"
 	       "                      (" SPH_PHYSICS_LEAK_COLUMNS ")\n"
 	       "  --leak-seconds S    seconds of flow the leak check runs (3, at least 3)\n"
+	       "  --wall-layers N     planes of boundary particles per wall (1 .. 8; the\n"
+	       "                      scene's default otherwise)\n"
 	       "  --seed S            jitter of the dam break's lattice (42)\n"
 	       "  --wall-friction F   the dam break's walls: 0 free slip (the default),\n"
 	       "                      1 as if the wall were fluid at rest (0 .. 10)\n"
@@ -817,7 +820,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		      size_t errlen)
 {
 	enum { OPT_CHECK = 300, OPT_COLUMN, OPT_REST_COLUMN, OPT_SEED, OPT_FRICTION, OPT_LEAK_COLUMNS,
-	       OPT_LEAK_SECONDS };
+	       OPT_LEAK_SECONDS, OPT_WALL_LAYERS };
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },
 		{ "check", required_argument, NULL, OPT_CHECK },
@@ -827,6 +830,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		{ "wall-friction", required_argument, NULL, OPT_FRICTION },
 		{ "leak-columns", required_argument, NULL, OPT_LEAK_COLUMNS },
 		{ "leak-seconds", required_argument, NULL, OPT_LEAK_SECONDS },
+		{ "wall-layers", required_argument, NULL, OPT_WALL_LAYERS },
 		{ "out", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -875,6 +879,17 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 			rc = cli_parse_double("--leak-seconds", optarg, SPH_PHYSICS_LEAK_MIN_S, 60,
 					      &o->leak_s, err, errlen);
 			break;
+		case OPT_WALL_LAYERS: {
+			double l;
+			rc = cli_parse_double("--wall-layers", optarg, 1, SPH_REF_MAX_LAYERS, &l, err,
+					      errlen);
+			if (rc == CLI_OK && l != floor(l)) {
+				snprintf(err, errlen, "--wall-layers: '%s' is not a whole number", optarg);
+				rc = CLI_USAGE;
+			}
+			o->layers = (int)l;
+			break;
+		}
 		case OPT_SEED: rc = cli_parse_u64("--seed", optarg, &o->seed, err, errlen); break;
 		case OPT_FRICTION:
 			rc = cli_parse_double("--wall-friction", optarg, 0, 10, &o->friction, err, errlen);
@@ -890,6 +905,10 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		rc = CLI_USAGE;
 	}
 	o->rest_col.jitter = 0.0;
+	/* --wall-layers applies to every column the checks build */
+	o->dam_col.layers = o->rest_col.layers = o->layers;
+	for (size_t c = 0; c < o->nleak; c++)
+		o->leak_cols[c].layers = o->layers;
 	return rc;
 }
 

@@ -126,7 +126,7 @@ Test(sph_scene, every_column_has_parameters_and_box, .timeout = 120)
 			  c[k].name);
 		cr_assert(s.n == sph_scene_particles(c[k].nx, c[k].ny, c[k].nz));
 		cr_assert(s.width == c[k].nx * d && s.height == c[k].nz * d);
-		cr_assert(s.gap == sph_ref_wall_gap(p, SPH_SCENE_BOUNDARY_SPACING * d));
+		cr_assert(s.gap == sph_ref_wall_gap(p, SPH_SCENE_BOUNDARY_SPACING * d, 1));
 		cr_assert(s.gap > 1.1 * d && s.gap < 1.3 * d, "%s: gap %g d",
 			  c[k].name, s.gap / d);
 		cr_assert(p->box_lo[0] == 0.0 && p->box_lo[1] == 0.0 &&
@@ -500,8 +500,8 @@ static void sph_test_dev_add(struct sph_test_dev *d, double rho, double rho0)
  * layer along exactly one wall), edge and corner particles (along two or
  * three walls), all at least two layers below the top.
  */
-static void sph_test_rest_density(const char *spec, double jitter,
-				  struct sph_test_dev dev[4])
+static void sph_test_rest_density_layers(const char *spec, double jitter, int layers,
+					 struct sph_test_dev dev[4])
 {
 	struct sph_column col = sph_test_column(spec);
 	struct sph_scene sc;
@@ -510,6 +510,7 @@ static void sph_test_rest_density(const char *spec, double jitter,
 	const int far_x = col.tank == 0.0;	/* a wall beyond ix = nx-1 */
 
 	col.jitter = jitter;
+	col.layers = layers;
 	sph_test_build(&col, 7, &sc);
 	cr_assert(sph_ref_state_init(&s, &sc.p, sc.pos4, sc.vel4, sc.n,
 				     sc.bnd4, sc.nb) == 0);
@@ -532,6 +533,12 @@ static void sph_test_rest_density(const char *spec, double jitter,
 	}
 	sph_ref_state_free(&s);
 	sph_scene_free(&sc);
+}
+
+static void sph_test_rest_density(const char *spec, double jitter,
+				  struct sph_test_dev dev[4])
+{
+	sph_test_rest_density_layers(spec, jitter, 0, dev);
 }
 
 /*
@@ -635,4 +642,43 @@ Test(sph_scene, surge_is_1_1_at_rest)
 		  fabs(height - 1.0) <= SPH_SCENE_JITTER * d / s.height + 1e-6,
 		  "front %.9g, height %.9g", front, height);
 	sph_scene_free(&s);
+}
+
+/*
+ * Walls of several planes: each plane's psi counts the planes beside it
+ * (sph_ref_boundary_psi over all of them) and sph_ref_wall_gap sizes the
+ * gap for the stack, so the water at rest still starts at rest density
+ * at a face: within the bound of one plane (0.002, exact lattice). The
+ * planes sit the boundary spacing apart outside the box, the first on
+ * its face, and their count grows with each plane.
+ */
+Test(sph_scene, walls_of_several_planes_start_at_rest_density, .timeout = 60)
+{
+	size_t nb[4] = { 0 };
+	for (int layers = 1; layers <= 3; layers++) {
+		struct sph_test_dev flat[4];
+		sph_test_rest_density_layers("12x12x14@0", 0.0, layers, flat);
+		cr_expect(flat[1].worst < 0.002, "%d planes: face %g", layers, flat[1].worst);
+		cr_expect(flat[0].worst < 1e-4, "%d planes: interior %g", layers, flat[0].worst);
+
+		struct sph_column col = sph_test_column("12x12x14@0");
+		struct sph_scene sc;
+		col.layers = layers;
+		sph_test_build(&col, 1, &sc);
+		nb[layers] = sc.nb;
+		const double db = SPH_SCENE_BOUNDARY_SPACING * sc.p.spacing;
+		for (size_t b = 0; b < sc.nb; b++) {
+			const float *x = &sc.bnd4[4 * b];
+			/* outside the box or on it, by at most (layers - 1) db */
+			bool ok = true;
+			for (int a = 0; a < 3; a++)
+				ok = ok && x[a] >= sc.p.box_lo[a] - (layers - 1) * db - 1e-6 &&
+				     (a == 2 || x[a] <= sc.p.box_hi[a] + (layers - 1) * db + 1e-6);
+			cr_assert(ok, "%d planes: boundary particle %zu at (%g, %g, %g)", layers, b,
+				  x[0], x[1], x[2]);
+		}
+		sph_scene_free(&sc);
+	}
+	cr_expect(nb[2] > 2 * nb[1] * 0.9 && nb[3] > nb[2] + nb[1] * 0.9, "%zu %zu %zu", nb[1], nb[2],
+		  nb[3]);
 }
