@@ -162,7 +162,7 @@ static void sph_scene_wall(int axis, double at, const double lo[3],
  * y = lo, hi what is left. Returns how many (xb may be NULL to count).
  */
 static size_t sph_scene_walls(const double box_lo[3], const double box_hi[3],
-			      double d, int layers, double *xb)
+			      double d, int layers, int lid, double *xb)
 {
 	size_t count = 0;
 
@@ -181,6 +181,12 @@ static size_t sph_scene_walls(const double box_lo[3], const double box_hi[3],
 		sph_scene_wall(1, lo[1], lo, hi, d, 1, 1, 1, 0, xb, &count);
 		sph_scene_wall(1, hi[1], lo, hi, d, 1, 1, 1, 0, xb, &count);
 	}
+	/* the lid z = hi, inside the side walls' top edges: planes upwards
+	 * (the side walls do not rise past the first) */
+	for (int l = 0; lid && l < layers; l++) {
+		const double hi_l[3] = { box_hi[0], box_hi[1], box_hi[2] + l * d };
+		sph_scene_wall(2, hi_l[2], box_lo, hi_l, d, 1, 1, 1, 1, xb, &count);
+	}
 	return count;
 }
 
@@ -195,7 +201,7 @@ static int sph_scene_boundary(struct sph_scene *s, int layers)
 {
 	const struct sph_params *p = &s->p;
 	const double db = SPH_SCENE_BOUNDARY_SPACING * p->spacing;
-	const size_t nb = sph_scene_walls(p->box_lo, p->box_hi, db, layers, NULL);
+	const size_t nb = sph_scene_walls(p->box_lo, p->box_hi, db, layers, SPH_SCENE_LID, NULL);
 	double *xb = malloc((3 * nb + 1) * sizeof *xb);
 	double *psi = malloc((nb + 1) * sizeof *psi);
 	int rc = -1;
@@ -203,7 +209,7 @@ static int sph_scene_boundary(struct sph_scene *s, int layers)
 	s->bnd4 = malloc((4 * nb + 1) * sizeof *s->bnd4);
 	if (!xb || !psi || !s->bnd4)
 		goto out_free;
-	sph_scene_walls(p->box_lo, p->box_hi, db, layers, xb);
+	sph_scene_walls(p->box_lo, p->box_hi, db, layers, SPH_SCENE_LID, xb);
 	if (sph_ref_boundary_psi(p, xb, nb, psi) != 0)
 		goto out_free;
 	for (size_t b = 0; b < nb; b++) {

@@ -54,6 +54,9 @@
 #define SPH_SCENE_MAX_TANK	64.0	/* tank <= this many widths */
 #define SPH_SCENE_JITTER	0.01	/* +- this times d on each coordinate */
 #define SPH_SCENE_TANK		4.0	/* the paper's columns: 4 widths */
+#ifndef SPH_SCENE_LID
+#define SPH_SCENE_LID		0	/* 1: a lid of boundary particles closes the box */
+#endif
 #ifndef SPH_SCENE_TOP
 #define SPH_SCENE_TOP		2.0	/* the walls rise this many times the column's height */
 #endif
