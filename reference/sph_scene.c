@@ -14,20 +14,20 @@
  */
 static const struct sph_column sph_scene_column_table[] = {
 	/* Goswami et al. 2010, Tables 1 and 2 */
-	{ "16128", 24, 24, 28, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
-	{ "75200", 40, 40, 47, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
-	{ "129024", 48, 48, 56, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
-	{ "255600", 60, 60, 71, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
+	{ "16128", 24, 24, 28, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0, 0, 0 },
+	{ "75200", 40, 40, 47, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0, 0, 0 },
+	{ "129024", 48, 48, 56, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0, 0, 0 },
+	{ "255600", 60, 60, 71, 1, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0, 0, 0 },
 	/* larger, same shape: 0.5 M; ~1 M (the paper's "1M particles"
 	 * comparison with [HKK07b]); 2 M; 4.2 M */
-	{ "514064", 76, 76, 89, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
-	{ "1032192", 96, 96, 112, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
-	{ "2016000", 120, 120, 140, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
-	{ "4207500", 150, 150, 187, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0 },
+	{ "514064", 76, 76, 89, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0, 0, 0 },
+	{ "1032192", 96, 96, 112, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0, 0, 0 },
+	{ "2016000", 120, 120, 140, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0, 0, 0 },
+	{ "4207500", 150, 150, 187, 0, SPH_SCENE_TANK, SPH_SCENE_JITTER, 0, 0, 0 },
 	/* Martin and Moyce (1952), n^2 = 2: twice as high as wide, a thin
 	 * slab (their tank was a channel), a tank long enough that the
 	 * surge does not reach its end before T = t sqrt(2 g / a) = 3.5 */
-	{ "martin-moyce", 40, 8, 80, 0, 6.0, SPH_SCENE_JITTER, 0 },
+	{ "martin-moyce", 40, 8, 80, 0, 6.0, SPH_SCENE_JITTER, 0, 0, 0 },
 };
 
 const struct sph_column *sph_scene_columns(size_t *count)
@@ -71,6 +71,11 @@ static int sph_scene_check(const struct sph_column *c, char *err,
 	if (c->nz > SPH_SCENE_MAX_ASPECT * c->nx) {
 		snprintf(err, errlen, "column %dx%dx%d: at most %g times as high as wide",
 			 c->nx, c->ny, c->nz, SPH_SCENE_MAX_ASPECT);
+		return -1;
+	}
+	if (!(c->top == 0.0 || (c->top >= 1.0 && c->top <= SPH_SCENE_MAX_TOP))) {
+		snprintf(err, errlen, "column %dx%dx%d: walls %g times its height; allowed 1 .. %g",
+			 c->nx, c->ny, c->nz, c->top, SPH_SCENE_MAX_TOP);
 		return -1;
 	}
 	if (c->layers < 0 || c->layers > SPH_REF_MAX_LAYERS) {
@@ -195,13 +200,13 @@ int sph_scene_layers(const struct sph_column *c)
 	return c->layers > 0 ? c->layers : SPH_SCENE_WALL_LAYERS;
 }
 
-/* The boundary particles of s's box, layers planes a wall, with psi / m
- * in bnd4. 0 or -1. */
-static int sph_scene_boundary(struct sph_scene *s, int layers)
+/* The boundary particles of s's box, layers planes a wall (and a lid
+ * when lid), with psi / m in bnd4. 0 or -1. */
+static int sph_scene_boundary(struct sph_scene *s, int layers, int lid)
 {
 	const struct sph_params *p = &s->p;
 	const double db = SPH_SCENE_BOUNDARY_SPACING * p->spacing;
-	const size_t nb = sph_scene_walls(p->box_lo, p->box_hi, db, layers, SPH_SCENE_LID, NULL);
+	const size_t nb = sph_scene_walls(p->box_lo, p->box_hi, db, layers, lid, NULL);
 	double *xb = malloc((3 * nb + 1) * sizeof *xb);
 	double *psi = malloc((nb + 1) * sizeof *psi);
 	int rc = -1;
@@ -209,7 +214,7 @@ static int sph_scene_boundary(struct sph_scene *s, int layers)
 	s->bnd4 = malloc((4 * nb + 1) * sizeof *s->bnd4);
 	if (!xb || !psi || !s->bnd4)
 		goto out_free;
-	sph_scene_walls(p->box_lo, p->box_hi, db, layers, SPH_SCENE_LID, xb);
+	sph_scene_walls(p->box_lo, p->box_hi, db, layers, lid, xb);
 	if (sph_ref_boundary_psi(p, xb, nb, psi) != 0)
 		goto out_free;
 	for (size_t b = 0; b < nb; b++) {
@@ -247,12 +252,13 @@ int sph_scene_build(const struct sph_column *c, uint64_t seed,
 		p->box_lo[k] = 0.0;
 	p->box_hi[0] = c->tank > 0.0 ? c->tank * s->width : 2.0 * g + (c->nx - 1) * d;
 	p->box_hi[1] = 2.0 * g + (c->ny - 1) * d;
-	p->box_hi[2] = SPH_SCENE_TOP * c->nz * d;
+	p->box_hi[2] = (c->top > 0.0 ? c->top : SPH_SCENE_TOP) * c->nz * d;
 
 	s->n = sph_scene_particles(c->nx, c->ny, c->nz);
 	s->pos4 = malloc(4 * s->n * sizeof *s->pos4);
 	s->vel4 = calloc(4 * s->n, sizeof *s->vel4);
-	if (!s->pos4 || !s->vel4 || sph_scene_boundary(s, sph_scene_layers(c)) != 0) {
+	if (!s->pos4 || !s->vel4 || sph_scene_boundary(s, sph_scene_layers(c),
+						       c->lid ? c->lid : SPH_SCENE_LID) != 0) {
 		snprintf(err, errlen, "column %s: out of memory for %zu particles", c->name,
 			 s->n);
 		sph_scene_free(s);

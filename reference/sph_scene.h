@@ -60,6 +60,7 @@
 #ifndef SPH_SCENE_TOP
 #define SPH_SCENE_TOP		2.0	/* the walls rise this many times the column's height */
 #endif
+#define SPH_SCENE_MAX_TOP	8.0
 #ifndef SPH_SCENE_BOUNDARY_SPACING
 #define SPH_SCENE_BOUNDARY_SPACING 0.75	/* of the walls' lattice, times d */
 #endif
@@ -76,6 +77,10 @@ struct sph_column {
 	double jitter;		/* lattice jitter, +- this times d */
 	int layers;		/* planes of boundary particles per wall,
 				 * 1 .. SPH_REF_MAX_LAYERS; 0: SPH_SCENE_WALL_LAYERS */
+	int lid;		/* 1: boundary particles close the box's top;
+				 * 0: SPH_SCENE_LID */
+	double top;		/* the box's height over the column's,
+				 * 1 .. SPH_SCENE_MAX_TOP; 0: SPH_SCENE_TOP */
 };
 
 /* The planes per wall column c has (its layers, or the default). */

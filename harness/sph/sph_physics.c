@@ -86,6 +86,8 @@ struct phys_options {
 	size_t nleak;
 	double leak_s; /* seconds of flow the leak check runs */
 	int layers;    /* --wall-layers; 0: the scene's default */
+	int lid;       /* --lid */
+	double top;    /* --wall-height; 0: the scene's default */
 	uint64_t seed;
 	double friction; /* the dam break's wall_friction */
 	const char *out;
@@ -761,6 +763,8 @@ static void phys_help(void)
 	       "  --leak-seconds S    seconds of flow the leak check runs (3, at least 3)\n"
 	       "  --wall-layers N     planes of boundary particles per wall (1 .. 8; the\n"
 	       "                      scene's default otherwise)\n"
+	       "  --lid               boundary particles close the box's top as well\n"
+	       "  --wall-height X     the walls X times the column's height (1 .. 8; 2)\n"
 	       "  --seed S            jitter of the dam break's lattice (42)\n"
 	       "  --wall-friction F   the dam break's walls: 0 free slip (the default),\n"
 	       "                      1 as if the wall were fluid at rest (0 .. 10)\n"
@@ -820,7 +824,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		      size_t errlen)
 {
 	enum { OPT_CHECK = 300, OPT_COLUMN, OPT_REST_COLUMN, OPT_SEED, OPT_FRICTION, OPT_LEAK_COLUMNS,
-	       OPT_LEAK_SECONDS, OPT_WALL_LAYERS };
+	       OPT_LEAK_SECONDS, OPT_WALL_LAYERS, OPT_LID, OPT_WALL_HEIGHT };
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },
 		{ "check", required_argument, NULL, OPT_CHECK },
@@ -831,6 +835,8 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		{ "leak-columns", required_argument, NULL, OPT_LEAK_COLUMNS },
 		{ "leak-seconds", required_argument, NULL, OPT_LEAK_SECONDS },
 		{ "wall-layers", required_argument, NULL, OPT_WALL_LAYERS },
+		{ "lid", no_argument, NULL, OPT_LID },
+		{ "wall-height", required_argument, NULL, OPT_WALL_HEIGHT },
 		{ "out", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -890,6 +896,11 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 			o->layers = (int)l;
 			break;
 		}
+		case OPT_LID: o->lid = 1; break;
+		case OPT_WALL_HEIGHT:
+			rc = cli_parse_double("--wall-height", optarg, 1, SPH_SCENE_MAX_TOP, &o->top, err,
+					      errlen);
+			break;
 		case OPT_SEED: rc = cli_parse_u64("--seed", optarg, &o->seed, err, errlen); break;
 		case OPT_FRICTION:
 			rc = cli_parse_double("--wall-friction", optarg, 0, 10, &o->friction, err, errlen);
@@ -907,8 +918,13 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 	o->rest_col.jitter = 0.0;
 	/* --wall-layers applies to every column the checks build */
 	o->dam_col.layers = o->rest_col.layers = o->layers;
-	for (size_t c = 0; c < o->nleak; c++)
+	o->dam_col.lid = o->rest_col.lid = o->lid;
+	o->dam_col.top = o->top;
+	for (size_t c = 0; c < o->nleak; c++) {
 		o->leak_cols[c].layers = o->layers;
+		o->leak_cols[c].lid = o->lid;
+		o->leak_cols[c].top = o->top;
+	}
 	return rc;
 }
 

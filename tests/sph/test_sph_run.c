@@ -46,7 +46,7 @@ Test(sph_run, user_errors)
  * in one line saying how much it needs and how much there is. */
 Test(sph_run, a_column_larger_than_memory_exits_2_first)
 {
-	const struct sph_column big = { "512x512x512", 512, 512, 512, 0, 4.0, 0.0, 0 };
+	const struct sph_column big = { "512x512x512", 512, 512, 512, 0, 4.0, 0.0, 0, 0, 0 };
 	size_t avail = sysinfo_mem_available();
 	if (avail == 0)
 		cr_skip_test("this machine does not say how much memory is available");
