@@ -77,6 +77,7 @@ double sph_physics_interp(const double *T, const double *y, size_t m, double at)
 #define SPH_PHYSICS_LEAK_DT	0.05	/* seconds between the leak check's looks */
 #define SPH_PHYSICS_LEAK_COLUMNS "16128,75200,255600"
 #define SPH_PHYSICS_LEAK_MAX_COLUMNS 8
+#define SPH_PHYSICS_STEP_LIMIT	0.2	/* CFL and force numbers, DualSPHysics' */
 
 struct phys_options {
 	int variant; /* index into sph_variants */
@@ -111,6 +112,10 @@ struct phys_rows {
 	double friction;	/* the dam break's wall friction, for the sidecar */
 	struct progress *pg;	/* one item per check, its part the steps done */
 	long steps_done, steps_total; /* of the check under way */
+	float *vel4, *acc4;	/* set by phys_run for the check under way when
+				 * it wants the motion: each look's velocities
+				 * and accelerations (else NULL) */
+	bool want_motion;
 };
 
 /* steps more of the check under way are done. */
@@ -149,8 +154,12 @@ static int phys_run(struct phys_rows *rs, const struct sph_scene *sc, long every
 	void *ctx = NULL;
 	int rc = -1;
 	float *pos4 = malloc(4 * sc->n * sizeof *pos4), *rho = malloc(sc->n * sizeof *rho);
+	float *vel4 = rs->want_motion ? malloc(4 * sc->n * sizeof *vel4) : NULL;
+	float *acc4 = rs->want_motion ? malloc(4 * sc->n * sizeof *acc4) : NULL;
 	const struct sph_input in = { sc->n, sc->pos4, sc->vel4, sc->nb, sc->bnd4 };
-	if (!pos4 || !rho) {
+	rs->vel4 = vel4;
+	rs->acc4 = acc4;
+	if (!pos4 || !rho || (rs->want_motion && (!vel4 || !acc4))) {
 		fprintf(stderr, "harness: sph physics: out of memory for %zu particles\n", sc->n);
 		goto out;
 	}
@@ -161,7 +170,7 @@ static int phys_run(struct phys_rows *rs, const struct sph_scene *sc, long every
 	for (size_t k = 0; k <= samples; k++) {
 		struct sph_phase_times t = { 0 };
 		if ((k > 0 && v->ops->steps(ctx, (int)every, &t) != 0) || v->ops->evaluate(ctx, 0) != 0 ||
-		    v->ops->read(ctx, pos4, NULL, rho, NULL) != 0) {
+		    v->ops->read(ctx, pos4, vel4, rho, acc4) != 0) {
 			fprintf(stderr, "harness: sph physics: %s failed at step %ld: %s\n", v->name,
 				(long)k * every, v->ops->error(ctx));
 			goto out_destroy;
@@ -179,6 +188,9 @@ out_destroy:
 out:
 	free(pos4);
 	free(rho);
+	free(vel4);
+	free(acc4);
+	rs->vel4 = rs->acc4 = NULL;
 	return rc;
 }
 
@@ -539,7 +551,9 @@ static int phys_rest(const struct phys_options *o, struct phys_rows *rs, bool *a
 
 struct leak_state {
 	const struct sph_scene *sc;
+	const struct phys_rows *rs;
 	size_t outside; /* most particles outside the box at one look */
+	double vmax, amax; /* the fastest and the most accelerated particle's, at the looks */
 };
 
 /* Particles outside the box (or not finite) at this look. */
@@ -557,6 +571,15 @@ static int leak_sample(void *arg, size_t k, double t, const float *pos4, const f
 	}
 	if (out > l->outside)
 		l->outside = out;
+	for (size_t i = 0; l->rs->vel4 && l->rs->acc4 && i < l->sc->n; i++) {
+		const float *v = &l->rs->vel4[4 * i], *a = &l->rs->acc4[4 * i];
+		const double v2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2];
+		const double a2 = (double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2];
+		if (sqrt(v2) > l->vmax)
+			l->vmax = sqrt(v2);
+		if (sqrt(a2) > l->amax)
+			l->amax = sqrt(a2);
+	}
 	return 0;
 }
 
@@ -592,6 +615,26 @@ static int leak_row(struct phys_rows *rs, const struct phys_row *proto, const ch
 	return 0;
 }
 
+/* A number shown beside its limit, not judged. */
+static int leak_shown(struct phys_rows *rs, const struct phys_row *proto, const char *quantity,
+		      double value, double limit, double seconds)
+{
+	struct phys_row *row = phys_add(rs);
+	if (!row)
+		return -1;
+	*row = *proto;
+	row->quantity = quantity;
+	row->T = NAN;
+	row->t = seconds;
+	row->sim = value;
+	row->meas = limit;
+	row->rel = value / limit - 1.0;
+	row->tol = 0;
+	row->judged = false;
+	row->pass = value <= limit;
+	return 0;
+}
+
 /* The dam break of each leak column through the impact on the far wall
  * and the slosh back: no coordinate may need the last-resort clamp
  * (leak_clamps) and no particle may be outside the box at a look
@@ -616,16 +659,27 @@ static int phys_leak(const struct phys_options *o, struct phys_rows *rs, bool *a
 			       "leaks of %s", o->leak_cols[c].name);
 		rs->steps_done = 0;
 		rs->steps_total = (long)samples * every;
-		struct leak_state l = { .sc = &sc };
+		struct leak_state l = { .sc = &sc, .rs = rs };
 		unsigned long long clamps = 0;
+		rs->want_motion = true;
 		int rc = phys_run(rs, &sc, every, samples, leak_sample, &l, &clamps);
+		rs->want_motion = false;
 		progress_end(rs->pg);
 		struct phys_row proto = { .check = "leak", .n = sc.n, .nb = sc.nb, .clamps = clamps };
 		snprintf(proto.column, sizeof proto.column, "%s", o->leak_cols[c].name);
 		double seconds = (double)samples * (double)every * sc.p.dt;
+		/* the time step against the fastest and the most accelerated
+		 * particle seen at a look: the CFL number dt (c + v) / h and
+		 * the force number dt sqrt(a / h), shown beside the limits
+		 * of DualSPHysics' step (0.2 each: dt = 0.2 min(h / (c + v),
+		 * sqrt(h / a))), not judged */
+		const double h = sc.p.h, c = sqrt(sc.p.k);
+		const double cfl = sc.p.dt * (c + l.vmax) / h, force = sc.p.dt * sqrt(l.amax / h);
 		sph_scene_free(&sc);
 		if (rc != 0 || leak_row(rs, &proto, "leak_clamps", (double)clamps, seconds, all_pass) != 0 ||
-		    leak_row(rs, &proto, "leak_outside", (double)l.outside, seconds, all_pass) != 0)
+		    leak_row(rs, &proto, "leak_outside", (double)l.outside, seconds, all_pass) != 0 ||
+		    leak_shown(rs, &proto, "leak_cfl_number", cfl, SPH_PHYSICS_STEP_LIMIT, seconds) != 0 ||
+		    leak_shown(rs, &proto, "leak_force_number", force, SPH_PHYSICS_STEP_LIMIT, seconds) != 0)
 			return -1;
 	}
 	return 0;
@@ -727,7 +781,10 @@ static void phys_json(struct json_out *j, const void *ctx)
 		       "the dam break of each leak column (tank 4 widths) for at least 3 s of flow, "
 		       "through the impact on the far wall and the slosh back: leak_clamps, the "
 		       "coordinates the last-resort clamp put back on a wall, and leak_outside, the most "
-		       "particles outside the box at one look (every 0.05 s), each judged against 0");
+		       "particles outside the box at one look (every 0.05 s), each judged against 0; "
+		       "shown, not judged: leak_cfl_number dt (c + v) / h and leak_force_number "
+		       "dt sqrt(a / h) for the fastest and most accelerated particle at a look, beside "
+		       "DualSPHysics' 0.2");
 	json_end_object(j);
 	json_kv_string(j, "physics", "reference/sph_ref.h: Mueller 2003, clamped pressure, walls of boundary particles (Akinci 2012), symplectic Euler");
 }
@@ -962,9 +1019,13 @@ static void phys_print(const struct phys_rows *rs)
 		const struct phys_row *c = &rs->r[r], *o = &rs->r[r + 1];
 		if (strcmp(c->quantity, "leak_clamps") != 0 || strcmp(o->quantity, "leak_outside") != 0)
 			continue;
+		const struct phys_row *cf = r + 3 < rs->n ? &rs->r[r + 2] : NULL, *fo = cf ? &rs->r[r + 3] : NULL;
 		printf("%-20s %-18s %.1f s of flow: %.0f coordinates clamped, at most %.0f particles "
-		       "outside the box: %s\n", "leak", c->column, c->t, c->sim, o->sim,
+		       "outside the box: %s", "leak", c->column, c->t, c->sim, o->sim,
 		       c->pass && o->pass ? "ok" : "FAIL");
+		if (cf && fo && strcmp(cf->quantity, "leak_cfl_number") == 0)
+			printf(" (CFL number %.3f, force number %.3f at the looks)", cf->sim, fo->sim);
+		printf("\n");
 	}
 }
 

@@ -577,7 +577,9 @@ Test(sph_physics, time_correction_equals_the_published_csv)
  * The leak check run small: the 12 x 3 x 24 column in a tank of 4 widths
  * (864 particles, 9,415 boundary particles) for 3 s of flow on the CPU
  * variant, ~18 s on 2 cores. Measured (seed 42): 9 coordinates clamped,
- * none outside the box, so exit 1: the walls of one layer leak even here.
+ * every one at the open box's top (splash above the walls), none outside
+ * the box, so exit 1; CFL number 0.240 (the fastest particle at 0.2 c),
+ * force number 0.049.
  * Two judged rows against 0, their clamps those of the run, and the exit
  * status that of the rows.
  */
@@ -593,9 +595,20 @@ Test(sph_physics, leak_check_runs_small, .timeout = 180)
 	const int rc = phys_cli(args, e, sizeof e);
 	cr_assert(rc == 0 || rc == 1, "exit %d: %s", rc, e);
 	phys_read(out, &t);
-	cr_assert_eq(t.nrows, 2, "leak_clamps and leak_outside");
+	cr_assert_eq(t.nrows, 4, "leak_clamps, leak_outside and the two step numbers");
+	/* the step numbers, shown: finite, beside DualSPHysics' limit 0.2,
+	 * not judged; the CFL number at least dt c / h = 0.2 (restated) */
+	for (size_t r = 2; r < 4; r++) {
+		const double x = cell_double(&t, r, "simulated");
+		cr_expect_str_eq(cell(&t, r, "quantity"), r == 2 ? "leak_cfl_number" : "leak_force_number");
+		cr_expect(isfinite(x) && x > 0, "%s %g", cell(&t, r, "quantity"), x);
+		cr_expect(cell_double(&t, r, "measured") == 0.2);
+		cr_expect_eq(cell_long(&t, r, "judged"), 0);
+		cr_expect_eq(cell_long(&t, r, "pass"), x <= 0.2);
+	}
+	cr_expect_geq(cell_double(&t, 2, "simulated"), 0.2 - 1e-9, "dt (c + v) / h >= dt c / h");
 	bool all = true;
-	for (size_t r = 0; r < t.nrows; r++) {
+	for (size_t r = 0; r < 2; r++) {
 		const char *q = cell(&t, r, "quantity");
 		cr_expect_str_eq(cell(&t, r, "check"), "leak");
 		cr_expect_str_eq(cell(&t, r, "column"), "12x3x24@4");
@@ -647,8 +660,8 @@ Test(sph_physics, a_lid_holds_the_small_column, .timeout = 180)
 	const int rc = phys_cli(args, e, sizeof e);
 	cr_expect_eq(rc, 0, "exit %d: %s", rc, e);
 	phys_read(out, &t);
-	cr_assert_eq(t.nrows, 2);
-	for (size_t r = 0; r < t.nrows; r++)
+	cr_assert_eq(t.nrows, 4);
+	for (size_t r = 0; r < 2; r++)
 		cr_expect(cell_double(&t, r, "simulated") == 0.0 && cell_long(&t, r, "pass") == 1,
 			  "%s: %s", cell(&t, r, "quantity"), cell(&t, r, "simulated"));
 	csv_table_free(&t);
