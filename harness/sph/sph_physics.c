@@ -142,6 +142,31 @@ static struct phys_row *phys_add(struct phys_rows *rs)
 	return row;
 }
 
+/* A row like proto for quantity at T (or NAN) and t seconds, sim against
+ * meas: rel = sim / meas - 1 and tol as given; judged rows outside it
+ * clear *all_pass. 0, or -1 when memory ran out. */
+static int phys_add_judged(struct phys_rows *rs, const struct phys_row *proto, const char *quantity,
+			   double T, double t, double sim, double meas, double tol, bool judged,
+			   bool *all_pass)
+{
+	struct phys_row *row = phys_add(rs);
+	if (!row)
+		return -1;
+	*row = *proto;
+	row->quantity = quantity;
+	row->T = T;
+	row->t = t;
+	row->sim = sim;
+	row->meas = meas;
+	row->rel = sim / meas - 1.0;
+	row->tol = tol;
+	row->judged = judged;
+	row->pass = isfinite(row->rel) && fabs(row->rel) <= tol;
+	if (judged && !row->pass)
+		*all_pass = false;
+	return 0;
+}
+
 /* Runs v on sc for samples + 1 samples, every `every` steps apart; at each
  * the callback gets the positions and densities (evaluated there). */
 typedef int (*phys_sample_fn)(void *arg, size_t k, double t, const float *pos4, const float *rho);
@@ -219,21 +244,12 @@ static int dam_points(struct phys_rows *rs, const struct phys_row *proto, const 
 		      const struct dam_state *d, size_t m, double shift, bool judge, bool *all_pass)
 {
 	for (size_t k = 0; k < npts; k++) {
-		struct phys_row *row = phys_add(rs);
-		if (!row)
+		const double T = pts[k].T - shift;
+		if (phys_add_judged(rs, proto, quantity, T, T / d->scale,
+				    sph_physics_interp(d->T, curve, m, T), pts[k].value,
+				    SPH_PHYSICS_SURGE_TOL,
+				    judge && T >= SPH_PHYSICS_T_LO && T <= SPH_PHYSICS_T_HI, all_pass) != 0)
 			return -1;
-		*row = *proto;
-		row->quantity = quantity;
-		row->T = pts[k].T - shift;
-		row->t = row->T / d->scale;
-		row->meas = pts[k].value;
-		row->sim = sph_physics_interp(d->T, curve, m, row->T);
-		row->rel = row->sim / row->meas - 1.0;
-		row->tol = SPH_PHYSICS_SURGE_TOL;
-		row->judged = judge && row->T >= SPH_PHYSICS_T_LO && row->T <= SPH_PHYSICS_T_HI;
-		row->pass = isfinite(row->rel) && fabs(row->rel) <= row->tol;
-		if (row->judged && !row->pass)
-			*all_pass = false;
 	}
 	return 0;
 }
@@ -274,20 +290,10 @@ static int dam_speed(struct phys_rows *rs, const struct phys_row *proto,
 		     const struct sph_physics_point *pts, size_t npts, const struct dam_state *d,
 		     size_t m, bool *all_pass)
 {
-	struct phys_row *row = phys_add(rs);
-	if (!row)
-		return -1;
-	*row = *proto;
-	row->quantity = "surge_speed";
-	row->T = row->t = NAN;
-	sph_physics_front_speed(d->T, d->front, m, pts, npts, &row->sim, &row->meas);
-	row->rel = row->sim / row->meas - 1.0;
-	row->tol = SPH_PHYSICS_SURGE_TOL;
-	row->judged = true;
-	row->pass = isfinite(row->rel) && fabs(row->rel) <= row->tol;
-	if (!row->pass)
-		*all_pass = false;
-	return 0;
+	double sim, meas;
+	sph_physics_front_speed(d->T, d->front, m, pts, npts, &sim, &meas);
+	return phys_add_judged(rs, proto, "surge_speed", NAN, NAN, sim, meas, SPH_PHYSICS_SURGE_TOL,
+			       true, all_pass);
 }
 
 /* The dam break's sampling on sc: *every steps apart, samples + 1 samples
@@ -381,22 +387,8 @@ struct rest_state {
 static int rest_row(struct rest_state *st, const char *quantity, double t, double sim, double meas,
 		    bool judged)
 {
-	struct phys_row *row = phys_add(st->rs);
-	if (!row)
-		return -1;
-	*row = *st->proto;
-	row->quantity = quantity;
-	row->t = t;
-	row->T = NAN;
-	row->sim = sim;
-	row->meas = meas;
-	row->rel = sim / meas - 1.0;
-	row->tol = SPH_PHYSICS_REST_TOL;
-	row->judged = judged;
-	row->pass = isfinite(row->rel) && fabs(row->rel) <= row->tol;
-	if (judged && !row->pass)
-		*st->all_pass = false;
-	return 0;
+	return phys_add_judged(st->rs, st->proto, quantity, NAN, t, sim, meas, SPH_PHYSICS_REST_TOL,
+			       judged, st->all_pass);
 }
 
 /*
@@ -593,45 +585,29 @@ static void phys_leak_schedule(const struct sph_scene *sc, double seconds, long 
 	*samples = (size_t)ceil(seconds / sc->p.dt / (double)*every);
 }
 
-/* A judged count whose known answer is 0. */
+/* A judged count whose known answer is 0 (no ratio: rel empty). */
 static int leak_row(struct phys_rows *rs, const struct phys_row *proto, const char *quantity,
 		    double count, double seconds, bool *all_pass)
 {
-	struct phys_row *row = phys_add(rs);
-	if (!row)
+	bool ratio_pass = true; /* count / 0 is no ratio: judged below instead */
+	if (phys_add_judged(rs, proto, quantity, NAN, seconds, count, 0, 0, true, &ratio_pass) != 0)
 		return -1;
-	*row = *proto;
-	row->quantity = quantity;
-	row->T = NAN;
-	row->t = seconds;
-	row->sim = count;
-	row->meas = 0;
-	row->rel = NAN; /* a count against 0: no ratio */
-	row->tol = 0;
-	row->judged = true;
+	struct phys_row *row = &rs->r[rs->n - 1];
+	row->rel = NAN;
 	row->pass = count == 0;
 	if (!row->pass)
 		*all_pass = false;
 	return 0;
 }
 
-/* A number shown beside its limit, not judged. */
+/* A number shown beside its limit, not judged (pass: within it). */
 static int leak_shown(struct phys_rows *rs, const struct phys_row *proto, const char *quantity,
 		      double value, double limit, double seconds)
 {
-	struct phys_row *row = phys_add(rs);
-	if (!row)
+	bool unused = true;
+	if (phys_add_judged(rs, proto, quantity, NAN, seconds, value, limit, 0, false, &unused) != 0)
 		return -1;
-	*row = *proto;
-	row->quantity = quantity;
-	row->T = NAN;
-	row->t = seconds;
-	row->sim = value;
-	row->meas = limit;
-	row->rel = value / limit - 1.0;
-	row->tol = 0;
-	row->judged = false;
-	row->pass = value <= limit;
+	rs->r[rs->n - 1].pass = value <= limit;
 	return 0;
 }
 
