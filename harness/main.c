@@ -1220,7 +1220,7 @@ static int main_command(int argc, char **argv)
 	const struct main_cmd *mc = main_find_cmd(cmd);
 	if (!mc)
 		return main_unknown_cmd(cmd);
-	if (testhook_check(err, sizeof err) != 0)
+	if (testhook_check(cli_names_variant, err, sizeof err) != 0)
 		return main_usage_error(err);
 	if (testhook_active(TESTHOOK_SLOWDOWN) || testhook_active(TESTHOOK_WORK))
 		fprintf(stderr, "harness: test hooks on: %s=%s %s=%s lengthen the timings of those variants\n",
