@@ -8,7 +8,7 @@
 
 #include "../reference/ic.h"
 #include "../variants/registry.h"
-#include "timing.h"
+#include "core/timing.h"
 
 /* Exit statuses of bin/harness. */
 enum cli_status {

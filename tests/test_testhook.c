@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "../harness/cli.h"
-#include "../harness/testhook.h"
-#include "../harness/timing.h"
+#include "../harness/core/testhook.h"
+#include "../harness/core/timing.h"
 #include "cli_run.h"
 
 static void hooks(const char *on, const char *spec)

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../../harness/render/sph_render.h"
-#include "../../harness/sysinfo.h"
+#include "../../harness/core/sysinfo.h"
 #include "../cli_run.h"
 #include "../tmp_dir.h"
 
