@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_table.h"
+#include "core/csv_table.h"
 #include "render/report_render.h"
 #include "report_format.h"
 #include "results.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../csv_table.h"
+#include "../core/csv_table.h"
 #include "../report_format.h"
 #include "../results.h"
 
