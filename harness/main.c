@@ -1149,7 +1149,7 @@ static const struct main_cmd {
 	{ "ab", "the same rows with a base revision's build and this one,\n"
 		"interleaved until decided, pooled and compared: a regression gate", ab_command },
 	{ "plot", "the chapter's figures from suite CSVs (gnuplot)", plot_command },
-	{ "report", "the README's results tables (N-body, SPH, rendering) from a\n"
+	{ "report", "the results pages' tables (N-body, SPH, rendering) from a\n"
 		    "results folder", report_command },
 	{ "export", "a results CSV as Google Benchmark JSON", export_command },
 	{ "sph", "the SPH variants on the paper's dam break (harness sph --help)", main_sph },

@@ -1,4 +1,4 @@
-/* report_sph.c - the README's SPH tables, printed from a results directory */
+/* report_sph.c - the SPH tables of results/sph.md, printed from a results directory */
 #include "report_sph.h"
 
 #include <math.h>
