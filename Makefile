@@ -177,11 +177,20 @@ $(TESTBIN): $(TEST_OBJ) $(LIB_OBJ) | bin
 $(GPUTESTBIN): $(GPU_TEST_OBJ) $(LIB_OBJ) | bin
 	$(CC) -o $@ $^ -lcriterion $(LDLIBS)
 
-build/%.o: %.c | build/buildinfo.h
+# Every object depends on the build's configuration (compilers, flags,
+# CUDA on or off and its architectures, MPI, PNG), rewritten only when it
+# changes: switching between `make NVCC=` and a CUDA build, or MPI=0 and
+# MPI, recompiles everything instead of linking objects of two builds.
+build/config.flags: FORCE
+	@mkdir -p build
+	@echo '$(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS) | $(CUDA_ARCHS) | $(LDLIBS)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+build/%.o: %.c build/config.flags | build/buildinfo.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-build/%.cu.o: %.cu
+build/%.cu.o: %.cu build/config.flags
 	@mkdir -p $(dir $@)
 	@echo "nvcc $< ($(CUDA_ARCH))"
 	@$(NVCC) $(ALL_NVCCFLAGS) -c -o $@ $<
