@@ -111,14 +111,20 @@ LDLIBS += -lpng
 endif
 
 # Sources. Every .c under the library folders is part of the harness
-# library (harness/ and kernels/ hold a folder per problem: nbody/, sph/,
-# render/); main.c is the program; tests/ (and its problem folders) the
-# Criterion suite.
-LIB_C   := $(wildcard variants/*.c reference/*.c kernels/*/*.c) \
-           $(filter-out harness/main.c harness/gpu_stub.c harness/render/render_gpu_stub.c,$(wildcard harness/*.c harness/*/*.c))
-LIB_C   := $(filter-out harness/nbody/dist_gpu_stub.c,$(LIB_C))
+# library: harness/core/ the infrastructure (CSV and JSON, results files'
+# atomic writes, statistics, timing, subprocesses, the machine's facts,
+# NVML, skips, progress, test hooks), which includes nothing of the
+# harness above it; harness/nbody/, sph/ and render/ the problems (as
+# kernels/ has them); harness/ itself the commands built on both (main.c
+# is the program). tests/ (and its problem folders) is the Criterion suite.
+CORE_C    := $(wildcard harness/core/*.c)
+PROBLEM_C := $(filter-out harness/render/render_gpu_stub.c harness/nbody/dist_gpu_stub.c, \
+             $(wildcard harness/nbody/*.c harness/sph/*.c harness/render/*.c))
+CMD_C     := $(filter-out harness/main.c harness/gpu_stub.c,$(wildcard harness/*.c))
+LIB_C   := $(wildcard variants/*.c reference/*.c kernels/*/*.c) $(CORE_C) $(PROBLEM_C) $(CMD_C)
 ifneq ($(NVCC),)
-LIB_CU  := $(wildcard harness/*.cu harness/*/*.cu kernels/*/*.cu)
+LIB_CU  := $(wildcard harness/core/*.cu harness/nbody/*.cu harness/sph/*.cu harness/render/*.cu \
+             harness/*.cu kernels/*/*.cu)
 else
 LIB_C   += harness/gpu_stub.c harness/render/render_gpu_stub.c
 LIB_CU  :=
@@ -171,11 +177,20 @@ $(TESTBIN): $(TEST_OBJ) $(LIB_OBJ) | bin
 $(GPUTESTBIN): $(GPU_TEST_OBJ) $(LIB_OBJ) | bin
 	$(CC) -o $@ $^ -lcriterion $(LDLIBS)
 
-build/%.o: %.c | build/buildinfo.h
+# Every object depends on the build's configuration (compilers, flags,
+# CUDA on or off and its architectures, MPI, PNG), rewritten only when it
+# changes: switching between `make NVCC=` and a CUDA build, or MPI=0 and
+# MPI, recompiles everything instead of linking objects of two builds.
+build/config.flags: FORCE
+	@mkdir -p build
+	@echo '$(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS) | $(CUDA_ARCHS) | $(LDLIBS)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+build/%.o: %.c build/config.flags | build/buildinfo.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-build/%.cu.o: %.cu
+build/%.cu.o: %.cu build/config.flags
 	@mkdir -p $(dir $@)
 	@echo "nvcc $< ($(CUDA_ARCH))"
 	@$(NVCC) $(ALL_NVCCFLAGS) -c -o $@ $<

@@ -14,15 +14,15 @@
 #include "ab_build.h"
 #include "ab_judge.h"
 #include "ab_pool.h"
-#include "atomic_file.h"
+#include "core/atomic_file.h"
 #include "cli.h"
 #include "compare.h"
-#include "progress.h"
+#include "core/progress.h"
 #include "sph/sph_run.h"
-#include "subproc.h"
-#include "sysinfo.h"
-#include "testhook.h"
-#include "timing.h"
+#include "core/subproc.h"
+#include "core/sysinfo.h"
+#include "core/testhook.h"
+#include "core/timing.h"
 
 #define AB_USAGE                                                                              \
 	"usage: harness ab (--base REV | --base-tree DIR [--base-commit SHA] | --base-bin FILE)\n" \

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include "../variants/sph_registry.h"
 #include "../variants/suites.h"
 
 #include <errno.h>
@@ -552,4 +553,10 @@ void cli_print_help(enum cli_command cmd)
 		printf("usage: harness COMMAND [options]   (harness --help lists the commands)\n");
 		break;
 	}
+}
+
+bool cli_names_variant(const char *pattern)
+{
+	bool nbody[NBODY_VARIANT_COUNT] = { false }, sph[SPH_VARIANT_COUNT] = { false };
+	return variant_match(pattern, nbody) + sph_variant_match(pattern, sph) > 0;
 }

@@ -12,29 +12,29 @@
 #include "../reference/ic.h"
 #include "../reference/nbody_ref.h"
 #include "ab.h"
-#include "atomic_file.h"
+#include "core/atomic_file.h"
 #include "nbody/bodies_io.h"
 #include "nbody/ceiling.h"
 #include "nbody/commbench.h"
 #include "nbody/scaling_model.h"
 #include "cli.h"
 #include "compare.h"
-#include "csv_table.h"
+#include "core/csv_table.h"
 #include "nbody/dist.h"
 #include "nbody/dist_instance.h"
 #include "export.h"
-#include "gpu_device.h"
+#include "core/gpu_device.h"
 #include "nbody/instance.h"
-#include "nvml.h"
+#include "core/nvml.h"
 #include "plot.h"
-#include "progress.h"
+#include "core/progress.h"
 #include "report.h"
 #include "sph/sph_run.h"
 #include "results.h"
-#include "stats.h"
-#include "skips.h"
-#include "sysinfo.h"
-#include "testhook.h"
+#include "core/stats.h"
+#include "core/skips.h"
+#include "core/sysinfo.h"
+#include "core/testhook.h"
 #include "../variants/suites.h"
 #include "nbody/validate.h"
 
@@ -1149,7 +1149,7 @@ static const struct main_cmd {
 	{ "ab", "the same rows with a base revision's build and this one,\n"
 		"interleaved until decided, pooled and compared: a regression gate", ab_command },
 	{ "plot", "the chapter's figures from suite CSVs (gnuplot)", plot_command },
-	{ "report", "the README's results tables (N-body, SPH, rendering) from a\n"
+	{ "report", "the results pages' tables (N-body, SPH, rendering) from a\n"
 		    "results folder", report_command },
 	{ "export", "a results CSV as Google Benchmark JSON", export_command },
 	{ "sph", "the SPH variants on the paper's dam break (harness sph --help)", main_sph },
@@ -1220,7 +1220,7 @@ static int main_command(int argc, char **argv)
 	const struct main_cmd *mc = main_find_cmd(cmd);
 	if (!mc)
 		return main_unknown_cmd(cmd);
-	if (testhook_check(err, sizeof err) != 0)
+	if (testhook_check(cli_names_variant, err, sizeof err) != 0)
 		return main_usage_error(err);
 	if (testhook_active(TESTHOOK_SLOWDOWN) || testhook_active(TESTHOOK_WORK))
 		fprintf(stderr, "harness: test hooks on: %s=%s %s=%s lengthen the timings of those variants\n",

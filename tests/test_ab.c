@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../harness/csv_table.h"
-#include "../harness/json_in.h"
+#include "../harness/core/csv_table.h"
+#include "../harness/core/json_in.h"
 #include "cli_run.h"
 #include "tmp_dir.h"
 

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "../harness/cli.h"
-#include "../harness/csv_table.h"
-#include "../harness/sysinfo.h"
+#include "../harness/core/csv_table.h"
+#include "../harness/core/sysinfo.h"
 #include "../variants/sph_registry.h"
 #include "cli_run.h"
 

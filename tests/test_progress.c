@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/progress.h"
+#include "../harness/core/progress.h"
 
 /* The fake clock the progress reads. */
 static double fake_t;

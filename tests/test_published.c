@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../harness/csv_table.h"
+#include "../harness/core/csv_table.h"
 
 /* The published files, and the source each names in its rows. */
 static const char *const published_files[][2] = {

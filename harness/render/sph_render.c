@@ -13,9 +13,10 @@
 #include "../../reference/render_ref.h"
 #include "../../reference/sph_scene.h"
 #include "../../variants/sph_registry.h"
-#include "../atomic_file.h"
+#include "../core/atomic_file.h"
 #include "../cli.h"
-#include "../progress.h"
+#include "../core/progress.h"
+#include "../core/sysinfo.h"
 #include "../../kernels/render/render_gpu.h"
 #include "png_out.h"
 #include "render_run.h"
@@ -239,6 +240,15 @@ out_quiet:
 	return rc;
 }
 
+int sph_render_check_memory(const char *what, size_t particles, double voxels, double pixels,
+			    char *err, size_t errlen)
+{
+	return sysinfo_check_memory_plus(what, particles, SPH_RENDER_BYTES_PER_PARTICLE,
+					 voxels * SPH_RENDER_BYTES_PER_VOXEL +
+						 pixels * SPH_RENDER_BYTES_PER_PIXEL,
+					 "particles", err, errlen);
+}
+
 int sph_render_command(int argc, char **argv)
 {
 	struct render_options o;
@@ -259,6 +269,15 @@ int sph_render_command(int argc, char **argv)
 		snprintf(err, sizeof err, "this build has no libpng (make installs libpng-dev)");
 		return render_usage(err);
 	}
+	/* Memory, before the scene is built (its particles and the image),
+	 * then with the field over the scene's box. */
+	char what[160];
+	const double pixels = (double)o.width * o.height;
+	snprintf(what, sizeof what, "--column %s at --res %d, %d x %d", o.col.name, o.res, o.width,
+		 o.height);
+	if (sph_render_check_memory(what, sph_scene_particles(o.col.nx, o.col.ny, o.col.nz), 0.0,
+				    pixels, err, sizeof err) != 0)
+		return render_usage(err);
 	struct sph_scene sc;
 	if (sph_scene_build(&o.col, o.seed, &sc, err, sizeof err) != 0)
 		return render_usage(err);
@@ -268,6 +287,10 @@ int sph_render_command(int argc, char **argv)
 	if (bytes > (double)RENDER_MAX_FIELD_BYTES) {
 		snprintf(err, sizeof err, "--res %d at %d x %d needs %.1f GiB (at most %zu GiB)", o.res,
 			 o.width, o.height, bytes / (1 << 30), RENDER_MAX_FIELD_BYTES >> 30);
+		sph_scene_free(&sc);
+		return render_usage(err);
+	}
+	if (sph_render_check_memory(what, sc.n, voxels, pixels, err, sizeof err) != 0) {
 		sph_scene_free(&sc);
 		return render_usage(err);
 	}

@@ -11,13 +11,13 @@
 
 #include "../../reference/sph_scene.h"
 #include "../../variants/sph_registry.h"
-#include "../atomic_file.h"
+#include "../core/atomic_file.h"
 #include "../cli.h"
-#include "../gpu_device.h"
-#include "../json_out.h"
-#include "../progress.h"
+#include "../core/gpu_device.h"
+#include "../core/json_out.h"
+#include "../core/progress.h"
 #include "../results.h"
-#include "../sysinfo.h"
+#include "../core/sysinfo.h"
 
 /*
  * Martin and Moyce (1952), "An experimental study of the collapse of

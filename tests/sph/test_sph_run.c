@@ -7,11 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../harness/csv_table.h"
-#include "../../harness/gpu_device.h"
-#include "../../harness/json_in.h"
+#include "../../harness/core/csv_table.h"
+#include "../../harness/core/gpu_device.h"
+#include "../../harness/core/json_in.h"
 #include "../../harness/sph/sph_run.h"
-#include "../../harness/sysinfo.h"
+#include "../../harness/core/sysinfo.h"
 #include "../../reference/sph_scene.h"
 #include "../cli_run.h"
 

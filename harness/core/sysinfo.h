@@ -61,4 +61,10 @@ size_t sysinfo_mem_available(void);
 int sysinfo_check_memory(const char *what, size_t count, size_t bytes_each, const char *unit,
 			 char *err, size_t errlen);
 
+/* The same with fixed_bytes more that do not grow with count (a render's
+ * field and image): K is then what fits beside them (0 when they alone do
+ * not fit). */
+int sysinfo_check_memory_plus(const char *what, size_t count, size_t bytes_each,
+			      double fixed_bytes, const char *unit, char *err, size_t errlen);
+
 #endif

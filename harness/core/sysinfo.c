@@ -143,15 +143,23 @@ size_t sysinfo_mem_available(void)
 	return (size_t)kib * 1024;
 }
 
+int sysinfo_check_memory_plus(const char *what, size_t count, size_t bytes_each,
+			      double fixed_bytes, const char *unit, char *err, size_t errlen)
+{
+	size_t avail = sysinfo_mem_available();
+	double need = (double)count * (double)bytes_each + fixed_bytes;
+	if (!avail || need <= (double)avail)
+		return 0;
+	double left = (double)avail - fixed_bytes;
+	snprintf(err, errlen,
+		 "%s needs about %.1f GiB of memory, %.1f GiB is available (allowed here: %s <= %zu)",
+		 what, need / (1 << 30), (double)avail / (1 << 30), unit,
+		 left > 0 ? (size_t)(left / (double)bytes_each) : (size_t)0);
+	return -1;
+}
+
 int sysinfo_check_memory(const char *what, size_t count, size_t bytes_each, const char *unit,
 			 char *err, size_t errlen)
 {
-	size_t avail = sysinfo_mem_available();
-	if (!avail || count <= avail / bytes_each)
-		return 0;
-	snprintf(err, errlen,
-		 "%s needs about %.1f GiB of memory, %.1f GiB is available (allowed here: %s <= %zu)",
-		 what, (double)count * (double)bytes_each / (1 << 30), (double)avail / (1 << 30), unit,
-		 avail / bytes_each);
-	return -1;
+	return sysinfo_check_memory_plus(what, count, bytes_each, 0.0, unit, err, errlen);
 }
