@@ -143,6 +143,31 @@ Test(results, untimed_rows_print_dashes)
 	free(text);
 }
 
+/* A row of one sample (one call outlasted --max-time) has no spread: the
+ * table says "1 sample" instead of a noise of 0.00 %, and a footnote says
+ * what that means; a row of three keeps its noise. */
+Test(results, a_row_of_one_sample_shows_no_noise)
+{
+	static double one[1] = { 2e-3 };
+	struct result_row rows[2] = {
+		cpu_row_of(&nbody_variants[NBODY_V_cpu_simd], one, 1, true), timed_row()
+	};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	cr_assert_not_null(fp);
+	results_print_table(fp, rows, 2);
+	fclose(fp);
+	const char *first = strchr(text, '\n') + 1, *second = strchr(first, '\n') + 1;
+	cr_expect(strstr(first, " 1 sample ") && strstr(first, " 1 sample ") < second, "%s", text);
+	cr_expect(!strstr(first, "%") || strstr(first, "%") > second, "no noise figure: %s", text);
+	const char *third = strchr(second, '\n');
+	cr_expect(strstr(second, "%") && strstr(second, "%") < third, "%s", text);
+	cr_expect(!strstr(second, "1 sample") || strstr(second, "1 sample") > third, "%s", text);
+	cr_expect(strstr(text, "\n1 sample: one call outlasted --max-time") != NULL, "%s", text);
+	free(text);
+}
+
 /* ---- a CSV and its sidecar are a pair ------------------------------------ */
 
 Test(results, fnv1a64_reference_values)
