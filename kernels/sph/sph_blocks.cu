@@ -674,6 +674,7 @@ static int sph_zblocks_create(void **ctx, const struct sph_input *in, const stru
 		NULL, /* steps: the common loop */
 		NULL, /* fini */
 		NULL, /* finish */
+		0, /* kind: one variant of this code */
 	};
 
 	return sph_gpu_create(&m, ctx, in, p, err, errlen);
@@ -996,6 +997,7 @@ static int sph_buckets_create(void **ctx, const struct sph_input *in, const stru
 		NULL, /* steps: the common loop */
 		NULL, /* fini */
 		sph_buckets_finish,
+		0, /* kind: one variant of this code */
 	};
 
 	return sph_gpu_create(&m, ctx, in, p, err, errlen);
@@ -1199,6 +1201,7 @@ static int sph_brute_create(void **ctx, const struct sph_input *in, const struct
 		NULL, /* steps: the common loop */
 		NULL, /* fini */
 		NULL, /* finish */
+		0, /* kind: one variant of this code */
 	};
 
 	return sph_gpu_create(&m, ctx, in, p, err, errlen);

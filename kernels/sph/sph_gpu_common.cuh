@@ -101,6 +101,10 @@ struct sph_gpu_method {
 	 * 0, or -1 with s->err (and s->overflow = 1 for an overflow). May be
 	 * NULL. */
 	int (*finish)(struct sph_gpu *s);
+	/* Which of its variants a method file builds, for a file that builds
+	 * several from one code (its own enum says what each value means); 0
+	 * elsewhere. */
+	int kind;
 };
 
 struct sph_gpu {

@@ -743,6 +743,7 @@ static int sph_grid_create(void **ctx, const struct sph_input *in, const struct 
 		NULL, /* steps: the common loop */
 		NULL, /* fini */
 		NULL, /* finish */
+		0, /* kind: one variant of this code */
 	};
 
 	return sph_gpu_create(&m, ctx, in, p, err, errlen);

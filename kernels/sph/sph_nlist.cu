@@ -79,13 +79,13 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
-/* Bit 31 of a list entry: a wall index, not a fluid slot. */
 /* The pruned walk of sph-gpu-verlet-fine reaches a hair beyond the list
  * radius (relative, and 8 float ulps of the position), so that no float
  * rounding of a cell's bounds or of the reach drops a cell holding a
  * pair; it only adds candidates. */
 #define SPH_NLIST_PRUNE_MARGIN 1e-3f
 #define SPH_NLIST_PRUNE_ULPS 1e-6f
+/* Bit 31 of a list entry: a wall index, not a fluid slot. */
 #define SPH_NLIST_WALL 0x80000000u
 /* List entries per particle (all its threads together), by variant. */
 #define SPH_NLIST_CAP 128
@@ -99,6 +99,11 @@
 #define SPH_NLIST_SCAN_THREADS 256
 #define SPH_NLIST_SCAN_ITEMS 4
 #define SPH_NLIST_SCAN_TILE (SPH_NLIST_SCAN_THREADS * SPH_NLIST_SCAN_ITEMS)
+
+/* The variants this file builds (struct sph_gpu_method's kind): lists
+ * rebuilt every step, Verlet lists kept while no particle has moved half
+ * the skin, and those walked by pruned cell rows. */
+enum sph_nlist_kind { SPH_NLIST_LISTS, SPH_NLIST_VERLET, SPH_NLIST_VERLET_FINE };
 
 struct sph_nlist {
 	struct sph_gpu base;
@@ -888,7 +893,7 @@ static int sph_nlist_step(struct sph_gpu *s, cudaEvent_t marks[SPH_GPU_MARKS], u
 {
 	struct sph_nlist *q = sph_nlist_of(s);
 	cudaStream_t st = s->stream;
-	const bool captured = q->verlet && flags == cudaEventRecordExternal && q->body;
+	const bool captured = q->verlet && flags == cudaEventRecordExternal;
 
 	return SPH_GPU_CHECK(s, cudaEventRecordWithFlags(marks[0], st, flags)) ||
 	       (captured ? sph_nlist_build_captured(s) : sph_nlist_build(s)) ||
@@ -1046,9 +1051,8 @@ static int sph_nlist_init(struct sph_gpu *s)
 
 	if (!(skin >= 0.0 && skin <= 1.0))
 		skin = SPH_VERLET_SKIN;
-	/* the name, or the tests' "NAME (planted: ...)" */
-	q->verlet = strncmp(s->name, "sph-gpu-verlet", strlen("sph-gpu-verlet")) == 0;
-	q->reach = strncmp(s->name, "sph-gpu-verlet-fine", strlen("sph-gpu-verlet-fine")) == 0 ? 2 : 1;
+	q->verlet = s->m->kind != SPH_NLIST_LISTS;
+	q->reach = s->m->kind == SPH_NLIST_VERLET_FINE ? 2 : 1;
 	q->plant = strstr(s->name, "(planted") != NULL;
 	q->threads = sph_nlist_threads(s->n);
 	q->skin = q->verlet ? (float)(skin * s->cs.h) : 0.0f;
@@ -1126,13 +1130,13 @@ static int sph_nlist_build_now(struct sph_gpu *s)
 	return sph_nlist_build(s);
 }
 
-/* The method table of each variant (the tests' planted copies under the
- * names their contexts recognise). */
-#define SPH_NLIST_METHOD(ident, name)                                                          \
+/* The method table of each variant, kind one of enum sph_nlist_kind (the
+ * tests' planted copies build theirs too, under names of their own). */
+#define SPH_NLIST_METHOD(ident, name, kind)                                                    \
 	static const struct sph_gpu_method ident = {                                           \
 		name, sizeof(struct sph_nlist), false, true, 0, NULL, sph_nlist_init,           \
 		sph_nlist_build_now, sph_nlist_density, sph_nlist_force_only, sph_nlist_surface, \
-		sph_nlist_no_integrate, sph_nlist_steps, sph_nlist_fini, sph_nlist_finish,      \
+		sph_nlist_no_integrate, sph_nlist_steps, sph_nlist_fini, sph_nlist_finish, kind \
 	};                                                                                     \
 	static int ident##_create(void **ctx, const struct sph_input *in,                      \
 				  const struct sph_params *p, char *err, size_t errlen)         \
@@ -1141,9 +1145,9 @@ static int sph_nlist_build_now(struct sph_gpu *s)
 	}
 
 #ifndef SPH_GPU_PLANTED
-SPH_NLIST_METHOD(sph_nlist_method, "sph-gpu-nlist")
-SPH_NLIST_METHOD(sph_verlet_method, "sph-gpu-verlet")
-SPH_NLIST_METHOD(sph_verlet_fine_method, "sph-gpu-verlet-fine")
+SPH_NLIST_METHOD(sph_nlist_method, "sph-gpu-nlist", SPH_NLIST_LISTS)
+SPH_NLIST_METHOD(sph_verlet_method, "sph-gpu-verlet", SPH_NLIST_VERLET)
+SPH_NLIST_METHOD(sph_verlet_fine_method, "sph-gpu-verlet-fine", SPH_NLIST_VERLET_FINE)
 
 extern "C" const struct sph_ops sph_gpu_nlist_ops = SPH_GPU_OPS(sph_nlist_method_create);
 extern "C" const struct sph_ops sph_gpu_verlet_ops = SPH_GPU_OPS(sph_verlet_method_create);

@@ -37,9 +37,10 @@ extern "C" const struct sph_ops sph_planted_grid_buckets_ops =
 extern "C" const struct sph_ops sph_planted_brute_ops =
 	SPH_GPU_OPS(sph_brute_create<SPH_BLOCKS_PLANT_SKIP>);
 
-SPH_NLIST_METHOD(sph_planted_nlist, "sph-gpu-nlist (planted: cell +x left out)")
-SPH_NLIST_METHOD(sph_planted_verlet, "sph-gpu-verlet (planted: cell +x left out)")
-SPH_NLIST_METHOD(sph_planted_verlet_fine, "sph-gpu-verlet-fine (planted: rows one cell short at +x)")
+SPH_NLIST_METHOD(sph_planted_nlist, "sph-gpu-nlist (planted: cell +x left out)", SPH_NLIST_LISTS)
+SPH_NLIST_METHOD(sph_planted_verlet, "sph-gpu-verlet (planted: cell +x left out)", SPH_NLIST_VERLET)
+SPH_NLIST_METHOD(sph_planted_verlet_fine, "sph-gpu-verlet-fine (planted: rows one cell short at +x)",
+		 SPH_NLIST_VERLET_FINE)
 extern "C" const struct sph_ops sph_planted_nlist_ops = SPH_GPU_OPS(sph_planted_nlist_create);
 extern "C" const struct sph_ops sph_planted_verlet_ops = SPH_GPU_OPS(sph_planted_verlet_create);
 extern "C" const struct sph_ops sph_planted_verlet_fine_ops =
