@@ -293,8 +293,7 @@ test: deps-test
 	@$(call build_says,$(BIN) and the tests)
 	@$(MAKE) --no-print-directory $(BIN) $(TESTBIN) $(GPUTESTBIN)
 	@rm -f build/tests-gpu.tap build/tests.tap
-	@echo "HARNESS_BIN=$(BIN) $(GPUTESTBIN) --jobs 1 $(TEST_ARGS)"; \
-	HARNESS_BIN=$(BIN) $(GPUTESTBIN) --jobs 1 --tap=build/tests-gpu.tap $(TEST_ARGS); gpu=$$?; \
+	@tests/run-gpu-tests.sh $(BIN) $(GPUTESTBIN) $(TEST_ARGS); gpu=$$?; \
 	echo "HARNESS_BIN=$(BIN) $(TESTBIN) $(TEST_ARGS)"; \
 	HARNESS_BIN=$(BIN) $(TESTBIN) --tap=build/tests.tap $(TEST_ARGS); cpu=$$?; \
 	awk -f tests/tap-summary.awk build/tests-gpu.tap build/tests.tap; \
