@@ -79,6 +79,26 @@ Test(report, sph_page_tables_come_from_the_data)
 	cr_expect_gt(lines, 10, "%zu lines", lines);
 }
 
+/* A row whose last-resort clamp fired is marked, in both reports, and a
+ * line says what the mark means; a row without is not. On the committed
+ * H200 data: sph-gpu-verlet clamped at 16,128 (217 coordinates, the
+ * box's top) and not at 255,600. */
+Test(report, rows_that_clamped_are_marked)
+{
+	static char out[1 << 16];
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s report --sph --from results/h200", cli_harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "| 16,128 (+28,815) | 22,725! |"), "%s", out);
+	cr_expect(strstr(out, "| 255,600 (+178,599) | **4,840** |"), "%s", out);
+	cr_expect(strstr(out, "\n!: the run clamped coordinates back onto a wall"), "%s", out);
+	snprintf(cmd, sizeof cmd, "%s report --render --from results/h200", cli_harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "| 16,128 | H200, verlet! |"), "%s", out);
+	cr_expect(strstr(out, "| 255,600 | H200, verlet |"), "%s", out);
+	cr_expect(strstr(out, "\n!: the run clamped coordinates back onto a wall"), "%s", out);
+}
+
 Test(report, sph_without_results_is_one_line_and_exit_2)
 {
 	char cmd[512], e[4096];

@@ -63,9 +63,17 @@ static void rr_rate(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.1f", v);
 }
 
+/* Whether row i's last-resort clamp fired (its clamps column is not 0);
+ * such a row is marked, and a line under the tables says what it means. */
+static bool rr_clamped(const struct csv_table *t, size_t i)
+{
+	return csv_table_col(t, "clamps") >= 0 && atoll(csv_table_named(t, i, "clamps")) != 0;
+}
+
 static void rr_markdown(const struct csv_table *t, const struct csv_table *p, const char *dev)
 {
 	char buf[32], nn[32];
+	bool any_clamped = false;
 	printf("| particles | source | physics fps | extraction fps | rendering fps | overall fps |\n"
 	       "|---|---|---|---|---|---|\n");
 	for (size_t k = 0; k < sizeof rr_n / sizeof *rr_n; k++) {
@@ -84,7 +92,9 @@ static void rr_markdown(const struct csv_table *t, const struct csv_table *p, co
 			long r = rr_find(t, rr_variants[v], rr_n[k]);
 			if (r < 0)
 				continue;
-			printf("| %s | %s, %s |", nn, dev, rr_variants[v] + 8);
+			const bool clamped = rr_clamped(t, (size_t)r);
+			any_clamped = any_clamped || clamped;
+			printf("| %s | %s, %s%s |", nn, dev, rr_variants[v] + 8, clamped ? "!" : "");
 			for (int q = 0; q < 4; q++) {
 				rr_rate(buf, sizeof buf, atof(csv_table_named(t, (size_t)r, rr_ours_q[q])));
 				printf(q == 3 ? " **%s** |" : " %s |", buf);
@@ -104,11 +114,17 @@ static void rr_markdown(const struct csv_table *t, const struct csv_table *p, co
 			report_grouped(nn, sizeof nn, rr_n[k]);
 			report_grouped(sp, sizeof sp, atoll(csv_table_named(t, i, "surface_particles")));
 			rr_rate(buf, sizeof buf, atof(csv_table_named(t, i, "overall_fps")));
-			printf("| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %s |\n", nn,
-			       csv_table_named(t, i, "variant"), sp, atof(csv_table_named(t, i, "extraction_ms")),
+			any_clamped = any_clamped || rr_clamped(t, i);
+			printf("| %s | %s%s | %s | %.3f | %.3f | %.3f | %.3f | %s |\n", nn,
+			       csv_table_named(t, i, "variant"), rr_clamped(t, i) ? "!" : "", sp,
+			       atof(csv_table_named(t, i, "extraction_ms")),
 			       atof(csv_table_named(t, i, "field_ms")), atof(csv_table_named(t, i, "raycast_ms")),
 			       1e3 * atof(csv_table_named(t, i, "time_median_step_s")), buf);
 		}
+	if (any_clamped)
+		printf("\n!: the run clamped coordinates back onto a wall (its clamps column is not "
+		       "0): some water left the walls, so the numbers are not of the flow the scene "
+		       "describes.\n");
 }
 
 /* For plots/sph-render-table.gp: one block per column of the paper

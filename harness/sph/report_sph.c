@@ -46,6 +46,24 @@ static int rs_find(const struct report_sph_rows *rs, const char *variant, long l
 	return -1;
 }
 
+/* Whether the row's last-resort clamp fired (its clamps column is not 0):
+ * its water left the walls somewhere, and its number is marked. */
+static bool rs_clamped(const struct csv_table *t, size_t r)
+{
+	return csv_table_col(t, "clamps") >= 0 && atoll(csv_table_named(t, r, "clamps")) != 0;
+}
+
+/* The mark of such a row, and the line under a table that has one. */
+#define REPORT_SPH_CLAMP_MARK "!"
+static void rs_clamp_note(bool any)
+{
+	if (any)
+		printf("\n%s: the run clamped coordinates back onto a wall (its clamps column is not "
+		       "0): some water left the walls, so the number is not of the flow the scene "
+		       "describes.\n",
+		       REPORT_SPH_CLAMP_MARK);
+}
+
 /* Steps per second as the README writes them: whole and grouped from 10,
  * one decimal below. */
 static void rs_rate(char *buf, size_t len, double v)
@@ -109,16 +127,21 @@ static void rs_rates(const struct report_sph_rows *rs)
 	for (size_t v = 0; v <= REPORT_SPH_NV; v++)
 		printf("---|");
 	printf("\n");
+	bool any_clamped = false;
 	for (size_t j = 0; j < nn; j++) {
 		double rate[REPORT_SPH_NV], top = 0;
+		bool clamped[REPORT_SPH_NV];
 		long long nb = -1;
 		for (size_t v = 0; v < REPORT_SPH_NV; v++) {
 			const struct csv_table *t;
 			size_t r;
 			rate[v] = 0;
+			clamped[v] = false;
 			if (rs_find(rs, report_sph_variants[v], ns[j], &t, &r) == 0) {
 				rate[v] = atof(csv_table_named(t, r, "steps_per_s"));
 				nb = atoll(csv_table_named(t, r, "boundary_particles"));
+				clamped[v] = rs_clamped(t, r);
+				any_clamped = any_clamped || clamped[v];
 			}
 			top = fmax(top, rate[v]);
 		}
@@ -131,7 +154,8 @@ static void rs_rates(const struct report_sph_rows *rs)
 			if (!(rate[v] > 0))
 				printf(" |");
 			else
-				printf(rate[v] == top ? " **%s** |" : " %s |", cell);
+				printf(rate[v] == top ? " **%s**%s |" : " %s%s |", cell,
+				       clamped[v] ? REPORT_SPH_CLAMP_MARK : "");
 		}
 		double paper = rs_paper(have_paper ? &paper_t : NULL, ns[j]);
 		if (paper > 0) {
@@ -143,6 +167,7 @@ static void rs_rates(const struct report_sph_rows *rs)
 	}
 	if (have_paper)
 		csv_table_free(&paper_t);
+	rs_clamp_note(any_clamped);
 }
 
 /* The per-phase table at n. 0, or -1 when a variant lacks its row. */
@@ -166,16 +191,21 @@ static int rs_phases(const struct report_sph_rows *rs, long long n, char *err, s
 	printf("| variant | build | density | force | integrate | bytes per particle beyond the "
 	       "fluid arrays | candidate pairs per neighbour pair |\n");
 	printf("|---|---|---|---|---|---|---|\n");
+	bool any_clamped = false;
 	for (size_t v = 0; v < REPORT_SPH_PHASES; v++) {
 		char b[32];
+		const bool clamped = rs_clamped(tt[v], rr[v]);
+		any_clamped = any_clamped || clamped;
 		report_grouped(b, sizeof b, llround(bytes[v]));
-		printf("| %s | %.3f | %.3f | %.3f | %.3f | %s%s%s | %.3g |\n",
-		       rs_short(report_sph_variants[v]), atof(csv_table_named(tt[v], rr[v], "build_ms")),
+		printf("| %s%s | %.3f | %.3f | %.3f | %.3f | %s%s%s | %.3g |\n",
+		       rs_short(report_sph_variants[v]), clamped ? REPORT_SPH_CLAMP_MARK : "",
+		       atof(csv_table_named(tt[v], rr[v], "build_ms")),
 		       atof(csv_table_named(tt[v], rr[v], "density_ms")), atof(csv_table_named(tt[v], rr[v], "force_ms")),
 		       atof(csv_table_named(tt[v], rr[v], "integrate_ms")), bytes[v] == least ? "**" : "", b,
 		       bytes[v] == least ? "**" : "",
 		       atof(csv_table_named(tt[v], rr[v], "candidates_per_neighbour")));
 	}
+	rs_clamp_note(any_clamped);
 	return 0;
 }
 

@@ -665,11 +665,22 @@ static void sph_json(struct json_out *j, const void *ctx)
 	json_end_array(j);
 }
 
+/* Under a table with a row whose clamps are not 0. */
+static void sph_print_clamp_note(const struct sph_row *rows, size_t nrows)
+{
+	for (size_t r = 0; r < nrows; r++)
+		if (rows[r].clamps) {
+			printf("clamps: coordinates the last-resort clamp put back onto a wall; a row "
+			       "with any (!) is of water that left the walls\n");
+			return;
+		}
+}
+
 static void sph_print(const struct sph_row *rows, size_t nrows)
 {
-	printf("%-20s %8s %-5s %9s %9s %9s %9s %8s %8s %8s %8s %7s\n", "variant", "N", "valid",
+	printf("%-20s %8s %-5s %9s %9s %9s %9s %8s %8s %8s %8s %7s %7s\n", "variant", "N", "valid",
 	       "rho_err", "acc_err", "ms/step", "steps/s", "build", "density", "force", "integr",
-	       "aux B/p");
+	       "aux B/p", "clamps");
 	for (size_t r = 0; r < nrows; r++) {
 		const struct sph_row *row = &rows[r];
 		double per = row->ph_steps > 0 ? 1e3 / (double)row->ph_steps : NAN;
@@ -681,8 +692,10 @@ static void sph_print(const struct sph_row *rows, size_t nrows)
 			       row->ph.force_s * per, row->ph.integrate_s * per);
 		else
 			printf(" %9s %9s %8s %8s %8s %8s", "-", "-", "-", "-", "-", "-");
-		printf(" %7.1f\n", (double)row->counts.aux_bytes / (double)row->n);
+		printf(" %7.1f %6llu%s\n", (double)row->counts.aux_bytes / (double)row->n, row->clamps,
+		       row->clamps ? "!" : " ");
 	}
+	sph_print_clamp_note(rows, nrows);
 }
 
 static void sph_print_render(const struct sph_row *rows, size_t nrows)
@@ -695,7 +708,8 @@ static void sph_print_render(const struct sph_row *rows, size_t nrows)
 		if (!x->done)
 			continue;
 		printf("%-20s %8zu %-5s %8zu %7.1f %9.3f", rows[r].v->name, rows[r].n,
-		       x->valid ? "ok" : "FAIL", x->surface_count, x->image.psnr_db, x->field.worst_ratio);
+		       !x->valid ? "FAIL" : rows[r].clamps ? "ok!" : "ok", x->surface_count,
+		       x->image.psnr_db, x->field.worst_ratio);
 		if (x->timed && rows[r].timed) {
 			const struct render_fps f = render_run_fps(x, rows[r].t.s.median);
 			printf(" %8.3f %8.3f %8.3f %8.0f %8.0f %8.0f %8.0f\n", 1e3 * x->extraction_s,
