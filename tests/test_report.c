@@ -23,12 +23,20 @@ static char *report_page(const char *path)
 /* Runs `harness report ARGS` and expects every line it prints to stand,
  * whole, as a line of page; how many lines it checked. (The README's
  * headline tables are subsets of the same lines: tests/test_readme.c.) */
-static size_t report_lines_in_page(const char *args, const char *page)
+/* What `harness report ARGS` prints (exit 0 asserted), in a buffer of its
+ * own that the next call reuses. */
+static char *report_stdout(const char *args)
 {
 	static char out[1 << 16];
 	char cmd[512];
 	snprintf(cmd, sizeof cmd, "%s report %s", cli_harness_bin(), args);
 	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	return out;
+}
+
+static size_t report_lines_in_page(const char *args, const char *page)
+{
+	char *out = report_stdout(args);
 	const char *text = report_page(page);
 	size_t lines = 0;
 	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
@@ -53,10 +61,7 @@ Test(report, nbody_page_tables_come_from_the_data)
 /* Two figures the results pages quote, read from the data. */
 Test(report, figures_from_the_h200_results)
 {
-	static char out[65536];
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "%s report", cli_harness_bin());
-	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	const char *out = report_stdout("");
 	cr_expect(strstr(out, "| 4,096 | >= 6.0e11 | 1.19e12 `auto` | 1.19e12 | 43 |"), "%s", out);
 	cr_expect(strstr(out, "N = 32,768: 71,"), "auto reaches 71 %%, not 76 %%, at 32,768: %s", out);
 	cr_expect(strstr(out, "`auto` 6768"), "%s", out);
@@ -85,15 +90,11 @@ Test(report, sph_page_tables_come_from_the_data)
  * box's top) and not at 255,600. */
 Test(report, rows_that_clamped_are_marked)
 {
-	static char out[1 << 16];
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "%s report --sph --from results/h200", cli_harness_bin());
-	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	const char *out = report_stdout("--sph --from results/h200");
 	cr_expect(strstr(out, "| 16,128 (+28,815) | 22,725! |"), "%s", out);
 	cr_expect(strstr(out, "| 255,600 (+178,599) | **4,840** |"), "%s", out);
 	cr_expect(strstr(out, "\n!: the run clamped coordinates back onto a wall"), "%s", out);
-	snprintf(cmd, sizeof cmd, "%s report --render --from results/h200", cli_harness_bin());
-	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	out = report_stdout("--render --from results/h200");
 	cr_expect(strstr(out, "| 16,128 | H200, verlet! |"), "%s", out);
 	cr_expect(strstr(out, "| 255,600 | H200, verlet |"), "%s", out);
 	cr_expect(strstr(out, "\n!: the run clamped coordinates back onto a wall"), "%s", out);
