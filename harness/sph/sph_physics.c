@@ -77,7 +77,15 @@ double sph_physics_interp(const double *T, const double *y, size_t m, double at)
 #define SPH_PHYSICS_LEAK_DT	0.05	/* seconds between the leak check's looks */
 #define SPH_PHYSICS_LEAK_COLUMNS "16128,75200,255600"
 #define SPH_PHYSICS_LEAK_MAX_COLUMNS 8
-#define SPH_PHYSICS_STEP_LIMIT	0.2	/* CFL and force numbers, DualSPHysics' */
+/* The time step against the flow, on the smoothing length h / 2 (half
+ * the support radius h of sph_ref.h, the h of Monaghan and of
+ * DualSPHysics): Monaghan's CFL condition dt (c + v) / (h / 2) <= 0.4 and
+ * force condition dt sqrt(a / (h / 2)) <= 0.25 for the fastest and the
+ * most accelerated particle (Monaghan 1992, "Smoothed particle
+ * hydrodynamics", ARA&A 30; DualSPHysics asks 0.2 of both). Shown beside
+ * the leak check's rows, not judged. */
+#define SPH_PHYSICS_CFL_LIMIT	0.4
+#define SPH_PHYSICS_FORCE_LIMIT	0.25
 
 struct phys_options {
 	int variant; /* index into sph_variants */
@@ -91,8 +99,16 @@ struct phys_options {
 	double top;    /* --wall-height; 0: the scene's default */
 	uint64_t seed;
 	double friction; /* the dam break's wall_friction */
+	double cfl;	 /* --cfl: dt = cfl h / c; 0: the scene's (SPH_WATER_CFL) */
 	const char *out;
 };
+
+/* The options' changes to a scene just built: the time step. */
+static void phys_scene_apply(const struct phys_options *o, struct sph_scene *sc)
+{
+	if (o->cfl > 0.0)
+		sc->p.dt = o->cfl * sc->p.h / sqrt(sc->p.k);
+}
 
 /* One output row. */
 struct phys_row {
@@ -110,6 +126,7 @@ struct phys_rows {
 	const struct sph_variant *v;
 	const char *device_name;
 	double friction;	/* the dam break's wall friction, for the sidecar */
+	double cfl;		/* dt = cfl h / c, for the sidecar */
 	struct progress *pg;	/* one item per check, its part the steps done */
 	long steps_done, steps_total; /* of the check under way */
 	float *vel4, *acc4;	/* set by phys_run for the check under way when
@@ -316,6 +333,7 @@ static int phys_dambreak(const struct phys_options *o, struct phys_rows *rs, boo
 		return -1;
 	}
 	sc.p.wall_friction = o->friction;
+	phys_scene_apply(o, &sc);
 	struct dam_state d = { .sc = &sc };
 	long every;
 	size_t samples;
@@ -494,6 +512,7 @@ static int phys_rest(const struct phys_options *o, struct phys_rows *rs, bool *a
 		fprintf(stderr, "harness: sph physics: %s\n", err);
 		return -1;
 	}
+	phys_scene_apply(o, &sc);
 	long every, cycle;
 	int cycles;
 	size_t samples;
@@ -625,6 +644,7 @@ static int phys_leak(const struct phys_options *o, struct phys_rows *rs, bool *a
 			return -1;
 		}
 		sc.p.wall_friction = o->friction;
+		phys_scene_apply(o, &sc);
 		long every;
 		size_t samples;
 		phys_leak_schedule(&sc, o->leak_s, &every, &samples);
@@ -645,17 +665,15 @@ static int phys_leak(const struct phys_options *o, struct phys_rows *rs, bool *a
 		snprintf(proto.column, sizeof proto.column, "%s", o->leak_cols[c].name);
 		double seconds = (double)samples * (double)every * sc.p.dt;
 		/* the time step against the fastest and the most accelerated
-		 * particle seen at a look: the CFL number dt (c + v) / h and
-		 * the force number dt sqrt(a / h), shown beside the limits
-		 * of DualSPHysics' step (0.2 each: dt = 0.2 min(h / (c + v),
-		 * sqrt(h / a))), not judged */
-		const double h = sc.p.h, c = sqrt(sc.p.k);
+		 * particle seen at a look, on the smoothing length h / 2:
+		 * SPH_PHYSICS_CFL_LIMIT and _FORCE_LIMIT, not judged */
+		const double h = 0.5 * sc.p.h, c = sqrt(sc.p.k);
 		const double cfl = sc.p.dt * (c + l.vmax) / h, force = sc.p.dt * sqrt(l.amax / h);
 		sph_scene_free(&sc);
 		if (rc != 0 || leak_row(rs, &proto, "leak_clamps", (double)clamps, seconds, all_pass) != 0 ||
 		    leak_row(rs, &proto, "leak_outside", (double)l.outside, seconds, all_pass) != 0 ||
-		    leak_shown(rs, &proto, "leak_cfl_number", cfl, SPH_PHYSICS_STEP_LIMIT, seconds) != 0 ||
-		    leak_shown(rs, &proto, "leak_force_number", force, SPH_PHYSICS_STEP_LIMIT, seconds) != 0)
+		    leak_shown(rs, &proto, "leak_cfl_number", cfl, SPH_PHYSICS_CFL_LIMIT, seconds) != 0 ||
+		    leak_shown(rs, &proto, "leak_force_number", force, SPH_PHYSICS_FORCE_LIMIT, seconds) != 0)
 			return -1;
 	}
 	return 0;
@@ -733,6 +751,7 @@ static void phys_json(struct json_out *j, const void *ctx)
 {
 	const struct phys_rows *rs = ctx;
 	json_kv_double(j, "dambreak_wall_friction", rs->friction);
+	json_kv_double(j, "cfl", rs->cfl);
 	json_key(j, "checks");
 	json_begin_object(j);
 	json_kv_string(j, "dambreak",
@@ -758,9 +777,9 @@ static void phys_json(struct json_out *j, const void *ctx)
 		       "through the impact on the far wall and the slosh back: leak_clamps, the "
 		       "coordinates the last-resort clamp put back on a wall, and leak_outside, the most "
 		       "particles outside the box at one look (every 0.05 s), each judged against 0; "
-		       "shown, not judged: leak_cfl_number dt (c + v) / h and leak_force_number "
-		       "dt sqrt(a / h) for the fastest and most accelerated particle at a look, beside "
-		       "DualSPHysics' 0.2");
+		       "shown, not judged: leak_cfl_number dt (c + v) / (h / 2) and leak_force_number "
+		       "dt sqrt(a / (h / 2)) for the fastest and most accelerated particle at a look "
+		       "(h / 2 the smoothing length), beside Monaghan's 0.4 and 0.25");
 	json_end_object(j);
 	json_kv_string(j, "physics", "reference/sph_ref.h: Mueller 2003, clamped pressure, walls of boundary particles (Akinci 2012), symplectic Euler");
 }
@@ -801,6 +820,8 @@ static void phys_help(void)
 	       "  --seed S            jitter of the dam break's lattice (42)\n"
 	       "  --wall-friction F   the dam break's walls: 0 free slip (the default),\n"
 	       "                      1 as if the wall were fluid at rest (0 .. 10)\n"
+	       "  --cfl C             the time step dt = C h / c, h the support radius (0.2,\n"
+	       "                      the water's: reference/sph_ref.h; 0.01 .. 0.5)\n"
 	       "  --out, -o FILE.csv  every sample and point (results/local/sph-physics-<UTC>.csv)\n"
 	       "  --quiet, -q         no table\n"
 	       "Exit status: 0 every judged value within its bound, 1 one outside or a\n"
@@ -851,7 +872,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		      size_t errlen)
 {
 	enum { OPT_CHECK = 300, OPT_COLUMN, OPT_REST_COLUMN, OPT_SEED, OPT_FRICTION, OPT_LEAK_COLUMNS,
-	       OPT_LEAK_SECONDS, OPT_WALL_LAYERS, OPT_LID, OPT_WALL_HEIGHT };
+	       OPT_LEAK_SECONDS, OPT_WALL_LAYERS, OPT_LID, OPT_WALL_HEIGHT, OPT_CFL };
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },
 		{ "check", required_argument, NULL, OPT_CHECK },
@@ -864,6 +885,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		{ "wall-layers", required_argument, NULL, OPT_WALL_LAYERS },
 		{ "lid", no_argument, NULL, OPT_LID },
 		{ "wall-height", required_argument, NULL, OPT_WALL_HEIGHT },
+		{ "cfl", required_argument, NULL, OPT_CFL },
 		{ "out", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -929,6 +951,9 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 					      errlen);
 			break;
 		case OPT_SEED: rc = cli_parse_u64("--seed", optarg, &o->seed, err, errlen); break;
+		case OPT_CFL:
+			rc = cli_parse_double("--cfl", optarg, 0.01, 0.5, &o->cfl, err, errlen);
+			break;
 		case OPT_FRICTION:
 			rc = cli_parse_double("--wall-friction", optarg, 0, 10, &o->friction, err, errlen);
 			break;
@@ -994,7 +1019,9 @@ static void phys_print(const struct phys_rows *rs)
 		       "outside the box: %s", "leak", c->column, c->t, c->sim, o->sim,
 		       c->pass && o->pass ? "ok" : "FAIL");
 		if (cf && fo && strcmp(cf->quantity, "leak_cfl_number") == 0)
-			printf(" (CFL number %.3f, force number %.3f at the looks)", cf->sim, fo->sim);
+			printf(" (at the looks: CFL number %.3f, Monaghan's limit %.2f; force number "
+			       "%.3f, limit %.2f)",
+			       cf->sim, SPH_PHYSICS_CFL_LIMIT, fo->sim, SPH_PHYSICS_FORCE_LIMIT);
 		printf("\n");
 	}
 }
@@ -1033,7 +1060,8 @@ int sph_physics_command(int argc, char **argv)
 	static struct sysinfo_host host;
 	static struct gpu_device_info gpu;
 	sysinfo_host_read(&host);
-	struct phys_rows rs = { .v = v, .device_name = host.cpu_model, .friction = o.friction };
+	struct phys_rows rs = { .v = v, .device_name = host.cpu_model, .friction = o.friction,
+				.cfl = o.cfl > 0.0 ? o.cfl : SPH_WATER_CFL };
 	if (v->device == VARIANT_GPU && gpu_device_query(0, &gpu) == 0)
 		rs.device_name = gpu.name;
 	bool all_pass = true;

@@ -576,10 +576,10 @@ Test(sph_physics, time_correction_equals_the_published_csv)
 /*
  * The leak check run small: the 12 x 3 x 24 column in a tank of 4 widths
  * (864 particles, 9,415 boundary particles) for 3 s of flow on the CPU
- * variant, ~18 s on 2 cores. Measured (seed 42): 9 coordinates clamped,
- * every one at the open box's top (splash above the walls), none outside
- * the box, so exit 1; CFL number 0.240 (the fastest particle at 0.2 c),
- * force number 0.049.
+ * variant, ~20 s on 2 cores, at --cfl 0.16. Measured (seed 42): 9
+ * coordinates clamped, every one at the open box's top (splash above the
+ * walls), none outside the box, so exit 1; CFL number 0.385 on h / 2
+ * (0.479 at the water's 0.2), force number 0.045.
  * Two judged rows against 0, their clamps those of the run, and the exit
  * status that of the rows.
  */
@@ -591,22 +591,24 @@ Test(sph_physics, leak_check_runs_small, .timeout = 180)
 	tmp_dir_make(dir, "sph-phys-leak");
 	snprintf(out, sizeof out, "%s/l.csv", dir);
 	snprintf(args, sizeof args,
-		 "--variant sph-cpu-grid --check leak --leak-columns 12x3x24@4 -o %s", out);
+		 "--variant sph-cpu-grid --check leak --leak-columns 12x3x24@4 --cfl 0.16 -o %s", out);
 	const int rc = phys_cli(args, e, sizeof e);
 	cr_assert(rc == 0 || rc == 1, "exit %d: %s", rc, e);
 	phys_read(out, &t);
 	cr_assert_eq(t.nrows, 4, "leak_clamps, leak_outside and the two step numbers");
-	/* the step numbers, shown: finite, beside DualSPHysics' limit 0.2,
-	 * not judged; the CFL number at least dt c / h = 0.2 (restated) */
+	/* the step numbers on the smoothing length h / 2, shown: finite,
+	 * beside Monaghan's limits 0.4 and 0.25, not judged; the CFL number at
+	 * least dt c / (h / 2) = 2 x 0.16 (--cfl, restated) */
 	for (size_t r = 2; r < 4; r++) {
-		const double x = cell_double(&t, r, "simulated");
+		const double x = cell_double(&t, r, "simulated"), lim = r == 2 ? 0.4 : 0.25;
 		cr_expect_str_eq(cell(&t, r, "quantity"), r == 2 ? "leak_cfl_number" : "leak_force_number");
 		cr_expect(isfinite(x) && x > 0, "%s %g", cell(&t, r, "quantity"), x);
-		cr_expect(cell_double(&t, r, "measured") == 0.2);
+		cr_expect(cell_double(&t, r, "measured") == lim);
 		cr_expect_eq(cell_long(&t, r, "judged"), 0);
-		cr_expect_eq(cell_long(&t, r, "pass"), x <= 0.2);
+		cr_expect_eq(cell_long(&t, r, "pass"), x <= lim);
 	}
-	cr_expect_geq(cell_double(&t, 2, "simulated"), 0.2 - 1e-9, "dt (c + v) / h >= dt c / h");
+	cr_expect_geq(cell_double(&t, 2, "simulated"), 0.32 - 1e-9, "dt (c + v) / (h / 2) >= 2 x 0.16");
+	cr_expect_lt(cell_double(&t, 2, "simulated"), 0.4, "0.16 keeps a flow below c / 4 within 0.4");
 	bool all = true;
 	for (size_t r = 0; r < 2; r++) {
 		const char *q = cell(&t, r, "quantity");
