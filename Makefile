@@ -327,7 +327,7 @@ figures: deps-run deps-figures
 	$(BIN) plot --suite all $(if $(FROM),--from $(FROM)) --out $(FIGURES); st=$$?; \
 	mkdir -p $(FIGURES); \
 	if [ -f $(COLLAPSE) ]; then \
-	  gnuplot -e "datafile='$(COLLAPSE)'; outbase='$(FIGURES)/sph-collapse'; steps='0 625 1250 2500'; dt=1.6e-4" plots/sph-collapse.gp && \
+	  gnuplot -e "datafile='$(COLLAPSE)'; outbase='$(FIGURES)/sph-collapse'; steps='0 625 1250 2500'" plots/sph-collapse.gp && \
 	  echo "sph-collapse: $(COLLAPSE) -> $(FIGURES)/sph-collapse.png, .svg" || st=1; fi; \
 	if [ -f $(RENDER_TABLE) ]; then \
 	  $(BIN) report --render --data --from $(dir $(RENDER_TABLE)) > $(FIGURES)/sph-render-table.dat && \

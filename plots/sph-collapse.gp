@@ -4,12 +4,14 @@
 # with columns step, time_s, x_m, y_m, z_m, speed_m_per_s, rho_kg_per_m3.
 # Each panel is a side view (x against z) of every particle at one step,
 # coloured by speed. make figures runs it as
-#   gnuplot -e "datafile='FILE.csv'; outbase='DIR/sph-collapse'; steps='S1 S2 S3 S4'; dt=DT" sph-collapse.gp
-# and it writes outbase.png and outbase.svg.
+#   gnuplot -e "datafile='FILE.csv'; outbase='DIR/sph-collapse'; steps='S1 S2 S3 S4'" sph-collapse.gp
+# and it writes outbase.png and outbase.svg. The panels' times are the
+# data's own: the run's time step is read from its rows (time_s / step).
 
-if (!exists("dt")) dt = 1.6e-4
 set datafile separator ","
 set datafile missing "NaN"
+stats datafile using ($1 > 0 ? $2 / $1 : NaN) every ::1 nooutput
+dt = STATS_max
 set key off
 set size ratio -1
 set xrange [0:0.96]
