@@ -820,7 +820,7 @@ static void phys_help(void)
 	       "  --seed S            jitter of the dam break's lattice (42)\n"
 	       "  --wall-friction F   the dam break's walls: 0 free slip (the default),\n"
 	       "                      1 as if the wall were fluid at rest (0 .. 10)\n"
-	       "  --cfl C             the time step dt = C h / c, h the support radius (0.2,\n"
+	       "  --cfl C             the time step dt = C h / c, h the support radius (0.16,\n"
 	       "                      the water's: reference/sph_ref.h; 0.01 .. 0.5)\n"
 	       "  --out, -o FILE.csv  every sample and point (results/local/sph-physics-<UTC>.csv)\n"
 	       "  --quiet, -q         no table\n"
