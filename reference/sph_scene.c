@@ -258,7 +258,7 @@ int sph_scene_build(const struct sph_column *c, uint64_t seed,
 	s->pos4 = malloc(4 * s->n * sizeof *s->pos4);
 	s->vel4 = calloc(4 * s->n, sizeof *s->vel4);
 	if (!s->pos4 || !s->vel4 || sph_scene_boundary(s, sph_scene_layers(c),
-						       c->lid ? c->lid : SPH_SCENE_LID) != 0) {
+						       c->lid ? c->lid > 0 : SPH_SCENE_LID) != 0) {
 		snprintf(err, errlen, "column %s: out of memory for %zu particles", c->name,
 			 s->n);
 		sph_scene_free(s);

@@ -815,7 +815,8 @@ static void phys_help(void)
 	       "  --leak-seconds S    seconds of flow the leak check runs (3, at least 3)\n"
 	       "  --wall-layers N     planes of boundary particles per wall (1 .. 8; the\n"
 	       "                      scene's default otherwise)\n"
-	       "  --lid               boundary particles close the box's top as well\n"
+	       "  --lid, --no-lid     boundary particles close the box's top as well (the\n"
+	       "                      default), or the box is open\n"
 	       "  --wall-height X     the walls X times the column's height (1 .. 8; 2)\n"
 	       "  --seed S            jitter of the dam break's lattice (42)\n"
 	       "  --wall-friction F   the dam break's walls: 0 free slip (the default),\n"
@@ -872,7 +873,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		      size_t errlen)
 {
 	enum { OPT_CHECK = 300, OPT_COLUMN, OPT_REST_COLUMN, OPT_SEED, OPT_FRICTION, OPT_LEAK_COLUMNS,
-	       OPT_LEAK_SECONDS, OPT_WALL_LAYERS, OPT_LID, OPT_WALL_HEIGHT, OPT_CFL };
+	       OPT_LEAK_SECONDS, OPT_WALL_LAYERS, OPT_LID, OPT_NO_LID, OPT_WALL_HEIGHT, OPT_CFL };
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },
 		{ "check", required_argument, NULL, OPT_CHECK },
@@ -884,6 +885,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		{ "leak-seconds", required_argument, NULL, OPT_LEAK_SECONDS },
 		{ "wall-layers", required_argument, NULL, OPT_WALL_LAYERS },
 		{ "lid", no_argument, NULL, OPT_LID },
+		{ "no-lid", no_argument, NULL, OPT_NO_LID },
 		{ "wall-height", required_argument, NULL, OPT_WALL_HEIGHT },
 		{ "cfl", required_argument, NULL, OPT_CFL },
 		{ "out", required_argument, NULL, 'o' },
@@ -946,6 +948,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 			break;
 		}
 		case OPT_LID: o->lid = 1; break;
+		case OPT_NO_LID: o->lid = -1; break;
 		case OPT_WALL_HEIGHT:
 			rc = cli_parse_double("--wall-height", optarg, 1, SPH_SCENE_MAX_TOP, &o->top, err,
 					      errlen);

@@ -346,22 +346,25 @@ Test(sph_scene, tank_0_fits_the_column)
 
 /*
  * The boundary particles of a box: each on the floor or one of the four
- * side walls (none above the box, none on a lid), psi / m positive;
- * every point of the five surfaces has one within ~0.75 db (a square
+ * side walls, or on the lid where it has one (none above the box),
+ * psi / m positive; every point of the five surfaces (six with the lid)
+ * has one within ~0.75 db (a square
  * lattice of spacing ~db leaves at most db / sqrt 2 to its nearest
  * node), and no two are closer than 0.5 db (edges and corners sampled
  * once).
  */
-static void sph_test_walls(const char *spec)
+static void sph_test_walls(const char *spec, int lid)
 {
 	struct sph_column col = sph_test_column(spec);
 	struct sph_scene s;
+	const int nw = lid ? 6 : 5; /* floor, x lo, x hi, y lo, y hi (, lid) */
 
+	col.lid = lid ? 1 : -1;
 	sph_test_build(&col, 5, &s);
 	const double *lo = s.p.box_lo, *hi = s.p.box_hi;
 	const double db = SPH_SCENE_BOUNDARY_SPACING * s.p.spacing;
 	const double eps = 1e-6 * hi[2];
-	size_t on[5] = { 0 };	/* floor, x lo, x hi, y lo, y hi */
+	size_t on[6] = { 0 };	/* floor, x lo, x hi, y lo, y hi, lid */
 	double closest = HUGE_VAL, farthest = 0.0;
 
 	for (size_t b = 0; b < s.nb; b++) {
@@ -373,10 +376,12 @@ static void sph_test_walls(const char *spec)
 				  "%s: boundary particle %zu outside", spec, b);
 		/* no lid: the top plane holds only the side walls' top
 		 * edges */
-		cr_assert(fabs(x[2] - hi[2]) > eps || fabs(x[0] - lo[0]) < eps ||
+		cr_assert(lid || fabs(x[2] - hi[2]) > eps || fabs(x[0] - lo[0]) < eps ||
 			  fabs(x[0] - hi[0]) < eps || fabs(x[1] - lo[1]) < eps ||
 			  fabs(x[1] - hi[1]) < eps, "%s: %zu (%g, %g, %g) on a lid",
 			  spec, b, x[0], x[1], x[2]);
+		if (lid && fabs(x[2] - hi[2]) < eps)
+			on[5]++, planes++;
 		if (fabs(x[2] - lo[2]) < eps)
 			on[0]++, planes++;
 		if (fabs(x[0] - lo[0]) < eps)
@@ -399,16 +404,16 @@ static void sph_test_walls(const char *spec)
 			closest = fmin(closest, sqrt(dx * dx + dy * dy + dz * dz));
 		}
 	}
-	for (int w = 0; w < 5; w++)
+	for (int w = 0; w < nw; w++)
 		cr_assert(on[w] > 0, "%s: wall %d bare", spec, w);
 	cr_assert(closest >= 0.5 * db, "%s: two boundary particles %g db "
 		  "apart", spec, closest / db);
 
 	/* coverage: sample each surface on a grid of db / 4 (its edges and
 	 * corners included) for its nearest boundary particle */
-	for (int w = 0; w < 5; w++) {
-		const int axis = w == 0 ? 2 : w <= 2 ? 0 : 1;
-		const double at = w == 0 ? lo[2] : (w % 2 ? lo[axis] : hi[axis]);
+	for (int w = 0; w < nw; w++) {
+		const int axis = w == 0 || w == 5 ? 2 : w <= 2 ? 0 : 1;
+		const double at = w == 0 ? lo[2] : w == 5 ? hi[2] : (w % 2 ? lo[axis] : hi[axis]);
 		const int u = (axis + 1) % 3, v = (axis + 2) % 3;
 		const int nu = (int)ceil((hi[u] - lo[u]) / (0.25 * db));
 		const int nv = (int)ceil((hi[v] - lo[v]) / (0.25 * db));
@@ -449,9 +454,11 @@ static void sph_test_walls(const char *spec)
 
 Test(sph_scene, walls_cover_floor_and_sides_without_duplicates)
 {
-	sph_test_walls("7x5x8@0");
-	sph_test_walls("7x5x8");
-	sph_test_walls("3x2x5@2.5");
+	for (int lid = 0; lid < 2; lid++) {
+		sph_test_walls("7x5x8@0", lid);
+		sph_test_walls("7x5x8", lid);
+		sph_test_walls("3x2x5@2.5", lid);
+	}
 }
 
 /* The same seed gives the same floats; another seed other jitter, the
