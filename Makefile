@@ -297,8 +297,8 @@ test: deps-test
 	@$(MAKE) --no-print-directory $(BIN) $(TESTBIN) $(GPUTESTBIN)
 	@rm -f build/tests-gpu.tap build/tests.tap
 	@tests/run-gpu-tests.sh $(BIN) $(GPUTESTBIN) $(TEST_ARGS); gpu=$$?; \
-	echo "HARNESS_BIN=$(BIN) $(TESTBIN) $(TEST_ARGS)"; \
-	HARNESS_BIN=$(BIN) $(TESTBIN) --tap=build/tests.tap $(TEST_ARGS); cpu=$$?; \
+	echo "HARNESS_BIN=$(BIN) tests/on-first-gpu.sh $(TESTBIN) $(TEST_ARGS)"; \
+	HARNESS_BIN=$(BIN) tests/on-first-gpu.sh $(TESTBIN) --tap=build/tests.tap $(TEST_ARGS); cpu=$$?; \
 	awk -f tests/tap-summary.awk build/tests-gpu.tap build/tests.tap; \
 	[ $$gpu -eq 0 ] && [ $$cpu -eq 0 ]
 
