@@ -20,6 +20,8 @@
  *                 through pos_i / n_i / accumulate of the launch
  *   fp64-tiled    double, precise rsqrt
  *   fp64-fast     double, k = 2, j-split, rsqrt from a float seed refined
+ *   tc-3x-p*      the tensor-core formulation (nbody_tc.cu); its launcher
+ *                 template is here with the others
  *
  * The chapter's families keep Listing 31-1's arithmetic (1.0f/sqrtf of
  * distSqr^3) as written; a modern nvcc compiles it to an IEEE square root
@@ -32,6 +34,7 @@
 
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <cuda_runtime.h>
 
 #include "../../variants/registry.h"
@@ -498,6 +501,14 @@ template <int P, int Q, int U, int K> int nbody_gpu_shuffle(const struct nbody_g
 	return launch_status();
 }
 
+/* ---- tensor cores (nbody_tc.cu) -------------------------------------------- */
+
+/* p bodies per warp sharing one centre. */
+template <int P, int Q, int U, int K> int nbody_gpu_tc(const struct nbody_gpu_launch *l)
+{
+	return nbody_tc_forces(l, P);
+}
+
 /* ---- auto --------------------------------------------------------------- */
 
 /* The best variant measured for each N range on the H200 (the baseline
@@ -512,6 +523,16 @@ static const struct {
 	{ INT_MAX, NBODY_V_jsplit_k4 },
 };
 
+/* The table's pick, unless it cannot take the launch: the tensor-core
+ * family sorts every body it works on, so it takes no part of a problem
+ * (pos_i, the ranks of the distributed variants, whose launches also
+ * have no sort_scratch); jsplit-k4 of the kbody family does that. */
+static int auto_pick(int variant, const struct nbody_gpu_launch *l)
+{
+	bool sorts = strcmp(nbody_variants[variant].family, "tensor-core") == 0;
+	return sorts && (l->pos_i || !l->sort_scratch) ? NBODY_V_jsplit_k4 : variant;
+}
+
 template <int P, int Q, int U, int K> int nbody_gpu_auto(const struct nbody_gpu_launch *l)
 {
 	/* On part of the problem (a rank's share) the i-bodies decide: they
@@ -519,7 +540,7 @@ template <int P, int Q, int U, int K> int nbody_gpu_auto(const struct nbody_gpu_
 	int n = l->pos_i ? l->n_i : l->n;
 	for (size_t k = 0; k < sizeof auto_table / sizeof auto_table[0]; k++)
 		if (n <= auto_table[k].max_n)
-			return nbody_gpu_launcher(auto_table[k].variant)(l);
+			return nbody_gpu_launcher(auto_pick(auto_table[k].variant, l))(l);
 	return (int)cudaErrorInvalidValue;
 }
 
