@@ -18,10 +18,14 @@
 #                   make regress BASE_TREE=DIR there)
 #   make clean
 #
+# Builds run in parallel, one job per core, unless -j is given (make -j1
+# for one at a time).
+#
 # CUDA: nvcc is taken from PATH or /usr/local/cuda/bin (NVCC=... overrides,
-# NVCC= builds CPU-only). CUDA_ARCH defaults to the GPU that is present,
-# else a fat build for sm_80, sm_89 and sm_90 plus compute_90 PTX;
-# `make CUDA_ARCH=sm_90` overrides.
+# NVCC= builds CPU-only). CUDA is built for one architecture only: the
+# GPU that is present (nvidia-smi's compute capability), else sm_90 (the
+# H100 and H200); `make CUDA_ARCH=sm_80` asks for another, and
+# `make CUDA_ARCH='sm_80 sm_90'` for several (each with its PTX).
 #
 # MPI (the distributed variants): the flags `mpicc --showme` prints, else
 # those of pkg-config ompi; `make MPI=0` builds without. NCCL (their GPU
@@ -31,6 +35,12 @@
 # libpng (the renderer's PNG output) is optional too: probed by compiling
 # and linking against it; `make PNG=0` builds without, and png_out_write
 # then fails saying so.
+
+# One job per core unless the user gave -j (a sub-make shares its
+# parent's jobs).
+ifeq ($(MAKELEVEL)$(filter -j% --jobserver%,$(MAKEFLAGS)),0)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
 
 CC      ?= cc
 ifeq ($(origin CC),default)
@@ -47,16 +57,14 @@ ifneq ($(NVCC),)
 CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(NVCC)))
 GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. \r')
 ifeq ($(CUDA_ARCH),)
-ifneq ($(GPU_CC),)
-CUDA_ARCH := sm_$(GPU_CC)
-endif
-endif
-ifneq ($(CUDA_ARCH),)
-GENCODE := -arch=$(CUDA_ARCH)
+CUDA_ARCH := sm_$(or $(GPU_CC),90)
+CUDA_ARCH_WHY := $(if $(GPU_CC),the GPU here,no GPU here: one architecture)
 else
-GENCODE := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_89,code=sm_89 \
-           -gencode arch=compute_90,code=[sm_90,compute_90]
+CUDA_ARCH_WHY := CUDA_ARCH
 endif
+GENCODE := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a:sm_%=%),code=[$(a),compute_$(a:sm_%=%)])
+# The architectures built, for `harness version`.
+CUDA_ARCHS := $(CUDA_ARCH)
 NVCCFLAGS ?= -O3 -lineinfo
 ALL_NVCCFLAGS := -std=c++17 $(GENCODE) $(NVCCFLAGS) -Xcompiler -Wall,-Wextra -MMD -MP
 CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib))
@@ -103,14 +111,20 @@ LDLIBS += -lpng
 endif
 
 # Sources. Every .c under the library folders is part of the harness
-# library (harness/ and kernels/ hold a folder per problem: nbody/, sph/,
-# render/); main.c is the program; tests/ (and its problem folders) the
-# Criterion suite.
-LIB_C   := $(wildcard variants/*.c reference/*.c kernels/*/*.c) \
-           $(filter-out harness/main.c harness/gpu_stub.c harness/render/render_gpu_stub.c,$(wildcard harness/*.c harness/*/*.c))
-LIB_C   := $(filter-out harness/nbody/dist_gpu_stub.c,$(LIB_C))
+# library: harness/core/ the infrastructure (CSV and JSON, results files'
+# atomic writes, statistics, timing, subprocesses, the machine's facts,
+# NVML, skips, progress, test hooks), which includes nothing of the
+# harness above it; harness/nbody/, sph/ and render/ the problems (as
+# kernels/ has them); harness/ itself the commands built on both (main.c
+# is the program). tests/ (and its problem folders) is the Criterion suite.
+CORE_C    := $(wildcard harness/core/*.c)
+PROBLEM_C := $(filter-out harness/render/render_gpu_stub.c harness/nbody/dist_gpu_stub.c, \
+             $(wildcard harness/nbody/*.c harness/sph/*.c harness/render/*.c))
+CMD_C     := $(filter-out harness/main.c harness/gpu_stub.c,$(wildcard harness/*.c))
+LIB_C   := $(wildcard variants/*.c reference/*.c kernels/*/*.c) $(CORE_C) $(PROBLEM_C) $(CMD_C)
 ifneq ($(NVCC),)
-LIB_CU  := $(wildcard harness/*.cu harness/*/*.cu kernels/*/*.cu)
+LIB_CU  := $(wildcard harness/core/*.cu harness/nbody/*.cu harness/sph/*.cu harness/render/*.cu \
+             harness/*.cu kernels/*/*.cu)
 else
 LIB_C   += harness/gpu_stub.c harness/render/render_gpu_stub.c
 LIB_CU  :=
@@ -163,13 +177,23 @@ $(TESTBIN): $(TEST_OBJ) $(LIB_OBJ) | bin
 $(GPUTESTBIN): $(GPU_TEST_OBJ) $(LIB_OBJ) | bin
 	$(CC) -o $@ $^ -lcriterion $(LDLIBS)
 
-build/%.o: %.c | build/buildinfo.h
+# Every object depends on the build's configuration (compilers, flags,
+# CUDA on or off and its architectures, MPI, PNG), rewritten only when it
+# changes: switching between `make NVCC=` and a CUDA build, or MPI=0 and
+# MPI, recompiles everything instead of linking objects of two builds.
+build/config.flags: FORCE
+	@mkdir -p build
+	@echo '$(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS) | $(CUDA_ARCHS) | $(LDLIBS)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+build/%.o: %.c build/config.flags | build/buildinfo.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-build/%.cu.o: %.cu
+build/%.cu.o: %.cu build/config.flags
 	@mkdir -p $(dir $@)
-	$(NVCC) $(ALL_NVCCFLAGS) -c -o $@ $<
+	@echo "nvcc $< ($(CUDA_ARCH))"
+	@$(NVCC) $(ALL_NVCCFLAGS) -c -o $@ $<
 
 bin:
 	@mkdir -p bin
@@ -199,6 +223,7 @@ build/buildinfo.h: FORCE
 	  echo '#define HARNESS_NVCC_FLAGS "'"$$( [ -n '$(NVCC)' ] && echo '$(ALL_NVCCFLAGS)' | sed 's/"/\\"/g')"'"'; \
 	  echo '#define HARNESS_GIT_COMMIT "$(GIT_COMMIT)"'; \
 	  echo '#define HARNESS_GIT_DIRTY $(GIT_DIRTY)'; \
+	  echo '#define HARNESS_CUDA_ARCHS "$(CUDA_ARCHS)"'; \
 	  echo '#define HARNESS_MAKE_SETTINGS \'; \
 	  $(call buildinfo_setting,CC,0) \
 	  $(call buildinfo_setting,NVCC,0) \
@@ -247,8 +272,13 @@ deps-test: deps-run
 	@$(probe_criterion) || { $(call apt_install,libcriterion-dev); }
 deps: deps-test
 
+# What is built, in one line, before the build.
+comma := ,
+build_says = echo "building $(1): $(if $(NVCC),CUDA for $(CUDA_ARCH) ($(CUDA_ARCH_WHY)),CPU only (no nvcc))$(if $(HAVE_MPI),,$(comma) without MPI), $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),unlimited) jobs"
+
 RUN_ARGS ?=
 run: deps-run
+	@$(call build_says,$(BIN))
 	@$(MAKE) --no-print-directory $(BIN)
 	$(BIN) run $(RUN_ARGS)
 
@@ -260,6 +290,7 @@ run: deps-run
 # skipped things cannot look complete; the status is that of the tests.
 TEST_ARGS ?=
 test: deps-test
+	@$(call build_says,$(BIN) and the tests)
 	@$(MAKE) --no-print-directory $(BIN) $(TESTBIN) $(GPUTESTBIN)
 	@rm -f build/tests-gpu.tap build/tests.tap
 	@echo "HARNESS_BIN=$(BIN) $(GPUTESTBIN) --jobs 1 $(TEST_ARGS)"; \

@@ -14,14 +14,15 @@
 #include "ab_build.h"
 #include "ab_judge.h"
 #include "ab_pool.h"
-#include "atomic_file.h"
+#include "core/atomic_file.h"
 #include "cli.h"
 #include "compare.h"
+#include "core/progress.h"
 #include "sph/sph_run.h"
-#include "subproc.h"
-#include "sysinfo.h"
-#include "testhook.h"
-#include "timing.h"
+#include "core/subproc.h"
+#include "core/sysinfo.h"
+#include "core/testhook.h"
+#include "core/timing.h"
 
 #define AB_USAGE                                                                              \
 	"usage: harness ab (--base REV | --base-tree DIR [--base-commit SHA] | --base-bin FILE)\n" \
@@ -322,21 +323,29 @@ static int ab_run_one(const struct ab_options *o, const char *dir, struct ab_sid
 }
 
 /* Round k (from 0): AB when k is even, BA when odd; its letters go to
- * order[2k..2k+1]. t0: when the first round began. */
+ * order[2k..2k+1]. Each run is an item of pg (planned by the caller; the
+ * two sides cost alike, each its own class). */
 static int ab_round(const struct ab_options *o, const char *dir, struct ab_side *sides, int k,
-		    char *order, double t0, char *err, size_t errlen)
+		    char *order, struct progress *pg, char *err, size_t errlen)
 {
 	for (int j = 0; j < 2; j++) {
 		int which = (k % 2 == 0) == (j == 0) ? 0 : 1;
 		struct ab_side *s = &sides[which];
 		order[2 * k + j] = which == 0 ? 'A' : 'B';
 		order[2 * k + j + 1] = '\0';
-		fprintf(stderr, "harness: ab: round %d, %s, %.0f s so far\n", k + 1, s->name,
-			timing_now() - t0);
+		progress_begin(pg, 1, which, "round %d, %s", k + 1, s->name);
 		if (ab_run_one(o, dir, s, k, err, errlen) == CLI_USAGE)
 			return CLI_USAGE;
+		progress_end(pg);
 	}
 	return CLI_OK;
+}
+
+/* Plans rounds more rounds, two runs each, on pg. */
+static void ab_plan_rounds(struct progress *pg, int rounds)
+{
+	for (int k = 0; k < 2 * rounds; k++)
+		progress_plan(pg, 1, k % 2);
 }
 
 /* Pools both sides' first nrounds rounds into DIR/base.csv and DIR/new.csv. */
@@ -443,24 +452,33 @@ static int ab_run_rounds(int argc, char **argv, const struct ab_options *o, cons
 			 char *why, size_t whylen, char *err, size_t errlen)
 {
 	double t0 = timing_now();
-	int k = 0;
+	int k = 0, rc = CLI_USAGE;
+	struct progress pg;
+	progress_init(&pg, "ab", false);
+	ab_plan_rounds(&pg, o->rounds);
 	for (; k < o->rounds; k++)
-		if (ab_round(o, dir, sides, k, order, t0, err, errlen) != CLI_OK)
-			return CLI_USAGE;
+		if (ab_round(o, dir, sides, k, order, &pg, err, errlen) != CLI_OK)
+			goto out;
 	for (;;) {
 		if (subproc_stopped() ||
 		    ab_pool_sides(k, dir, sides, order, argc, argv, sums, paths, err, errlen) != CLI_OK ||
 		    ab_judge(paths[0], paths[1], (const char *const *)sides[0].csv,
 			     (const char *const *)sides[1].csv, (size_t)k, &o->judge, r, err, errlen) != 0)
-			return CLI_USAGE;
+			goto out;
 		*nrounds = k;
-		if (!ab_another_round(o, k, timing_now() - t0, r->inconclusive, why, whylen))
-			return CLI_OK;
+		if (!ab_another_round(o, k, timing_now() - t0, r->inconclusive, why, whylen)) {
+			rc = CLI_OK;
+			goto out;
+		}
 		compare_report_free(r);
+		ab_plan_rounds(&pg, ab_rounds_to_add(k));
 		for (int target = k + ab_rounds_to_add(k); k < target; k++)
-			if (ab_round(o, dir, sides, k, order, t0, err, errlen) != CLI_OK)
-				return CLI_USAGE;
+			if (ab_round(o, dir, sides, k, order, &pg, err, errlen) != CLI_OK)
+				goto out;
 	}
+out:
+	progress_finish(&pg);
+	return rc;
 }
 
 /* The base binary as the options name it. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
+#include "core/stats.h"
 
 /* The standard error of a median over its samples' standard deviation,
  * for many samples of a normal spread: sqrt(pi / 2). */
@@ -34,9 +34,19 @@ struct compare_estimate ab_judge_estimate(const double *r, const double *w, size
 	return x;
 }
 
-/* One side's spread of its median, as a fraction: from its noise and samples. */
-static double ab_judge_side_se(const struct compare_side *s)
+/* Rounds from which a side of one sample a round (no spread of its own:
+ * noise_pct infinite) is judged by the rounds' spread alone. A round's
+ * ratio then holds that sample's noise, so the spread of three or more
+ * ratios measures it; with two, t(1) and two values say too little. */
+#define AB_JUDGE_ROUNDS_FOR_ONE_SAMPLE 3
+
+/* One side's spread of its median, as a fraction: from its noise and
+ * samples; 0 (nothing to add to the rounds' spread) for one sample when
+ * there are enough rounds. */
+static double ab_judge_side_se(const struct compare_side *s, size_t rounds)
 {
+	if (isinf(s->noise_pct) && rounds >= AB_JUDGE_ROUNDS_FOR_ONE_SAMPLE)
+		return 0;
 	double n = s->samples > 0 ? s->samples : 1;
 	return AB_JUDGE_MEDIAN_SE * s->noise_pct / 100.0 / sqrt(n);
 }
@@ -74,7 +84,7 @@ static struct compare_estimate ab_judge_entry_estimate(void *ctx, const struct c
 		if (!x || !x->in_base || !x->in_new || x->raw.verdict == COMPARE_UNCOMPARED)
 			return (struct compare_estimate){ NAN, NAN };
 		r->r[k] = x->raw.ratio;
-		double sb = ab_judge_side_se(&x->base), sn = ab_judge_side_se(&x->new);
+		double sb = ab_judge_side_se(&x->base, r->n), sn = ab_judge_side_se(&x->new, r->n);
 		r->w[k] = sqrt(sb * sb + sn * sn);
 	}
 	return ab_judge_estimate(r->r, r->w, r->n);
@@ -102,7 +112,8 @@ int ab_judge(const char *base_csv, const char *new_csv, const char *const *base_
 		struct ab_judge_rounds ctx = { round, nrounds, d, w };
 		char rule[256];
 		snprintf(rule, sizeof rule, "the 99 %% interval of the mean of the %zu rounds' log ratios "
-			 "(Student's t; at least what the rounds' samples allow); new/base is their "
+			 "(Student's t; at least what the rounds' samples allow, where a run has more than one "
+			 "sample a row); new/base is their "
 			 "geometric mean", nrounds);
 		compare_rejudge(out, ab_judge_entry_estimate, &ctx, rule, (int)nrounds);
 	} else {

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include "../variants/sph_registry.h"
 #include "../variants/suites.h"
 
 #include <errno.h>
@@ -250,6 +251,30 @@ int cli_parse_suite_n(const char *s, size_t ranks, size_t **out, size_t *count, 
 	return rc;
 }
 
+/* Writes into out (len bytes, used of them taken) the variants' names,
+ * comma-separated, then whole; when they do not all fit, as many as fit,
+ * "... and K more, see 'harness list'" and cut. */
+static void cli_variant_names(char *out, size_t len, size_t used, const char *whole,
+			      const char *cut)
+{
+	size_t i = 0;
+	for (; i < NBODY_VARIANT_COUNT; i++) {
+		const char *name = nbody_variants[i].name;
+		/* after the name, room for the end or for how many are left out */
+		size_t tail = i + 1 < NBODY_VARIANT_COUNT ? strlen(cut) + 64 : strlen(whole);
+		if (used + 2 + strlen(name) + tail >= len)
+			break;
+		used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", name);
+	}
+	if (used >= len)
+		return;
+	if (i < NBODY_VARIANT_COUNT)
+		snprintf(out + used, len - used, "%s... and %zu more, see 'harness list'%s",
+			 i ? ", " : "", (size_t)NBODY_VARIANT_COUNT - i, cut);
+	else
+		snprintf(out + used, len - used, "%s", whole);
+}
+
 int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t errlen)
 {
 	char *copy = strdup(s);
@@ -263,13 +288,10 @@ int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t 
 	for (char *pat = strtok_r(copy, ",", &save); pat; pat = strtok_r(NULL, ",", &save)) {
 		any = true;
 		if (variant_match(pat, o->selected) == 0) {
-			char known[512] = "";
-			for (size_t i = 0; i < NBODY_VARIANT_COUNT && strlen(known) < 400; i++) {
-				strcat(known, i ? ", " : "");
-				strcat(known, nbody_variants[i].name);
-			}
-			snprintf(err, errlen, "unknown variant '%s' (known: %s; globs such as 'cpu-*' work; see 'harness list')",
-				 pat, known);
+			int w = snprintf(err, errlen, "unknown variant '%s' (known: ", pat);
+			cli_variant_names(err, errlen, w > 0 ? (size_t)w : 0,
+					  "; globs such as 'cpu-*' work; see 'harness list')",
+					  "; globs such as 'cpu-*' work)");
 			rc = CLI_USAGE;
 			break;
 		}
@@ -295,10 +317,9 @@ static int cli_check_combinations(struct cli_options *o, char *err, size_t errle
 				return CLI_USAGE;
 			}
 	}
-	if (o->suite && (o->cmd != CLI_RUN || o->variant_given || o->n_given || o->steps || o->out ||
-			 o->ic_file)) {
-		snprintf(err, errlen, "--suite sets variants, N and mode and writes to --out-dir: it takes "
-				      "no --variant, --n, --steps, --out or --ic FILE (run only)");
+	if (o->suite && (o->cmd != CLI_RUN || o->variant_given || o->steps || o->out || o->ic_file)) {
+		snprintf(err, errlen, "--suite sets variants and mode and writes to --out-dir: it takes "
+				      "no --variant, --steps, --out or --ic FILE (run only; --n keeps its rows at those N)");
 		return CLI_USAGE;
 	}
 	if (o->out_dir && !o->suite) {
@@ -385,7 +406,7 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
 		if (strcmp(argv[1], cli_command_names[ci]) == 0)
 			break;
 	if (ci == CLI_HELP || ci == sizeof cli_command_names / sizeof *cli_command_names) {
-		snprintf(err, errlen, "unknown command '%s' (allowed: list, run, check, forces, compare, plot, sph, help)", argv[1]);
+		snprintf(err, errlen, "unknown command '%s' (see 'harness --help')", argv[1]);
 		return CLI_USAGE;
 	}
 	o->cmd = (enum cli_command)ci;
@@ -511,7 +532,8 @@ void cli_print_help(enum cli_command cmd)
 		       "                      in --out-dir (scaling suites: NAME-pP.csv for P ranks;\n"
 		       "                      mpirun -np P bin/harness run --suite scaling)\n"
 		       "                      A suite none of whose rows can run here writes no\n"
-		       "                      file and exits 2 (under all: a note)\n"
+		       "                      file and exits 2 (under all: a note); with --n, only\n"
+		       "                      the suite's rows at those N\n"
 		       "  --out-dir DIR       where suites write (results/local)\n", common, timing);
 		break;
 	case CLI_CHECK:
@@ -528,17 +550,13 @@ void cli_print_help(enum cli_command cmd)
 		       "else 1024).\n\n%s", common);
 		break;
 	case CLI_HELP:
-		printf("usage: harness COMMAND [options]   (harness COMMAND --help for details)\n\n"
-		       "  list     the variants this harness knows and which can run here\n"
-		       "  run      validate, then time; table on screen, CSV + JSON sidecar\n"
-		       "  check    validate only\n"
-		       "  forces   per-body accelerations of one variant next to the reference\n"
-		       "  compare  two results CSVs row by row: same, faster, slower, SLOWER (a\n"
-		       "           regression) or inconclusive (too noisy to tell)\n"
-		       "  ab       the same rows with a base revision's build and this one,\n"
-		       "           interleaved until decided, pooled and compared: a regression gate\n"
-		       "  plot     the chapter's figures from suite CSVs (gnuplot)\n"
-		       "  sph      the SPH variants on the paper's dam break (harness sph --help)\n");
+		printf("usage: harness COMMAND [options]   (harness --help lists the commands)\n");
 		break;
 	}
+}
+
+bool cli_names_variant(const char *pattern)
+{
+	bool nbody[NBODY_VARIANT_COUNT] = { false }, sph[SPH_VARIANT_COUNT] = { false };
+	return variant_match(pattern, nbody) + sph_variant_match(pattern, sph) > 0;
 }

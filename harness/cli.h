@@ -8,7 +8,7 @@
 
 #include "../reference/ic.h"
 #include "../variants/registry.h"
-#include "timing.h"
+#include "core/timing.h"
 
 /* Exit statuses of bin/harness. */
 enum cli_status {
@@ -101,5 +101,9 @@ int cli_check_timing(const struct timing_opts *t, char *err, size_t errlen);
 
 /* Usage text of a command (CLI_HELP: the overview). */
 void cli_print_help(enum cli_command cmd);
+
+/* Whether pattern (a name or fnmatch(3) glob) matches a variant of either
+ * registry, N-body or SPH. */
+bool cli_names_variant(const char *pattern);
 
 #endif

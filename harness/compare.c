@@ -7,12 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "atomic_file.h"
+#include "core/atomic_file.h"
 #include "cli.h"
-#include "json_in.h"
-#include "json_out.h"
+#include "core/json_in.h"
+#include "core/json_out.h"
 #include "results.h"
-#include "skips.h"
+#include "core/skips.h"
 
 /* The kinds of results CSV the harness writes. */
 const struct compare_kind compare_kinds[] = {

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "csv_table.h"
+#include "core/csv_table.h"
 
 /*
  * `harness compare BASE.csv NEW.csv [--threshold PCT] [--min-change PCT]

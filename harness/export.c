@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic_file.h"
+#include "core/atomic_file.h"
 #include "compare.h"
-#include "json_in.h"
-#include "json_out.h"
+#include "core/json_in.h"
+#include "core/json_out.h"
 #include "results.h"
 
 /* A string value of the sidecar, or dflt. */

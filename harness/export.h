@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "csv_table.h"
+#include "core/csv_table.h"
 
 /*
  * `harness export --format gbench FILE.csv [--out FILE.json]`

@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "../kernels/nbody/nbody_gpu.h"
-#include "gpu_device.h"
+#include "core/gpu_device.h"
 #include "nbody/gpu_instance.h"
 
 static const char gpu_stub_reason[] = "built without CUDA (no nvcc at build time)";

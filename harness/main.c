@@ -12,28 +12,29 @@
 #include "../reference/ic.h"
 #include "../reference/nbody_ref.h"
 #include "ab.h"
-#include "atomic_file.h"
+#include "core/atomic_file.h"
 #include "nbody/bodies_io.h"
 #include "nbody/ceiling.h"
 #include "nbody/commbench.h"
 #include "nbody/scaling_model.h"
 #include "cli.h"
 #include "compare.h"
-#include "csv_table.h"
+#include "core/csv_table.h"
 #include "nbody/dist.h"
 #include "nbody/dist_instance.h"
 #include "export.h"
-#include "gpu_device.h"
+#include "core/gpu_device.h"
 #include "nbody/instance.h"
-#include "nvml.h"
+#include "core/nvml.h"
 #include "plot.h"
+#include "core/progress.h"
 #include "report.h"
 #include "sph/sph_run.h"
 #include "results.h"
-#include "stats.h"
-#include "skips.h"
-#include "sysinfo.h"
-#include "testhook.h"
+#include "core/stats.h"
+#include "core/skips.h"
+#include "core/sysinfo.h"
+#include "core/testhook.h"
 #include "../variants/suites.h"
 #include "nbody/validate.h"
 
@@ -73,6 +74,9 @@ static void main_abort(const struct variant *v, size_t n, const char *why)
 
 static int main_list(const struct cli_options *o)
 {
+	struct skips *unavailable = calloc(1, sizeof *unavailable);
+	if (!unavailable)
+		return main_usage_error("out of memory");
 	printf("%-18s %-14s %-5s %-4s %5s %3s %6s %3s  %-10s %s\n", "variant", "family", "prec",
 	       "dev", "p", "q", "unroll", "k", "available", "summary");
 	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
@@ -86,8 +90,10 @@ static int main_list(const struct cli_options *o)
 		       variant_precision_name(v->precision), variant_device_name(v->device), v->tile_p,
 		       v->threads_q, v->unroll, v->bodies_k, ok ? "yes" : "no", v->summary);
 		if (!ok)
-			printf("%-18s   (unavailable: %s)\n", "", why);
+			skips_add(unavailable, v->name, why);
 	}
+	skips_say_each(stdout, unavailable, "unavailable");
+	free(unavailable);
 	return CLI_OK;
 }
 
@@ -167,20 +173,16 @@ static int main_bodies(const struct cli_options *o, const struct bodies *file, s
 static int main_check_sizes(const struct cli_options *o, const struct bodies *file, char *err,
 			    size_t errlen)
 {
-	size_t avail = sysinfo_mem_available();
 	for (size_t k = 0; k < o->n_count; k++) {
 		size_t n = o->n_list[k];
+		char what[48];
 		if (file && n > file->n) {
 			snprintf(err, errlen, "--n %zu exceeds the %zu bodies in %s", n, file->n, o->ic_file);
 			return CLI_USAGE;
 		}
-		if (avail && n > avail / MAIN_BYTES_PER_BODY) {
-			snprintf(err, errlen,
-				 "--n %zu needs about %.1f GiB of memory, %.1f GiB is available (allowed here: N <= %zu)",
-				 n, (double)n * MAIN_BYTES_PER_BODY / (1 << 30), (double)avail / (1 << 30),
-				 avail / MAIN_BYTES_PER_BODY);
+		snprintf(what, sizeof what, "--n %zu", n);
+		if (sysinfo_check_memory(what, n, MAIN_BYTES_PER_BODY, "N", err, errlen) != 0)
 			return CLI_USAGE;
-		}
 	}
 	return CLI_OK;
 }
@@ -196,20 +198,46 @@ static int main_steps_fn(void *ctx, int reps, double *seconds)
 	return instance_steps(s->in, reps, s->dt, seconds);
 }
 
-/* Progress on stderr when it is a terminal: row k of total, and a time
- * estimate from the work done so far (cost grows as N^2). */
-static void main_progress(const struct cli_options *o, size_t k, size_t total,
-			  const char *name, size_t n, double elapsed, double work_done,
-			  double work_total)
+/* Interactions per second a device does, roughly: the scale of the
+ * predicted costs below (the progress estimate corrects the scale by what
+ * the rows took; only the ratios between rows matter). */
+#define MAIN_CPU_RATE 1e9
+#define MAIN_GPU_RATE 1e11
+
+/* Predicted seconds of the row of v at n: the reference at the checked
+ * bodies (first: the first row at this N, which computes it), one
+ * evaluation to validate, and for run a warm-up and the timing, which
+ * stops at --max-time unless the noise target is met sooner (one call
+ * when a call is longer): time limits, not N^2, decide most rows. */
+static double main_row_cost(const struct cli_options *o, const struct variant *v, size_t n,
+			    bool first)
 {
-	if (o->quiet || !isatty(STDERR_FILENO))
-		return;
-	char eta[32] = "";
-	if (work_done > 0)
-		snprintf(eta, sizeof eta, ", ~%.0f s left",
-			 elapsed / work_done * (work_total - work_done));
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s N=%zu%s", k + 1, total, name, n, eta);
-	fflush(stderr);
+	double pairs = (double)n * (double)n;
+	double call = pairs / (v->device == VARIANT_GPU ? MAIN_GPU_RATE : MAIN_CPU_RATE);
+	double s = 0.01 + call;
+	if (first)
+		s += (double)validate_checked_count(n) * (double)n / MAIN_CPU_RATE;
+	if (o->cmd == CLI_RUN) {
+		double limit = o->timing.max_time > o->timing.min_time ? o->timing.max_time
+								       : o->timing.min_time;
+		s += call + (call >= limit ? call : limit);
+	}
+	return s;
+}
+
+/* Plans the rows of a sweep (main_sweep) on pg. */
+static void main_plan_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_COUNT],
+			    const size_t *n_list, size_t n_count, struct progress *pg)
+{
+	for (size_t k = 0; k < n_count; k++) {
+		bool first = true;
+		for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
+			if (!run[i])
+				continue;
+			progress_plan(pg, main_row_cost(o, &nbody_variants[i], n_list[k], first), (int)i);
+			first = false;
+		}
+	}
 }
 
 /* Validates (and for run, times) one variant on one set of bodies. The
@@ -545,20 +573,14 @@ static int main_bodies_make(const struct cli_options *o, const struct bodies *fi
  * Returns CLI_OK, or CLI_FAILED when a variant failed or could not run. */
 static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_COUNT],
 		      const size_t *n_list, size_t n_count, const struct bodies *file,
-		      struct result_row *rows, size_t *nrows)
+		      struct result_row *rows, size_t *nrows, const char *suite, struct progress *pg)
 {
 	int status = CLI_OK;
-	size_t nrun = 0, first = *nrows;
 	bool root = dist_rank() == 0;
-	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
-		nrun += run[i];
 	static struct sysinfo_host host;
 	sysinfo_host_read(&host);
 	static struct gpu_device_info gpu;
 	bool have_gpu = gpu_device_query(0, &gpu) == 0;
-	double work_total = 0, work_done = 0, t_start = timing_now();
-	for (size_t k = 0; k < n_count; k++)
-		work_total += (double)nrun * (double)n_list[k] * (double)n_list[k];
 
 	for (size_t k = 0; k < n_count && !main_aborted; k++) {
 		size_t n = n_list[k], m = 0;
@@ -573,12 +595,14 @@ static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_
 			status = CLI_FAILED;
 			goto next_n;
 		}
+		bool first = true;
 		for (size_t i = 0; i < NBODY_VARIANT_COUNT && !main_aborted; i++) {
 			if (!run[i])
 				continue;
 			const struct variant *v = &nbody_variants[i];
-			main_progress(o, *nrows - first, nrun * n_count, v->name, n,
-				      timing_now() - t_start, work_done, work_total);
+			progress_begin(pg, main_row_cost(o, v, n, first), (int)i, "%s%s%s N=%zu",
+				       suite ? suite : "", suite ? " " : "", v->name, n);
+			first = false;
 			struct result_row *row = &rows[(*nrows)++];
 			row->v = v;
 			row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
@@ -603,14 +627,12 @@ static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_
 					     have_gpu ? &gpu : NULL, &single, row);
 			if (!row->val.pass || (o->cmd == CLI_RUN && !row->timed))
 				status = CLI_FAILED;
-			work_done += (double)n * (double)n;
+			progress_end(pg);
 		}
 next_n:
 		main_bodies_free(&b);
 		free(single.acc3);
 	}
-	if (!o->quiet && isatty(STDERR_FILENO))
-		fprintf(stderr, "\r\033[K");
 	return status;
 }
 
@@ -697,8 +719,12 @@ static int main_run(int argc, char **argv, const struct cli_options *o)
 		goto out_free_file;
 	}
 	main_say_skipped(o, NULL, skipped);
+	struct progress pg;
+	progress_init(&pg, o->cmd == CLI_RUN ? "run" : "check", o->quiet || dist_rank() != 0);
+	main_plan_sweep(&local, run, local.n_list, local.n_count, &pg);
 	status = main_sweep(&local, run, local.n_list, local.n_count, o->ic_file ? &file : NULL,
-			    rows, &nrows);
+			    rows, &nrows, NULL, &pg);
+	progress_finish(&pg);
 	status = main_finish(argc, argv, o, out, rows, nrows, skipped, status);
 out_free_file:
 	bodies_free(&file);
@@ -724,6 +750,73 @@ static bool main_suite_per_ranks(const char *name)
 	return false;
 }
 
+/* Keeps, in order, the *count values of n_list that --n also gave (run
+ * --suite NAME --n LIST: the suite's rows at those N). Returns how many
+ * are left. */
+static size_t main_keep_given_n(const struct cli_options *o, size_t *n_list, size_t *count)
+{
+	size_t kept = 0;
+	for (size_t k = 0; k < *count; k++)
+		for (size_t g = 0; g < o->n_count; g++)
+			if (o->n_list[g] == n_list[k]) {
+				n_list[kept++] = n_list[k];
+				break;
+			}
+	*count = kept;
+	return kept;
+}
+
+/* The options of suite entry se into local (its variants, mode and N
+ * list, which the caller frees) and what of it runs here into run[] and
+ * *nrun; what cannot run (not here, or too large for this machine's
+ * memory) goes to skipped. With --n, only the entry's N that --n gave
+ * (n_count 0 and *nrun 0 when none). 0, or -1 with err for a malformed
+ * entry. */
+static int main_suite_entry(const struct cli_options *o, const struct suite_entry *se,
+			    struct cli_options *local, bool run[NBODY_VARIANT_COUNT], size_t *nrun,
+			    struct skips *skipped, char *err, size_t errlen)
+{
+	*local = *o;
+	local->variant_given = true;
+	local->steps = se->mode == SUITE_STEPS;
+	local->n_list = NULL;
+	memset(local->selected, 0, sizeof local->selected);
+	if (cli_select_variants(se->variants, local, err, errlen) != CLI_OK ||
+	    cli_parse_suite_n(se->n_list, (size_t)dist_size(), &local->n_list, &local->n_count, err,
+			      errlen) != CLI_OK)
+		return -1;
+	*nrun = 0;
+	if (o->n_given && main_keep_given_n(o, local->n_list, &local->n_count) == 0)
+		return 0; /* none of this line's N were asked for: n_count 0 */
+	*nrun = main_pick_variants(local, run, skipped, err, errlen);
+	if (*nrun > 0 && main_check_sizes(local, NULL, err, errlen) != CLI_OK) {
+		for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
+			if (run[i])
+				skips_add(skipped, nbody_variants[i].name, err);
+		*nrun = 0;
+	}
+	return 0;
+}
+
+/* Plans the rows of suite name (every suite under "all") on pg. */
+static void main_plan_suites(const struct cli_options *o, struct progress *pg)
+{
+	char err[768];
+	struct skips *scratch = calloc(1, sizeof *scratch);
+	for (size_t e = 0; scratch && e < suite_entry_count; e++) {
+		const struct suite_entry *se = &suite_entries[e];
+		struct cli_options local;
+		bool run[NBODY_VARIANT_COUNT];
+		size_t nrun;
+		if (strcmp(o->suite, "all") != 0 && strcmp(o->suite, se->name) != 0)
+			continue;
+		if (main_suite_entry(o, se, &local, run, &nrun, scratch, err, sizeof err) == 0 && nrun)
+			main_plan_sweep(&local, run, local.n_list, local.n_count, pg);
+		free(local.n_list);
+	}
+	free(scratch);
+}
+
 /* One suite: every line of suites.def with that name, swept in turn into
  * one table, written to DIR/<name>.csv (or <name>-p<P>.csv, see
  * main_suite_per_ranks). Variants that cannot run here are skipped and
@@ -731,7 +824,7 @@ static bool main_suite_per_ranks(const char *name)
  * no file is written: asked for by name, that is one line and CLI_USAGE;
  * under --suite all, a note and CLI_OK with *wrote false. */
 static int main_suite(int argc, char **argv, const struct cli_options *o, const char *name,
-		      const char *dir, bool *wrote)
+		      const char *dir, bool *wrote, struct progress *pg)
 {
 	char err[768], out[1024];
 	int status = CLI_OK;
@@ -750,24 +843,25 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 		free(skipped);
 		return main_usage_error(err);
 	}
+	bool any_n = !o->n_given;
 	for (size_t e = 0; e < suite_entry_count && !main_aborted; e++) {
 		const struct suite_entry *se = &suite_entries[e];
 		if (strcmp(se->name, name) != 0)
 			continue;
-		struct cli_options local = *o;
-		local.variant_given = true;
-		local.steps = se->mode == SUITE_STEPS;
-		memset(local.selected, 0, sizeof local.selected);
-		if (cli_select_variants(se->variants, &local, err, sizeof err) != CLI_OK ||
-		    cli_parse_suite_n(se->n_list, (size_t)dist_size(), &local.n_list, &local.n_count, err,
-				      sizeof err) != CLI_OK) {
+		struct cli_options local;
+		bool run[NBODY_VARIANT_COUNT];
+		size_t nrun;
+		if (main_suite_entry(o, se, &local, run, &nrun, skipped, err, sizeof err) != 0) {
 			fprintf(stderr, "harness: suite %s: %s\n", name, err);
 			status = CLI_FAILED;
 			continue;
 		}
-		bool run[NBODY_VARIANT_COUNT];
-		size_t nrun = main_pick_variants(&local, run, skipped, err, sizeof err);
-		if (nrun > 0 && main_check_sizes(&local, NULL, err, sizeof err) == CLI_OK) {
+		if (local.n_count == 0) {
+			free(local.n_list);
+			continue; /* none of this line's N were asked for */
+		}
+		any_n = true;
+		if (nrun > 0) {
 			size_t need = nrows + nrun * local.n_count;
 			struct result_row *grown = realloc(rows, need * sizeof *rows);
 			if (!grown) {
@@ -780,16 +874,21 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 			}
 			rows = grown;
 			memset(rows + nrows, 0, (need - nrows) * sizeof *rows);
-			int st = main_sweep(&local, run, local.n_list, local.n_count, NULL, rows, &nrows);
+			int st = main_sweep(&local, run, local.n_list, local.n_count, NULL, rows, &nrows,
+					    name, pg);
 			if (st != CLI_OK)
 				status = st;
-		} else {
-			/* too large for this machine's memory: skipped as well */
-			for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
-				if (run[i])
-					skips_add(skipped, nbody_variants[i].name, err);
 		}
 		free(local.n_list);
+	}
+	if (nrows == 0 && !main_aborted && !any_n) {
+		free(rows);
+		free(skipped);
+		bool by_name = strcmp(o->suite, "all") != 0;
+		if (dist_rank() == 0 && (by_name || !o->quiet))
+			fprintf(stderr, "harness: suite %s has no row at the N given by --n, no file written\n",
+				name);
+		return by_name ? CLI_USAGE : CLI_OK;
 	}
 	if (nrows == 0 && !main_aborted) {
 		char what[1024];
@@ -821,6 +920,10 @@ static int main_suites(int argc, char **argv, const struct cli_options *o)
 		atomic_mkdir_p(dir);
 	int status = CLI_OK;
 	size_t written = 0;
+	struct progress pg;
+	progress_init(&pg, strcmp(o->suite, "all") == 0 ? "suite all" : "suite",
+		      o->quiet || dist_rank() != 0);
+	main_plan_suites(o, &pg);
 	for (size_t e = 0; e < suite_entry_count; e++) {
 		const char *name = suite_entries[e].name;
 		bool first = true, wrote;
@@ -828,15 +931,18 @@ static int main_suites(int argc, char **argv, const struct cli_options *o)
 			first = first && strcmp(suite_entries[k].name, name) != 0;
 		if (!first || (strcmp(o->suite, "all") != 0 && strcmp(o->suite, name) != 0))
 			continue;
-		int st = main_suite(argc, argv, o, name, dir, &wrote);
-		if (st == CLI_USAGE)
+		int st = main_suite(argc, argv, o, name, dir, &wrote, &pg);
+		if (st == CLI_USAGE) {
+			progress_finish(&pg);
 			return st;
+		}
 		if (st != CLI_OK)
 			status = st;
 		written += wrote;
 		if (main_aborted)
 			break;
 	}
+	progress_finish(&pg);
 	if (written == 0 && !main_aborted && strcmp(o->suite, "all") == 0) {
 		if (dist_rank() == 0)
 			fprintf(stderr, "harness: --suite all: no suite has a row that can run here, no file written\n");
@@ -1001,12 +1107,102 @@ static int main_sph_suite(int argc, char **argv)
 	return status;
 }
 
+/* sph_command reads the whole command line (argv[1] is "sph"); argv here
+ * starts at "sph", one past the program's name. */
+static int main_sph(int argc, char **argv)
+{
+	return sph_command(argc + 1, argv - 1);
+}
+
+static int main_version(int argc, char **argv)
+{
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		printf("usage: harness version   (or harness --version)\n\n"
+		       "Prints the commit this binary was built from (and whether the tree had\n"
+		       "uncommitted changes), whether CUDA (with its architectures), MPI, NCCL\n"
+		       "and PNG output were built in, and the compilers.\n");
+		return CLI_OK;
+	}
+	if (argc > 1) {
+		char err[256];
+		snprintf(err, sizeof err, "version takes no arguments ('%s')", argv[1]);
+		return main_usage_error(err);
+	}
+	sysinfo_print_version(stdout);
+	return CLI_OK;
+}
+
+/* Every command, in the order the help overview lists them: the overview
+ * and the unknown-command message are both made from this table. run:
+ * commands that parse their own options, called with argv at the command's
+ * name; NULL for those of cli_parse (list, run, check, forces). */
+static const struct main_cmd {
+	const char *name, *summary;
+	int (*run)(int argc, char **argv);
+} main_cmds[] = {
+	{ "list", "the variants this harness knows and which can run here", NULL },
+	{ "run", "validate, then time; table on screen, CSV + JSON sidecar", NULL },
+	{ "check", "validate only", NULL },
+	{ "forces", "per-body accelerations of one variant next to the reference", NULL },
+	{ "compare", "two results CSVs row by row: same, faster, slower, SLOWER (a\n"
+		     "regression) or inconclusive (too noisy to tell)", compare_command },
+	{ "ab", "the same rows with a base revision's build and this one,\n"
+		"interleaved until decided, pooled and compared: a regression gate", ab_command },
+	{ "plot", "the chapter's figures from suite CSVs (gnuplot)", plot_command },
+	{ "report", "the results pages' tables (N-body, SPH, rendering) from a\n"
+		    "results folder", report_command },
+	{ "export", "a results CSV as Google Benchmark JSON", export_command },
+	{ "sph", "the SPH variants on the paper's dam break (harness sph --help)", main_sph },
+	{ "commbench", "times the distributed variants' collectives alone (under mpirun)",
+	  commbench_command },
+	{ "model", "predicts the distributed variants at more ranks from what was\n"
+		   "measured", model_command },
+	{ "version", "the commit and build options of this binary (also --version)", main_version },
+	{ "help", "this overview (also --help)", NULL },
+};
+enum { MAIN_NCMDS = sizeof main_cmds / sizeof main_cmds[0] };
+
+static const struct main_cmd *main_find_cmd(const char *name)
+{
+	for (size_t i = 0; i < MAIN_NCMDS; i++)
+		if (strcmp(main_cmds[i].name, name) == 0)
+			return &main_cmds[i];
+	return NULL;
+}
+
+/* The help overview, from main_cmds (continuation lines indented). */
+static void main_help(void)
+{
+	printf("usage: harness COMMAND [options]   (harness COMMAND --help for details)\n\n");
+	for (size_t i = 0; i < MAIN_NCMDS; i++) {
+		printf("  %-10s ", main_cmds[i].name);
+		for (const char *p = main_cmds[i].summary; *p; p++) {
+			putchar(*p);
+			if (*p == '\n')
+				printf("  %-10s ", "");
+		}
+		putchar('\n');
+	}
+}
+
+/* "unknown command 'x' (allowed: list, run, ...)" from main_cmds. */
+static int main_unknown_cmd(const char *name)
+{
+	char err[1024];
+	int w = snprintf(err, sizeof err, "unknown command '%s' (allowed:", name);
+	for (size_t i = 0; i < MAIN_NCMDS && w > 0 && (size_t)w < sizeof err; i++)
+		w += snprintf(err + w, sizeof err - (size_t)w, "%s %s", i ? "," : "", main_cmds[i].name);
+	if (w > 0 && (size_t)w < sizeof err)
+		snprintf(err + w, sizeof err - (size_t)w, ")");
+	return main_usage_error(err);
+}
+
 /* The command line's command. With several ranks only list, run and check
  * go on (forces, compare, plot and sph run on one process). */
 static int main_command(int argc, char **argv)
 {
 	struct cli_options o;
-	char err[768];
+	char err[2048];
 	const char *cmd = argc > 1 ? argv[1] : "";
 	if (dist_size() > 1 && strcmp(cmd, "list") != 0 && strcmp(cmd, "run") != 0 &&
 	    strcmp(cmd, "check") != 0 && strcmp(cmd, "commbench") != 0) {
@@ -1014,31 +1210,27 @@ static int main_command(int argc, char **argv)
 			 cmd, dist_size());
 		return main_usage_error(err);
 	}
-	if (testhook_check(err, sizeof err) != 0)
+	if (strcmp(cmd, "--version") == 0)
+		cmd = "version";
+	if (argc < 2 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+	    strcmp(cmd, "help") == 0) {
+		main_help();
+		return CLI_OK;
+	}
+	const struct main_cmd *mc = main_find_cmd(cmd);
+	if (!mc)
+		return main_unknown_cmd(cmd);
+	if (testhook_check(cli_names_variant, err, sizeof err) != 0)
 		return main_usage_error(err);
 	if (testhook_active(TESTHOOK_SLOWDOWN) || testhook_active(TESTHOOK_WORK))
 		fprintf(stderr, "harness: test hooks on: %s=%s %s=%s lengthen the timings of those variants\n",
 			TESTHOOK_WORK, testhook_active(TESTHOOK_WORK) ? testhook_active(TESTHOOK_WORK) : "",
 			TESTHOOK_SLOWDOWN,
 			testhook_active(TESTHOOK_SLOWDOWN) ? testhook_active(TESTHOOK_SLOWDOWN) : "");
-	if (argc > 1 && strcmp(argv[1], "commbench") == 0)
-		return commbench_command(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "model") == 0)
-		return model_command(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "compare") == 0)
-		return compare_command(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "ab") == 0)
-		return ab_command(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "plot") == 0)
-		return plot_command(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "export") == 0)
-		return export_command(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "report") == 0)
-		return report_command(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "sph") == 0)
-		return sph_command(argc, argv);
 	if (main_is_sph_suite(argc, argv))
 		return main_sph_suite(argc, argv);
+	if (mc->run)
+		return mc->run(argc - 1, argv + 1);
 	if (cli_parse(argc, argv, &o, err, sizeof err) != CLI_OK)
 		return main_usage_error(err);
 	int status;

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +13,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "atomic_file.h"
+#include "core/atomic_file.h"
 #include "nbody/ceiling.h"
 #include "plot_scaling.h"
-#include "gpu_device.h"
-#include "json_in.h"
+#include "core/gpu_device.h"
+#include "core/json_in.h"
 #include "results.h"
-#include "sysinfo.h"
+#include "core/sysinfo.h"
 
 /*
  * The figures. To add one: a line here, plots/<name>.gp, and a suite that
@@ -98,13 +99,20 @@ static size_t plot_curve_of(const struct plot_suite *s, const struct csv_table *
 			    const char *tag, struct plot_curves *c)
 {
 	const char *key = csv_table_named(t, row, s->curve_col);
-	char title[1024];
+	char title[1024], label[300];
 	bool by_n = strcmp(s->curve_col, "n") == 0;
+	if (by_n) {
+		char n[64];
+		plot_format_n(strtod(key, NULL), n, sizeof n);
+		snprintf(label, sizeof label, "N = %s", n);
+	} else {
+		snprintf(label, sizeof label, "%s", key);
+	}
 	if (tag)
-		snprintf(title, sizeof title, "%s%s: %s%s", csv_table_named(t, row, "device_name"), tag,
-			 by_n ? "N = " : "", key);
+		snprintf(title, sizeof title, "%s%s: %s", csv_table_named(t, row, "device_name"), tag,
+			 label);
 	else
-		snprintf(title, sizeof title, "%s%s", by_n ? "N = " : "", key);
+		snprintf(title, sizeof title, "%s", label);
 	for (size_t i = 0; i < c->ncurves; i++)
 		if (c->curves[i].table == c->ntables && strcmp(c->curves[i].title, title) == 0)
 			return i;
@@ -405,9 +413,11 @@ static int plot_find_gnuplot(char *out, size_t outlen)
 	return rc;
 }
 
-/* Runs gnuplot -e vars script; returns its exit status, or -1 when it
- * could not be started or died of a signal. */
-static int plot_run_gnuplot(const char *gnuplot, const char *vars, const char *script)
+/* Runs gnuplot -e vars script, its messages (stdout and stderr) written to
+ * the file log; returns its exit status, or -1 when it could not be started
+ * or died of a signal. */
+static int plot_run_gnuplot(const char *gnuplot, const char *vars, const char *script,
+			    const char *log)
 {
 	fflush(stdout);
 	fflush(stderr);
@@ -415,6 +425,12 @@ static int plot_run_gnuplot(const char *gnuplot, const char *vars, const char *s
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+			close(fd);
+		}
 		execl(gnuplot, "gnuplot", "-e", vars, script, (char *)NULL);
 		_exit(127);
 	}
@@ -423,6 +439,36 @@ static int plot_run_gnuplot(const char *gnuplot, const char *vars, const char *s
 		if (errno != EINTR)
 			return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * What gnuplot said in the file log, as one line: the last error (a line
+ * that is neither a warning, nor the echoed command, nor its caret), or
+ * with warn the first warning, "(+N more)" when there were others. Empty
+ * when it said nothing of the kind.
+ */
+static void plot_gnuplot_says(const char *log, bool warn, char *out, size_t outlen)
+{
+	FILE *fp = fopen(log, "r");
+	char line[1024];
+	size_t more = 0;
+	out[0] = '\0';
+	while (fp && fgets(line, sizeof line, fp)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		const char *text = line + strspn(line, " \t");
+		bool is_warning = strstr(text, "warning:") != NULL;
+		if (!text[0] || text[0] == '^' || is_warning != warn || line[0] == ' ')
+			continue;
+		if (warn && out[0])
+			more++;
+		else
+			snprintf(out, outlen, "%s", text);
+	}
+	if (fp)
+		fclose(fp);
+	size_t n = strlen(out);
+	if (more && n < outlen)
+		snprintf(out + n, outlen - n, " (+%zu more)", more);
 }
 
 /* Appends name='value' (a gnuplot string, quotes doubled) to vars. */
@@ -540,7 +586,7 @@ struct plot_opts {
 
 /* The scratch directory of one figure and the files in it. */
 struct plot_scratch {
-	char dir[4096], data[4200], eff[4200], pub[4200], outbase[4200];
+	char dir[4096], data[4200], eff[4200], pub[4200], outbase[4200], log[4200];
 };
 
 static int plot_scratch_make(struct plot_scratch *s, char *err, size_t errlen)
@@ -556,6 +602,7 @@ static int plot_scratch_make(struct plot_scratch *s, char *err, size_t errlen)
 	snprintf(s->eff, sizeof s->eff, "%s/efficiency.dat", s->dir);
 	snprintf(s->pub, sizeof s->pub, "%s/published.dat", s->dir);
 	snprintf(s->outbase, sizeof s->outbase, "%s/figure", s->dir);
+	snprintf(s->log, sizeof s->log, "%s/gnuplot.log", s->dir);
 	return 0;
 }
 
@@ -566,6 +613,7 @@ static void plot_scratch_remove(struct plot_scratch *s)
 	unlink(s->data);
 	unlink(s->eff);
 	unlink(s->pub);
+	unlink(s->log);
 	for (size_t i = 0; i < 2; i++) {
 		snprintf(p, sizeof p, "%s%s", s->outbase, suffix[i]);
 		unlink(p);
@@ -669,24 +717,42 @@ static double plot_gtx_ceiling(void)
 	return ceiling_interactions_per_s(1, 0, 16, 1350.0, VARIANT_FP32);
 }
 
+/* What one figure draws: its curves (and the second set, eff, or NULL),
+ * the machines for its title (NULL: the curves' device names) and the CSVs
+ * they came from. */
+struct plot_what {
+	const struct plot_curves *c, *eff;
+	const char *machines;
+	const char *source;
+};
+
 /* Runs script on the scratch files and installs name.png and name.svg in
- * the output directory, made when missing. Returns PLOT_OK, PLOT_FAILED,
- * or PLOT_BAD_INPUT when the directory cannot be made (with err). */
+ * the output directory, made when missing. Returns PLOT_OK, PLOT_FAILED
+ * (err says what gnuplot said, in one line), or PLOT_BAD_INPUT when the
+ * directory cannot be made (with err). gnuplot's warnings on a figure it
+ * drew are named on stderr in one line. */
 static int plot_render(const struct plot_opts *o, const struct plot_scratch *s,
-		       const struct plot_suite *suite, const struct plot_curves *c,
-		       const struct plot_curves *eff, const char *script, const char *name,
-		       const char *source, char *err, size_t errlen)
+		       const struct plot_suite *suite, const struct plot_what *w,
+		       const char *script, const char *name, char *err, size_t errlen)
 {
+	const struct plot_curves *c = w->c, *eff = w->eff;
 	char vars[16384] = "", devices[1024], pct_curves[1024], from[4300], to[4300];
-	plot_devices(c, devices, sizeof devices);
+	char colours[4096], said[1024];
+	size_t lines = eff && eff->ncurves > c->ncurves ? eff->ncurves : c->ncurves;
+	if (w->machines)
+		snprintf(devices, sizeof devices, "%s", w->machines);
+	else
+		plot_devices(c, devices, sizeof devices);
 	plot_pct_curves(c, pct_curves, sizeof pct_curves);
+	plot_palette(lines, colours, sizeof colours);
 	plot_var_string(vars, sizeof vars, "datafile", s->data);
 	plot_var_string(vars, sizeof vars, "pubfile", s->pub);
 	plot_var_string(vars, sizeof vars, "outbase", s->outbase);
 	plot_var_number(vars, sizeof vars, "ncurves", (double)c->ncurves);
 	plot_var_string(vars, sizeof vars, "pctcurves", pct_curves);
 	plot_var_string(vars, sizeof vars, "device", devices);
-	plot_var_string(vars, sizeof vars, "source", source);
+	plot_var_string(vars, sizeof vars, "source", w->source);
+	plot_var_string(vars, sizeof vars, "colours", colours);
 	plot_var_string(vars, sizeof vars, "suite", suite->name);
 	plot_var_string(vars, sizeof vars, "xlabel", suite->xlabel);
 	plot_var_string(vars, sizeof vars, "ylabel", suite->ylabel);
@@ -698,12 +764,17 @@ static int plot_render(const struct plot_opts *o, const struct plot_scratch *s,
 		plot_var_string(vars, sizeof vars, "efffile", s->eff);
 		plot_var_number(vars, sizeof vars, "neff", (double)eff->ncurves);
 	}
-	int st = plot_run_gnuplot(o->gnuplot, vars, script);
+	int st = plot_run_gnuplot(o->gnuplot, vars, script, s->log);
 	if (st != 0) {
-		snprintf(err, errlen, "gnuplot failed on %s (%s %d)", script,
-			 st < 0 ? "signal or exec failure," : "exit status", st);
+		plot_gnuplot_says(s->log, false, said, sizeof said);
+		snprintf(err, errlen, "gnuplot failed on %s (%s %d)%s%s", script,
+			 st < 0 ? "signal or exec failure," : "exit status", st, said[0] ? ": " : "",
+			 said);
 		return PLOT_FAILED;
 	}
+	plot_gnuplot_says(s->log, true, said, sizeof said);
+	if (said[0])
+		fprintf(stderr, "harness: plot: %s: gnuplot warned on %s: %s\n", name, script, said);
 	if (plot_mkdirs(o->out, err, errlen) != 0)
 		return PLOT_BAD_INPUT;
 	for (int i = 0; i < 2; i++) {
@@ -721,25 +792,23 @@ static int plot_render(const struct plot_opts *o, const struct plot_scratch *s,
 	return PLOT_OK;
 }
 
-/* Draws one figure from curves c (and the second set eff, when not NULL):
- * scratch files, gnuplot, install. */
+/* Draws one figure: scratch files, gnuplot, install. */
 static int plot_figure(const struct plot_opts *o, const struct plot_suite *suite,
-		       const struct plot_curves *c, const struct plot_curves *eff,
-		       const char *script, const char *name, const char *source, char *err,
+		       const struct plot_what *w, const char *script, const char *name, char *err,
 		       size_t errlen)
 {
 	struct plot_scratch s;
 	char comment[8192];
-	if (c->npoints == 0) {
-		snprintf(err, errlen, "%s: no valid timed rows to draw", source);
+	if (w->c->npoints == 0) {
+		snprintf(err, errlen, "%s: no valid timed rows to draw", w->source);
 		return PLOT_FAILED;
 	}
 	if (plot_scratch_make(&s, err, errlen) != 0)
 		return PLOT_FAILED;
-	snprintf(comment, sizeof comment, "%s from %s (harness plot)", name, source);
+	snprintf(comment, sizeof comment, "%s from %s (harness plot)", name, w->source);
 	int rc = PLOT_FAILED;
-	if (plot_write_inputs(o, &s, c, eff, comment, err, errlen) == 0)
-		rc = plot_render(o, &s, suite, c, eff, script, name, source, err, errlen);
+	if (plot_write_inputs(o, &s, w->c, w->eff, comment, err, errlen) == 0)
+		rc = plot_render(o, &s, suite, w, script, name, err, errlen);
 	plot_scratch_remove(&s);
 	return rc;
 }
@@ -770,7 +839,7 @@ static int plot_load(const struct plot_suite *suite, const char *path, const cha
 static int plot_one_scaling(const struct plot_opts *o, const struct plot_suite *suite, bool *found,
 			    char *err, size_t errlen)
 {
-	char dir[4096], probe[300], script[4200], file[300], sources[8192];
+	char dir[4096], probe[300], script[4200], file[300], sources[8192], machines[1024];
 	*found = false;
 	snprintf(probe, sizeof probe, "%s-p1", suite->name);
 	if (o->from) {
@@ -781,7 +850,8 @@ static int plot_one_scaling(const struct plot_opts *o, const struct plot_suite *
 		return PLOT_OK;
 	}
 	struct plot_curves rate = { 0 }, eff = { 0 };
-	int files = plot_scaling_collect(suite, dir, &rate, &eff, sources, sizeof sources, err, errlen);
+	int files = plot_scaling_collect(suite, dir, &rate, &eff, sources, sizeof sources, machines,
+					 sizeof machines, err, errlen);
 	int rc = files < 0 ? PLOT_BAD_INPUT : PLOT_OK;
 	*found = files > 0;
 	snprintf(file, sizeof file, "%s.gp", suite->name);
@@ -792,12 +862,25 @@ static int plot_one_scaling(const struct plot_opts *o, const struct plot_suite *
 		rc = PLOT_BAD_INPUT;
 	}
 	if (files > 0 && rc == PLOT_OK)
-		rc = plot_figure(o, suite, &rate, &eff, script, suite->name, sources, err, errlen);
+		rc = plot_figure(o, suite, &(struct plot_what){ &rate, &eff, machines, sources },
+				 script, suite->name, err, errlen);
 	if (files > 0 && rc == PLOT_OK)
 		printf("%s: %s -> %s/%s.png, .svg\n", suite->name, sources, o->out, suite->name);
 	plot_curves_free(&rate);
 	plot_curves_free(&eff);
 	return rc;
+}
+
+/* The device a directory's suite CSV was measured on (its first row's). */
+static char *plot_csv_device(const char *csv)
+{
+	struct csv_table t;
+	char err[256];
+	char *d = NULL;
+	if (csv_table_read(csv, &t, err, sizeof err) == 0 && t.nrows > 0)
+		d = strdup(csv_table_named(&t, 0, "device_name"));
+	csv_table_free(&t);
+	return d;
 }
 
 /* One suite's figure from one directory. *found tells whether its CSV was there. */
@@ -827,11 +910,26 @@ static int plot_one(const struct plot_opts *o, const struct plot_suite *suite, b
 		return PLOT_BAD_INPUT;
 	}
 	struct plot_curves c = { 0 };
+	char whose[400] = "";
 	int rc = plot_load(suite, csv, NULL, &c, err, errlen);
+	if (rc == PLOT_OK && c.npoints == 0) {
+		/* a suite that could not run here leaves nothing to draw */
+		printf("%s: %s has no valid timed rows (skipped)\n", suite->name, csv);
+		*found = false;
+		plot_curves_free(&c);
+		return PLOT_OK;
+	}
+	if (!o->from && !plot_sidecar_matches(csv, o->device)) {
+		char *dev = plot_csv_device(csv);
+		snprintf(whose, sizeof whose, " (measured on %s, not on this machine)",
+			 dev && dev[0] ? dev : "another machine");
+		free(dev);
+	}
 	if (rc == PLOT_OK)
-		rc = plot_figure(o, suite, &c, NULL, script, suite->name, csv, err, errlen);
+		rc = plot_figure(o, suite, &(struct plot_what){ &c, NULL, NULL, csv }, script,
+				 suite->name, err, errlen);
 	if (rc == PLOT_OK)
-		printf("%s: %s -> %s/%s.png, .svg\n", suite->name, csv, o->out, suite->name);
+		printf("%s: %s%s -> %s/%s.png, .svg\n", suite->name, csv, whose, o->out, suite->name);
 	plot_curves_free(&c);
 	return rc;
 }
@@ -850,16 +948,20 @@ static void plot_compare_tag(const struct plot_opts *o, size_t i, const char *co
 		out[0] = '\0';
 }
 
-/* The device a directory's suite CSV was measured on (its first row's). */
-static char *plot_csv_device(const char *csv)
+/* Whether a --compare directory holds a scaling suite's per-rank CSVs. */
+static bool plot_compare_has_scaling(const struct plot_opts *o, const struct plot_suite *suite)
 {
-	struct csv_table t;
-	char err[256];
-	char *d = NULL;
-	if (csv_table_read(csv, &t, err, sizeof err) == 0 && t.nrows > 0)
-		d = strdup(csv_table_named(&t, 0, "device_name"));
-	csv_table_free(&t);
-	return d;
+	bool any = false;
+	for (size_t i = 0; i < o->ncompare && !any; i++) {
+		char **files = plot_list_csv(o->compare[i]);
+		size_t len = strlen(suite->name);
+		for (size_t k = 0; files && files[k] && !any; k++) {
+			const char *base = strrchr(files[k], '/') + 1;
+			any = strncmp(base, suite->name, len) == 0 && strncmp(base + len, "-p", 2) == 0;
+		}
+		plot_free_list(files);
+	}
+	return any;
 }
 
 /* One suite overlaid from every --compare directory that holds it. */
@@ -870,6 +972,19 @@ static int plot_compare_one(const struct plot_opts *o, const struct plot_suite *
 	char script[4200], name[256], tag[4200], sources[8192] = "", file[300];
 	struct plot_curves c = { 0 };
 	int rc = PLOT_OK;
+	snprintf(name, sizeof name, "compare-%s", suite->name);
+	if (suite->scaling) {
+		/* a scaling figure merges one directory's per-rank files */
+		*found = false;
+		if (plot_compare_has_scaling(o, suite))
+			printf("%s: not drawn: --compare overlays one CSV per directory; the scaling "
+			       "figures are drawn per directory (harness plot --suite %s --from DIR)\n",
+			       name, suite->name);
+		else
+			printf("%s: no %s-p*.csv in the --compare directories (skipped)\n", name,
+			       suite->name);
+		return PLOT_OK;
+	}
 	snprintf(file, sizeof file, "%s.csv", suite->name);
 	for (size_t i = 0; i < o->ncompare; i++) {
 		bool ok = plot_path(csv[i], sizeof csv[i], o->compare[i], file);
@@ -879,19 +994,27 @@ static int plot_compare_one(const struct plot_opts *o, const struct plot_suite *
 		if (!devices[i])
 			continue;
 		plot_compare_tag(o, i, (const char *const *)devices, tag, sizeof tag);
+		size_t before = c.npoints;
 		rc = plot_load(suite, csv[i], tag, &c, err, errlen);
+		if (rc == PLOT_OK && c.npoints == before) {
+			printf("compare-%s: %s has no valid timed rows (left out)\n", suite->name, csv[i]);
+			continue;
+		}
 		size_t n = strlen(sources);
 		if (n + strlen(csv[i]) + 3 < sizeof sources)
 			sprintf(sources + n, "%s%s", n ? ", " : "", csv[i]);
 	}
 	*found = sources[0] != '\0';
+	if (rc == PLOT_OK && !*found)
+		printf("%s: no %s with valid timed rows in the --compare directories (skipped)\n",
+		       name, file);
 	if (!plot_path(script, sizeof script, o->scripts, "compare.gp")) {
 		snprintf(err, errlen, "scripts directory name too long: %s", o->scripts);
 		rc = PLOT_BAD_INPUT;
 	}
-	snprintf(name, sizeof name, "compare-%s", suite->name);
 	if (rc == PLOT_OK && *found)
-		rc = plot_figure(o, suite, &c, NULL, script, name, sources, err, errlen);
+		rc = plot_figure(o, suite, &(struct plot_what){ &c, NULL, NULL, sources }, script,
+				 name, err, errlen);
 	if (rc == PLOT_OK && *found)
 		printf("%s: %s -> %s/%s.png, .svg\n", name, sources, o->out, name);
 	for (size_t i = 0; i < o->ncompare; i++)
@@ -929,7 +1052,9 @@ static void plot_help(void)
 	       "             raw and as %% of each device's ceiling: compare-<suite>.png/.svg\n"
 	       "--scripts DIR, --published DIR  the .gp scripts (%s) and the published\n"
 	       "             numbers (%s/*.csv)\n"
-	       "Exit status: 0 drawn, 1 a figure failed, 2 bad input or no gnuplot.\n",
+	       "Exit status: 0 drawn (with --compare: something drawn; a figure that\n"
+	       "             cannot be drawn is one line on stderr), 1 a figure failed,\n"
+	       "             2 bad input or no gnuplot.\n",
 	       PLOT_FALLBACK_DIR, PLOT_SCRIPTS_DIR, PLOT_PUBLISHED_DIR);
 }
 
@@ -1017,12 +1142,14 @@ static int plot_preflight(struct plot_opts *o)
 	return PLOT_OK;
 }
 
-/* Draws the selected suites; the worst status wins. */
+/* Draws the selected suites; the worst status wins, except that with
+ * --compare a figure gnuplot could not draw is a line on stderr and the
+ * status is 0 when another figure was drawn. */
 static int plot_all(const struct plot_opts *o)
 {
 	char err[8192];
 	int status = PLOT_OK;
-	size_t drawn = 0;
+	size_t found_csv = 0, drawn = 0, failed = 0;
 	for (size_t i = 0; i < plot_suite_count; i++) {
 		const struct plot_suite *s = &plot_suites[i];
 		bool found;
@@ -1031,14 +1158,20 @@ static int plot_all(const struct plot_opts *o)
 		int rc = o->ncompare ? plot_compare_one(o, s, &found, err, sizeof err)
 				     : plot_one(o, s, &found, err, sizeof err);
 		if (rc != PLOT_OK)
-			fprintf(stderr, "harness: plot: %s: %s\n", s->name, err);
-		if (rc > status)
+			fprintf(stderr, "harness: plot: %s%s: %s%s\n", o->ncompare ? "compare-" : "",
+				s->name, o->ncompare && rc == PLOT_FAILED ? "not drawn: " : "", err);
+		if (rc == PLOT_FAILED)
+			failed++;
+		else if (rc > status)
 			status = rc;
-		drawn += found;
+		found_csv += found;
+		drawn += found && rc == PLOT_OK;
 		if (rc == PLOT_BAD_INPUT && access(o->out, F_OK) != 0)
 			return rc; /* the output directory cannot be made: said once */
 	}
-	if (drawn == 0) {
+	if (failed && (!o->ncompare || drawn == 0) && status < PLOT_FAILED)
+		status = PLOT_FAILED;
+	if (found_csv == 0) {
 		fprintf(stderr, "harness: plot: no suite CSV (%s.csv) in %s\n",
 			strcmp(o->suite, "all") ? o->suite : "<suite>",
 			o->ncompare ? "the --compare directories"

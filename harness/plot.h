@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "csv_table.h"
+#include "core/csv_table.h"
 #include "plot_curves.h"
 
 /*
@@ -35,8 +35,14 @@
  *             (plots/compare.gp): raw and as a share of each device's
  *             ceiling.
  *
- * Exit status: 0 all drawn; 1 a figure could not be drawn (gnuplot failed,
- * a CSV had no valid timed row); 2 bad input (unknown suite, no CSV,
+ * A figure gnuplot cannot draw is one line on stderr, naming the script
+ * and gnuplot's error; its warnings on a figure it drew, one line too.
+ * With --compare, a suite that cannot be compared (the scaling figures,
+ * which merge one directory's per-rank files) is one line on stdout.
+ *
+ * Exit status: 0 all drawn (with --compare: at least one figure drawn);
+ * 1 a figure could not be drawn (gnuplot failed, a CSV had no valid timed
+ * row); 2 bad input (unknown suite, no CSV,
  * malformed CSV, no gnuplot on PATH, an output directory that cannot be
  * made).
  */

@@ -21,6 +21,70 @@ void *plot_grow(void *p, size_t *cap, size_t need, size_t size)
 	return q;
 }
 
+void plot_format_n(double n, char *out, size_t outlen)
+{
+	if (!(n >= 1 && n < 1e18 && n == floor(n))) {
+		snprintf(out, outlen, "%g", n);
+		return;
+	}
+	int e;
+	if (frexp(n, &e) == 0.5 && e - 1 >= 16) {
+		snprintf(out, outlen, "2^%d", e - 1);
+		return;
+	}
+	char digits[32], grouped[48];
+	int len = snprintf(digits, sizeof digits, "%.0f", n), k = 0;
+	for (int i = 0; i < len; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			grouped[k++] = ',';
+		grouped[k++] = digits[i];
+	}
+	grouped[k] = '\0';
+	snprintf(out, outlen, "%s", grouped);
+}
+
+/* Twenty colours apart from each other and from black and grey. */
+static const char *const plot_palette_fixed[] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
+	"#17becf", "#bcbd22", "#000080", "#aec7e8", "#ff9896", "#98df8a", "#ffbb78",
+	"#c5b0d5", "#c49c94", "#f7b6d2", "#9edae5", "#dbdb8d", "#800000",
+};
+#define PLOT_PALETTE_FIXED (sizeof plot_palette_fixed / sizeof *plot_palette_fixed)
+
+/* Colour i past the fixed ones: hues a golden angle apart, saturated, at
+ * three lightnesses in turn, so that no two are equal. */
+static void plot_palette_generated(size_t i, char *out, size_t outlen)
+{
+	double h = fmod(0.11 + (double)i * 0.618033988749895, 1.0) * 6;
+	double v = 0.55 + 0.2 * (double)(i % 3), s = 0.85, c = v * s;
+	double x = c * (1 - fabs(fmod(h, 2) - 1)), m = v - c, rgb[3];
+	int sector = (int)h;
+	double table[6][3] = { { c, x, 0 }, { x, c, 0 }, { 0, c, x },
+			       { 0, x, c }, { x, 0, c }, { c, 0, x } };
+	for (int k = 0; k < 3; k++)
+		rgb[k] = table[sector % 6][k] + m;
+	snprintf(out, outlen, "#%02x%02x%02x", (int)lround(rgb[0] * 255), (int)lround(rgb[1] * 255),
+		 (int)lround(rgb[2] * 255));
+}
+
+size_t plot_palette(size_t count, char *out, size_t outlen)
+{
+	size_t used = 0, i = 0;
+	if (outlen)
+		out[0] = '\0';
+	for (; i < count; i++) {
+		char c[16];
+		if (i < PLOT_PALETTE_FIXED)
+			snprintf(c, sizeof c, "%s", plot_palette_fixed[i]);
+		else
+			plot_palette_generated(i - PLOT_PALETTE_FIXED, c, sizeof c);
+		if (used + strlen(c) + 2 > outlen)
+			break;
+		used += (size_t)snprintf(out + used, outlen - used, "%s%s", i ? " " : "", c);
+	}
+	return i;
+}
+
 static int plot_cmp_curve(const struct plot_curve *a, const struct plot_curve *b)
 {
 	if (a->table != b->table)

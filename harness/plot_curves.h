@@ -77,6 +77,24 @@ void plot_curve_order(const struct plot_curves *c, size_t *order);
 void plot_put(FILE *fp, double v);
 void plot_put_string(FILE *fp, const char *s);
 
+/*
+ * N as figure labels write it, one way in every figure: a power of two from
+ * 2^16 up as "2^20" (as the N axes label their ticks), any other whole
+ * number in digits grouped by thousands ("16,384", "1,000,003"), anything
+ * else as %g. Writes into out (always terminated).
+ */
+void plot_format_n(double n, char *out, size_t outlen);
+
+/*
+ * The colours of a figure's lines: count distinct colours ("#rrggbb"),
+ * space-separated into out, for a script's `lc rgb word(colours, i + 1)`.
+ * The first twenty are a fixed palette; further ones are spread over the
+ * hue circle. None is black or grey, which the scripts keep for published
+ * numbers and guides. Returns how many were written (fewer only when out is
+ * too small).
+ */
+size_t plot_palette(size_t count, char *out, size_t outlen);
+
 /* p grown to hold need elements of size (capacity in *cap, doubled); NULL
  * when out of memory (p is then unchanged and still owned by the caller). */
 void *plot_grow(void *p, size_t *cap, size_t need, size_t size);

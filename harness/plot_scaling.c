@@ -8,13 +8,13 @@
 #include <string.h>
 
 #include "../variants/registry.h"
-#include "csv_table.h"
+#include "core/csv_table.h"
 
 /* One valid, timed row of a scaling CSV. */
 struct scaling_row {
 	char variant[64];
 	char device[256];
-	double n, ranks, ips, pct, noise;
+	double n, ranks, gpus, ips, pct, noise;
 };
 
 struct scaling_rows {
@@ -63,6 +63,7 @@ static int scaling_read(const char *path, struct scaling_rows *out, char *err, s
 	for (size_t r = 0; r < t.nrows; r++) {
 		struct scaling_row row = {
 			.n = scaling_number(&t, r, "n"), .ranks = scaling_number(&t, r, "ranks"),
+			.gpus = scaling_number(&t, r, "gpus"),
 			.ips = scaling_number(&t, r, "interactions_per_s"),
 			.pct = scaling_number(&t, r, "pct_of_ceiling"),
 			.noise = scaling_number(&t, r, "noise_pct"),
@@ -144,17 +145,58 @@ static int scaling_curves(const struct plot_suite *s, const struct scaling_rows 
 					NAN, NAN };
 		if (weak)
 			snprintf(title, sizeof title, "%s", r->variant);
-		else
-			snprintf(title, sizeof title, "%s, N = %g", r->variant, r->n);
+		else {
+			char n[64];
+			plot_format_n(r->n, n, sizeof n);
+			snprintf(title, sizeof title, "%s, N = %s", r->variant, n);
+		}
 		if (plot_curves_add(eff, title, r->device, order * 1e12 + (weak ? 0 : r->n), e) != 0)
 			return -1;
 	}
 	return 0;
 }
 
+/* The machine of one device name: the most GPUs (else ranks) a row of it
+ * ran on, as "4 x NVIDIA H200", "AMD EPYC (2 ranks)" or the bare name. */
+static void scaling_machine(const struct scaling_rows *rs, const char *device, char *out,
+			    size_t outlen)
+{
+	double gpus = 0, ranks = 0;
+	for (size_t i = 0; i < rs->count; i++) {
+		const struct scaling_row *r = &rs->rows[i];
+		if (strcmp(r->device, device) != 0)
+			continue;
+		gpus = r->gpus > gpus ? r->gpus : gpus;
+		ranks = r->ranks > ranks ? r->ranks : ranks;
+	}
+	if (gpus >= 2)
+		snprintf(out, outlen, "%g x %s", gpus, device);
+	else if (gpus < 1 && ranks >= 2)
+		snprintf(out, outlen, "%s (%g ranks)", device, ranks);
+	else
+		snprintf(out, outlen, "%s", device);
+}
+
+/* The machines of the rows, joined with " / " in order of appearance. */
+static void scaling_machines(const struct scaling_rows *rs, char *out, size_t outlen)
+{
+	out[0] = '\0';
+	for (size_t i = 0; i < rs->count; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strcmp(rs->rows[j].device, rs->rows[i].device) == 0;
+		if (seen || !rs->rows[i].device[0])
+			continue;
+		char one[400];
+		size_t used = strlen(out);
+		scaling_machine(rs, rs->rows[i].device, one, sizeof one);
+		snprintf(out + used, outlen - used, "%s%s", used ? " / " : "", one);
+	}
+}
+
 int plot_scaling_collect(const struct plot_suite *s, const char *dir, struct plot_curves *rate,
-			 struct plot_curves *eff, char *sources, size_t srclen, char *err,
-			 size_t errlen)
+			 struct plot_curves *eff, char *sources, size_t srclen, char *machines,
+			 size_t machlen, char *err, size_t errlen)
 {
 	char **files = plot_list_csv(dir);
 	struct scaling_rows rs = { 0 };
@@ -169,6 +211,7 @@ int plot_scaling_collect(const struct plot_suite *s, const char *dir, struct plo
 		nfiles++;
 	}
 	plot_free_list(files);
+	scaling_machines(&rs, machines, machlen);
 	if (rc == 0 && scaling_curves(s, &rs, rate, eff) != 0) {
 		snprintf(err, errlen, "%s: out of memory", dir);
 		rc = -1;

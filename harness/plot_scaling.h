@@ -18,11 +18,14 @@
  *         the one-device run being the variant's rank kernel (auto,
  *         cpu-simd) at the same N (strong) or at N / P (weak) in the
  *         P = 1 file, else the variant's own P = 1 row.
- * sources gets the files' names. Returns how many files were read (0:
- * none), or -1 with err for a malformed file.
+ * sources gets the files' names; machines, what the rows ran on, for the
+ * title: per device name the most GPUs a row used ("4 x NVIDIA H200"; the
+ * "gpus" column, else ranks: "AMD EPYC (2 ranks)" for CPU rows), joined
+ * with " / ". Returns how many files were read (0: none), or -1 with err
+ * for a malformed file.
  */
 int plot_scaling_collect(const struct plot_suite *s, const char *dir, struct plot_curves *rate,
-			 struct plot_curves *eff, char *sources, size_t srclen, char *err,
-			 size_t errlen);
+			 struct plot_curves *eff, char *sources, size_t srclen, char *machines,
+			 size_t machlen, char *err, size_t errlen);
 
 #endif

@@ -1,4 +1,4 @@
-/* report.c - the README's N-body results tables, printed from a results directory */
+/* report.c - the N-body results tables of results/nbody.md and the README, printed from a results directory */
 #include "report.h"
 
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_table.h"
+#include "core/csv_table.h"
 #include "render/report_render.h"
 #include "report_format.h"
 #include "results.h"
@@ -180,7 +180,7 @@ int report_command(int argc, char **argv)
 			data = true;
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			printf("usage: harness report [--sph | --render [--data]] [--from DIR]\n\n"
-			       "Prints the README's N-body results tables from DIR/baseline.csv,\n"
+			       "Prints the N-body results tables (results/nbody.md) from DIR/baseline.csv,\n"
 			       "DIR/steps.csv and DIR/fig31-6.csv (default DIR: %s); with --sph\n"
 			       "its SPH tables from DIR/sph-table.csv and DIR/sph-large.csv\n"
 			       "(default DIR: %s); with --render the rendering tables (the SPH\n"

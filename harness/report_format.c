@@ -1,4 +1,4 @@
-/* report_format.c - numbers as the README's tables write them */
+/* report_format.c - numbers as the results tables write them */
 #include "report_format.h"
 
 #include <stdio.h>

@@ -9,15 +9,15 @@
 #include <unistd.h>
 
 #include "../kernels/nbody/nbody_cpu.h"
-#include "atomic_file.h"
-#include "csv_table.h"
+#include "core/atomic_file.h"
+#include "core/csv_table.h"
 #include "nbody/dist_instance.h"
-#include "gpu_device.h"
-#include "json_in.h"
-#include "json_out.h"
-#include "skips.h"
-#include "sysinfo.h"
-#include "testhook.h"
+#include "core/gpu_device.h"
+#include "core/json_in.h"
+#include "core/json_out.h"
+#include "core/skips.h"
+#include "core/sysinfo.h"
+#include "core/testhook.h"
 
 const char *const results_columns[] = {
 	"variant", "family", "precision", "device", "device_name", "n",

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "../variants/registry.h"
-#include "timing.h"
+#include "core/timing.h"
 #include "nbody/validate.h"
 
 /* The chapter's count (Listing 31-1): 9 additions, 9 multiplications, one

@@ -18,10 +18,17 @@
 #   suite, xlabel, ylabel, logx   the suite and its axes (logx: 1 or 0)
 #   device, source   the devices and CSVs, for the title
 #   xmin, xmax       the range of x
+#   colours    a colour per curve, as words ("#1f77b4 #d62728 ...")
 #   pubfile, gtx_ceiling   given to every script; the published numbers
 #              are drawn by the suite's own script, not here
+#
+# A suite none of whose rows has a ceiling (SPH, CPU rows) is drawn in the
+# upper panel alone.
 
 noise(y, pct) = (pct == pct) ? y * pct / 100 : 0
+if (!exists("colours")) colours = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf"
+colour(i) = word(colours, i % words(colours) + 1)
+panels = strlen(pctcurves) > 0 ? 2 : 1
 
 set datafile missing "NaN"
 set grid
@@ -42,24 +49,20 @@ do for [fmt in "png svg"] {
         set terminal svg size 1000,650 dynamic enhanced font "sans,10"
     }
     set output outbase . "." . fmt
-    set multiplot layout 2,1 title sprintf("%s across devices\n%s", suite, source) noenhanced
+    set multiplot layout panels,1 title sprintf("%s across devices\n%s", suite, source) noenhanced
     set ylabel ylabel noenhanced
     set logscale y
     set format y "10^{%L}"
     set yrange [*:*]
-    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, $6)) \
-             with yerrorlines lw 2 lc i+1 pt i+1 title columnheader(1)
-    unset logscale y
-    set format y "%g"
-    set ylabel "% of the device's ceiling"
-    set yrange [0:*]
-    if (strlen(pctcurves) > 0) {
+    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, column(6))) \
+             with yerrorlines lw 2 lc rgb colour(i) pt i+1 title columnheader(1)
+    if (panels == 2) {
+        unset logscale y
+        set format y "%g"
+        set ylabel "% of the device's ceiling"
+        set yrange [0:*]
         plot for [b in pctcurves] datafile index (b + 0) using 1:3 \
-                 with linespoints lw 2 lc (b + 1) pt (b + 1) title columnheader(1)
-    } else {
-        set label 1 "no row has a ceiling (CPU rows only)" at graph 0.5, graph 0.5 center
-        plot NaN notitle
-        unset label 1
+                 with linespoints lw 2 lc rgb colour(b + 0) pt (b + 1) title columnheader(1)
     }
     unset multiplot
     set output

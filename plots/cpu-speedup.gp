@@ -19,7 +19,11 @@
 #   xmin, xmax       the range of x in datafile
 #   gtx_ceiling      the 8800 GTX's ceiling (not needed here: no share of a
 #                    ceiling is drawn)
+#   colours    a colour per curve, as words ("#1f77b4 #d62728 ..."): each
+#              line its own colour however many curves there are
 
+if (!exists("colours")) colours = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf"
+colour(i) = word(colours, i % words(colours) + 1)
 is(q) = strcol(2) eq q
 noise(y, pct) = (pct == pct) ? y * pct / 100 : 0
 
@@ -46,16 +50,16 @@ do for [fmt in "png svg"] {
     set output outbase . "." . fmt
     set multiplot layout 2,1 title figure_title noenhanced
     set ylabel "interactions/s"
-    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, $6)) \
-             with yerrorlines lw 2 title columnheader(1), \
+    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, column(6))) \
+             with yerrorlines lw 2 lc rgb colour(i) title columnheader(1), \
          pubfile using (is("cpu_interactions_per_s") ? xmin : NaN):3:(xmax - xmin):(0) \
              with vectors nohead dt 2 lw 2 lc rgb "gray40" title "Core 2 Duo 6300, portable C: 2e7", \
          pubfile using (is("tuned_cpu_interactions_per_s") ? xmin : NaN):3:(xmax - xmin):(0) \
              with vectors nohead dt 3 lw 2 lc rgb "gray40" title "tuned CPU codes: 1e8", \
          pubfile using (is("interactions_per_s") ? $4 : NaN):3 \
-             with points pt 7 ps 1.5 lc rgb "black" title "8800 GTX, N=16384: 1e10"
+             with points pt 7 ps 1.5 lc rgb "black" title "8800 GTX, N = 16,384: 1e10"
     set ylabel "speedup over cpu-portable (same N)"
-    plot for [i=0:ncurves-1] datafile index i using 1:4 with linespoints lw 2 title columnheader(1), \
+    plot for [i=0:ncurves-1] datafile index i using 1:4 with linespoints lw 2 lc rgb colour(i) title columnheader(1), \
          pubfile using (is("speedup_vs_portable_c") ? xmin : NaN):3:(xmax - xmin):(0) \
              with vectors nohead dt 2 lw 2 lc rgb "black" title "8800 GTX / portable C: 250x", \
          pubfile using (is("speedup_vs_tuned_cpu") ? xmin : NaN):3:(xmax - xmin):(0) \

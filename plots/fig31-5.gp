@@ -4,8 +4,11 @@
 # unrolled (family "unrolled": tiled p = 256, unroll 1 to 32).
 # Published: the chapter's 163 GFLOP/s before unrolling (unroll 1) and
 # "more than 200 gigaflops" unrolled by 4 (N > 8192, so the N = 16384
-# curve), both on the GeForce 8800 GTX: on the right-hand axis and, below,
-# as a share of that GPU's ceiling next to each row's share of its own.
+# curve), both on the GeForce 8800 GTX. GFLOP/s (20 flops per
+# interaction) is one measure on every GPU, so they share the upper
+# panel's axis, logarithmic because the devices are two orders of
+# magnitude apart, drawn in black and named in the key; below, as a share
+# of that GPU's ceiling next to each row's share of its own.
 #
 # `harness plot` runs it as gnuplot -e "VARIABLES" fig31-5.gp with:
 #   datafile   one block per curve: a header line whose first field is the
@@ -24,7 +27,11 @@
 # processors at 1.35 GHz:
 #   gtx_ceiling = 128 x 1.35e9 / 12 = 1.44e10 interactions/s (288 GFLOP/s at 20 flops)
 # (The chapter's own best case, 4 interactions in 72 cycles, gives 9.6e9.)
+#   colours    a colour per curve, as words ("#1f77b4 #d62728 ..."): each
+#              line its own colour however many curves there are
 
+if (!exists("colours")) colours = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf"
+colour(i) = word(colours, i % words(colours) + 1)
 if (!exists("gtx_ceiling")) gtx_ceiling = 128 * 1.35e9 / 12
 flops_per_interaction = 20
 gtx_pct(gflops) = 100 * gflops * 1e9 / flops_per_interaction / gtx_ceiling
@@ -35,12 +42,11 @@ set datafile missing "NaN"
 set grid
 set lmargin at screen 0.08
 set rmargin at screen 0.60
-set key at screen 0.67, graph 1 left top Left reverse noenhanced title "black: published (GPU Gems 3)"
+set key at screen 0.67, graph 1 left top Left reverse noenhanced title "black: GeForce 8800 GTX (GPU Gems 3)"
 set logscale x 2
 set xrange [xmin / 1.3 : xmax * 1.3]
 set xtics (1, 2, 4, 8, 16, 32, 64)
 set xlabel "unroll factor (interactions per loop iteration)"
-set yrange [0:*]
 
 figure_title = sprintf("Figure 31-5. Performance Increase with Loop Unrolling\n%s: %s", device, source)
 
@@ -54,24 +60,22 @@ do for [fmt in "png svg"] {
     set multiplot layout 2,1 title figure_title noenhanced
 
     set ylabel "GFLOP/s (20 flops per interaction)"
-    set y2label "GeForce 8800 GTX, GFLOP/s (published)"
-    set y2range [0:250]
-    set y2tics
-    set ytics nomirror
-    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, $6)) \
-             with yerrorlines lw 2 title columnheader(1), \
-         pubfile using (is("first_impl_gflop_per_s") ? 1 : NaN):3 axes x1y2 \
-             with points pt 7 ps 1.5 lc rgb "black" title "8800 GTX, N=16384, unroll 1: 163", \
-         pubfile using (is("unroll4_gflop_per_s") ? 4 : NaN):3 axes x1y2 \
-             with points pt 9 ps 1.8 lc rgb "black" title "8800 GTX, N>8192, unroll 4: >200"
+    set logscale y
+    set format y "%g"
+    set yrange [*:*]
+    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, column(6))) \
+             with yerrorlines lw 2 lc rgb colour(i) title columnheader(1), \
+         pubfile using (is("first_impl_gflop_per_s") ? 1 : NaN):3 \
+             with points pt 7 ps 1.5 lc rgb "black" title "8800 GTX, N = 16,384, unroll 1: 163", \
+         pubfile using (is("unroll4_gflop_per_s") ? 4 : NaN):3 \
+             with points pt 9 ps 1.8 lc rgb "black" title "8800 GTX, N > 8,192, unroll 4: >200"
 
-    unset y2label
-    unset y2tics
-    set ytics mirror
+    unset logscale y
+    set yrange [0:*]
     set ylabel "% of the device's ceiling"
-    plot for [i=0:ncurves-1] datafile index i using 1:3 with linespoints lw 2 title columnheader(1), \
+    plot for [i=0:ncurves-1] datafile index i using 1:3 with linespoints lw 2 lc rgb colour(i) title columnheader(1), \
          pubfile using (is("first_impl_gflop_per_s") ? 1 : NaN):(gtx_pct($3)) \
-             with points pt 7 ps 1.5 lc rgb "black" title "8800 GTX, N=16384, unroll 1", \
+             with points pt 7 ps 1.5 lc rgb "black" title "8800 GTX, N = 16,384, unroll 1", \
          pubfile using (is("unroll4_gflop_per_s") ? 4 : NaN):(gtx_pct($3)) \
              with points pt 9 ps 1.8 lc rgb "black" title "8800 GTX, unroll 4 (lower bound)"
     unset multiplot

@@ -3,8 +3,11 @@
 # Curves: unrolled-u4 (the chapter's best kernel) and auto (ours), N from
 # 1024 to 1048576. Published: the chapter's 163 GFLOP/s (first
 # implementation) and "more than 200 gigaflops" (unrolled by 4, N > 8192)
-# on the GeForce 8800 GTX, on the right-hand axis and, below, as a share of
-# that GPU's ceiling next to each measured row's share of its own.
+# on the GeForce 8800 GTX. GFLOP/s (20 flops per interaction) is one
+# measure on every GPU, so the 8800 GTX's numbers share the upper panel's
+# axis, logarithmic because the devices are two orders of magnitude
+# apart, drawn in black and named in the key; below, as a share of that
+# GPU's ceiling next to each measured row's share of its own.
 #
 # `harness plot` runs it as gnuplot -e "VARIABLES" fig31-6.gp with:
 #   datafile   one block per curve: a header line whose first field is the
@@ -23,7 +26,11 @@
 # processors at 1.35 GHz:
 #   gtx_ceiling = 128 x 1.35e9 / 12 = 1.44e10 interactions/s (288 GFLOP/s at 20 flops)
 # (The chapter's own best case, 4 interactions in 72 cycles, gives 9.6e9.)
+#   colours    a colour per curve, as words ("#1f77b4 #d62728 ..."): each
+#              line its own colour however many curves there are
 
+if (!exists("colours")) colours = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf"
+colour(i) = word(colours, i % words(colours) + 1)
 if (!exists("gtx_ceiling")) gtx_ceiling = 128 * 1.35e9 / 12
 flops_per_interaction = 20
 gtx_pct(gflops) = 100 * gflops * 1e9 / flops_per_interaction / gtx_ceiling
@@ -31,7 +38,7 @@ is(q) = strcol(2) eq q
 noise(y, pct) = (pct == pct) ? y * pct / 100 : 0
 
 set datafile missing "NaN"
-set key at screen 0.67, graph 1 left top Left reverse noenhanced title "black: published (GPU Gems 3)"
+set key at screen 0.67, graph 1 left top Left reverse noenhanced title "black: GeForce 8800 GTX (GPU Gems 3)"
 set grid
 set logscale x 2
 set format x "2^{%L}"
@@ -52,24 +59,20 @@ do for [fmt in "png svg"] {
     set multiplot layout 2,1 title figure_title noenhanced
 
     set ylabel "GFLOP/s (20 flops per interaction)"
-    set yrange [0:*]
-    set y2label "GeForce 8800 GTX, GFLOP/s (published)"
-    set y2range [0:250]
-    set y2tics
-    set ytics nomirror
-    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, $6)) \
-             with yerrorlines lw 2 title columnheader(1), \
-         pubfile using (is("first_impl_gflop_per_s") ? $4 : NaN):3 axes x1y2 \
+    set logscale y
+    set format y "%g"
+    set yrange [*:*]
+    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, column(6))) \
+             with yerrorlines lw 2 lc rgb colour(i) title columnheader(1), \
+         pubfile using (is("first_impl_gflop_per_s") ? $4 : NaN):3 \
              with points pt 7 ps 1.5 lc rgb "black" title "8800 GTX, first impl.: 163", \
-         pubfile using (is("unroll4_gflop_per_s") ? $4 : NaN):3:(xmax - $4):(0) axes x1y2 \
-             with vectors nohead dt 2 lw 2 lc rgb "black" title "8800 GTX, unroll 4, N>8192: >200"
+         pubfile using (is("unroll4_gflop_per_s") ? $4 : NaN):3:(xmax - $4):(0) \
+             with vectors nohead dt 2 lw 2 lc rgb "black" title "8800 GTX, unroll 4, N > 8,192: >200"
 
-    unset y2label
-    unset y2tics
-    set ytics mirror
+    unset logscale y
     set ylabel "% of the device's ceiling"
     set yrange [0:*]
-    plot for [i=0:ncurves-1] datafile index i using 1:3 with linespoints lw 2 title columnheader(1), \
+    plot for [i=0:ncurves-1] datafile index i using 1:3 with linespoints lw 2 lc rgb colour(i) title columnheader(1), \
          pubfile using (is("first_impl_gflop_per_s") ? $4 : NaN):(gtx_pct($3)) \
              with points pt 7 ps 1.5 lc rgb "black" title "8800 GTX, first impl.", \
          pubfile using (is("unroll4_gflop_per_s") ? $4 : NaN):(gtx_pct($3)):(xmax - $4):(0) \

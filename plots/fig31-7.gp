@@ -17,7 +17,11 @@
 #   device, source   measured device(s) and CSV, for the title
 #   xmin, xmax       the range of x in datafile
 #   gtx_ceiling      the 8800 GTX's ceiling (unused: nothing published here)
+#   colours    a colour per curve, as words ("#1f77b4 #d62728 ..."): each
+#              line its own colour however many curves there are
 
+if (!exists("colours")) colours = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf"
+colour(i) = word(colours, i % words(colours) + 1)
 noise(y, pct) = (pct == pct) ? y * pct / 100 : 0
 
 set datafile missing "NaN"
@@ -42,10 +46,10 @@ do for [fmt in "png svg"] {
     set output outbase . "." . fmt
     set multiplot layout 2,1 title figure_title noenhanced
     set ylabel "GFLOP/s (20 flops per interaction)"
-    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, $6)) \
-             with yerrorlines lw 2 title columnheader(1)
+    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, column(6))) \
+             with yerrorlines lw 2 lc rgb colour(i) title columnheader(1)
     set ylabel "% of the device's ceiling"
-    plot for [i=0:ncurves-1] datafile index i using 1:3 with linespoints lw 2 title columnheader(1)
+    plot for [i=0:ncurves-1] datafile index i using 1:3 with linespoints lw 2 lc rgb colour(i) title columnheader(1)
     unset multiplot
     set output
 }

@@ -19,7 +19,11 @@
 #   xmin, xmax       the range of x in datafile
 #   gtx_ceiling      the 8800 GTX's ceiling (not needed here: no share of a
 #                    ceiling is drawn)
+#   colours    a colour per curve, as words ("#1f77b4 #d62728 ..."): each
+#              line its own colour however many curves there are
 
+if (!exists("colours")) colours = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf"
+colour(i) = word(colours, i % words(colours) + 1)
 is(q) = strcol(2) eq q
 noise(y, pct) = (pct == pct) ? y * pct / 100 : 0
 
@@ -45,14 +49,14 @@ do for [fmt in "png svg"] {
     set multiplot layout 2,1 title figure_title noenhanced
     set ylabel "GFLOP/s (20 flops per interaction)"
     set yrange [0:*]
-    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, $6)) \
-             with yerrorlines lw 2 title columnheader(1)
+    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, column(6))) \
+             with yerrorlines lw 2 lc rgb colour(i) title columnheader(1)
     set key title "black: published (GPU Gems 3)"
     set ylabel "performance over q = 1 (same N)"
     set yrange [0:*]
-    plot for [i=0:ncurves-1] datafile index i using 1:5 with linespoints lw 2 title columnheader(1), \
+    plot for [i=0:ncurves-1] datafile index i using 1:5 with linespoints lw 2 lc rgb colour(i) title columnheader(1), \
          pubfile using (is("two_threads_gain_pct") ? 2 : NaN):(1 + $3 / 100) \
-             with points pt 7 ps 1.5 lc rgb "black" title "8800 GTX, N=1024: +44% at q=2"
+             with points pt 7 ps 1.5 lc rgb "black" title "8800 GTX, N = 1,024: +44% at q=2"
     unset multiplot
     set key title ""
     set output

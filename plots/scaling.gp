@@ -18,7 +18,11 @@
 #   outbase    writes outbase.png (pngcairo) and outbase.svg
 #   device, source   measured device(s) and CSVs, for the title
 #   xmin, xmax       the range of N in datafile
+#   colours    a colour per curve, as words ("#1f77b4 #d62728 ..."): each
+#              line its own colour however many curves there are
 
+if (!exists("colours")) colours = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf"
+colour(i) = word(colours, i % words(colours) + 1)
 noise(y, pct) = (pct == pct) ? y * pct / 100 : 0
 if (!exists("neff")) neff = 0
 
@@ -47,7 +51,7 @@ do for [fmt in "png svg"] {
     set format y "%g"
     set yrange [0 : 110]
     plot 100 with lines dt 2 lc rgb "gray40" title "ideal", \
-         for [i=0:neff-1] efffile index i using 1:2 with linespoints lw 2 title columnheader(1)
+         for [i=0:neff-1] efffile index i using 1:2 with linespoints lw 2 lc rgb colour(i) title columnheader(1)
     set format x "2^{%L}"
     set xrange [xmin / 1.5 : xmax * 1.5]
     set xlabel "N (bodies)"
@@ -55,8 +59,8 @@ do for [fmt in "png svg"] {
     set logscale y
     set format y "10^{%L}"
     set yrange [*:*]
-    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, $6)) \
-             with yerrorlines lw 2 title columnheader(1)
+    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, column(6))) \
+             with yerrorlines lw 2 lc rgb colour(i) title columnheader(1)
     unset multiplot
     set output
 }

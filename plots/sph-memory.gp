@@ -8,7 +8,11 @@
 #
 # Variables: datafile (blocks: N bytes/particle ...), ncurves, outbase,
 # device, source, xmin, xmax (pubfile is not used).
+#   colours    a colour per curve, as words ("#1f77b4 #d62728 ..."): each
+#              line its own colour however many curves there are
 
+if (!exists("colours")) colours = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf"
+colour(i) = word(colours, i % words(colours) + 1)
 set datafile missing "NaN"
 set grid
 set key outside right top noenhanced
@@ -27,6 +31,6 @@ do for [fmt in "png svg"] {
     }
     set output outbase . "." . fmt
     set title sprintf("SPH: memory beyond the particle arrays\n%s: %s", device, source) noenhanced
-    plot for [i=0:ncurves-1] datafile index i using 1:2 with linespoints lw 2 title columnheader(1)
+    plot for [i=0:ncurves-1] datafile index i using 1:2 with linespoints lw 2 lc rgb colour(i) title columnheader(1)
     set output
 }

@@ -23,7 +23,11 @@
 # processors at 1.35 GHz:
 #   gtx_ceiling = 128 x 1.35e9 / 12 = 1.44e10 interactions/s (288 GFLOP/s at 20 flops)
 # (The chapter's own best case, 4 interactions in 72 cycles, gives 9.6e9.)
+#   colours    a colour per curve, as words ("#1f77b4 #d62728 ..."): each
+#              line its own colour however many curves there are
 
+if (!exists("colours")) colours = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf"
+colour(i) = word(colours, i % words(colours) + 1)
 if (!exists("gtx_ceiling")) gtx_ceiling = 128 * 1.35e9 / 12
 flops_per_interaction = 20
 gtx_pct(gflops) = 100 * gflops * 1e9 / flops_per_interaction / gtx_ceiling
@@ -54,17 +58,17 @@ do for [fmt in "png svg"] {
     set logscale y
     set format y "10^{%L}"
     set yrange [*:*]
-    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, $6)) \
-             with yerrorlines lw 2 title columnheader(1), \
+    plot for [i=0:ncurves-1] datafile index i using 1:2:(noise($2, column(6))) \
+             with yerrorlines lw 2 lc rgb colour(i) title columnheader(1), \
          pubfile using (is("steps_per_s") ? $4 : NaN):3 \
-             with points pt 7 ps 1.5 lc rgb "black" title "8800 GTX, N=16384: 38 steps/s"
+             with points pt 7 ps 1.5 lc rgb "black" title "8800 GTX, N = 16,384: 38 steps/s"
     unset logscale y
     set format y "%g"
     set ylabel "% of the device's ceiling"
     set yrange [0:*]
-    plot for [i=0:ncurves-1] datafile index i using 1:3 with linespoints lw 2 title columnheader(1), \
+    plot for [i=0:ncurves-1] datafile index i using 1:3 with linespoints lw 2 lc rgb colour(i) title columnheader(1), \
          pubfile using (is("steps_per_s") ? $4 : NaN):(100 * $3 * $4 * $4 / gtx_ceiling) \
-             with points pt 7 ps 1.5 lc rgb "black" title "8800 GTX, N=16384"
+             with points pt 7 ps 1.5 lc rgb "black" title "8800 GTX, N = 16,384"
     unset multiplot
     set output
 }

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "../harness/results.h"
-#include "../harness/stats.h"
+#include "../harness/core/stats.h"
 
 /* Variant v at N = 1000 on "Test CPU", timed with these samples (seconds
  * per call, 3 calls a sample) when valid, else failed validation (max

@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../harness/csv_table.h"
-#include "../harness/json_in.h"
+#include "../harness/core/csv_table.h"
+#include "../harness/core/json_in.h"
 #include "cli_run.h"
 #include "tmp_dir.h"
 
@@ -223,21 +223,23 @@ Test(ab, an_identical_tree_is_the_same_everywhere)
 /* A slowdown of 0.5 % against a threshold of 0: never decidable (a
  * slowdown, so never "no regression"; a few % of noise, so never surely
  * beyond 0 either). Rounds are added until the budget ends, and the rows
- * stay inconclusive: exit 3, each row's resolution in the verdict file. */
+ * stay inconclusive: exit 3, each row's resolution in the verdict file.
+ * The budget leaves room for a third round on a loaded host too (two runs
+ * of these rows took 9 s each beside another make test). */
 Test(ab, the_budget_ends_with_rows_undecided)
 {
 	char args[1024], out[16384], err[8192], dir[128];
 	snprintf(dir, sizeof dir, "%s/ab", tmp);
 	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable --n 16,32 --min-time 0.2 "
-		 "--max-time 0.4 --threshold 0 --min-change 0 --rounds 2 --budget 12 --out-dir %s",
+		 "--max-time 0.4 --threshold 0 --min-change 0 --rounds 2 --budget 30 --out-dir %s",
 		 cli_harness_bin(), dir);
 	time_t t0 = time(NULL);
 	int rc = ab_cli(AB_TEST_WORK " HARNESS_TEST_SLOWDOWN=cpu-portable:0.5", args, out, sizeof out,
 			err, sizeof err);
 	cr_assert_eq(rc, 3, "exit %d\n%s\n%s", rc, out, err);
-	cr_expect_lt(time(NULL) - t0, 40, "the 12 s budget was kept (within a round or so)");
+	cr_expect_lt(time(NULL) - t0, 75, "the 30 s budget was kept (within a round or so)");
 	cr_assert_eq(count_rows(out, "cpu-portable", "inconclusive"), 2, "%s", out);
-	cr_assert(strstr(out, "still inconclusive when the 12 s budget ended"), "%s", out);
+	cr_assert(strstr(out, "still inconclusive when the 30 s budget ended"), "%s", out);
 	cr_assert(strstr(out, "verdict: NOT A PASS (exit 3)"), "%s", out);
 	cr_assert(strstr(err, "2 rows inconclusive") && strstr(err, "exit 3"), "%s", err);
 	/* rounds were added past --rounds 2 */
@@ -247,7 +249,7 @@ Test(ab, the_budget_ends_with_rows_undecided)
 	verdict_column(dir, "rounds", rounds, 2);
 	for (int r = 0; r < 2; r++) {
 		cr_expect(res[r] > 0.5 && isfinite(res[r]), "row %d: resolution %g %%", r, res[r]);
-		cr_expect(rounds[r] > 2 && rounds[r] < 40, "row %d: %g rounds, more than --rounds 2", r,
+		cr_expect(rounds[r] > 2 && rounds[r] < 100, "row %d: %g rounds, more than --rounds 2", r,
 			  rounds[r]);
 	}
 

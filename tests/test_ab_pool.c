@@ -9,8 +9,8 @@
 
 #include "../harness/ab_pool.h"
 #include "../harness/compare.h"
-#include "../harness/csv_table.h"
-#include "../harness/json_in.h"
+#include "../harness/core/csv_table.h"
+#include "../harness/core/json_in.h"
 #include "../harness/results.h"
 #include "cpu_row.h"
 #include "tmp_dir.h"

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atomic_file.h"
+#include "../harness/core/atomic_file.h"
 
 static char dir[64];
 

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "../harness/cli.h"
-#include "../harness/csv_table.h"
+#include "../harness/core/csv_table.h"
+#include "../harness/core/sysinfo.h"
+#include "../variants/sph_registry.h"
 #include "cli_run.h"
 
 /* ---- the parser, in process ------------------------------------------ */
@@ -166,7 +168,7 @@ Test(cli_program, user_errors_get_one_line_and_status_2)
 	expect_usage_error("run --dt 0", "--dt");
 	expect_usage_error("run --device tpu", "tpu");
 	expect_usage_error("run --suite fig99", "fig99");
-	expect_usage_error("run --suite fig31-5 --n 1024", "--suite");
+	expect_usage_error("run --suite fig31-5 --variant naive", "--suite");
 	expect_usage_error("check --suite fig31-5", "--suite");
 	expect_usage_error("run --out-dir /tmp/x", "--out-dir");
 	expect_usage_error("run --frobnicate", "--frobnicate");
@@ -241,4 +243,149 @@ Test(cli_program, forces_writes_every_body_next_to_the_reference)
 	unlink(in);
 	unlink(out);
 	rmdir(dir);
+}
+
+/* ---- finding one's way: the commands, the version, the lists -------- */
+
+/* The names of "unknown command 'x' (allowed: a, b, c)" into names[]. */
+static size_t allowed_commands(char names[][32], size_t max)
+{
+	char *e;
+	cr_assert_eq(run_harness("nosuchcommand", &e), 2, "%s", e);
+	const char *p = strstr(e, "(allowed: ");
+	cr_assert_not_null(p, "%s", e);
+	p += strlen("(allowed: ");
+	size_t count = 0;
+	while (*p && *p != ')' && count < max) {
+		size_t len = strcspn(p, ",)");
+		cr_assert_lt(len, 32);
+		memcpy(names[count], p, len);
+		names[count++][len] = '\0';
+		p += len;
+		p += *p == ',' ? 2 : 0;
+	}
+	return count;
+}
+
+Test(cli_program, help_and_unknown_command_name_the_same_commands)
+{
+	char names[32][32], help[8192], cmd[512];
+	size_t count = allowed_commands(names, 32);
+	snprintf(cmd, sizeof cmd, "%s --help", harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, help, sizeof help), 0);
+	const char *must[] = { "ab", "report", "export", "version", "compare", "plot", "sph" };
+	for (size_t m = 0; m < sizeof must / sizeof *must; m++) {
+		bool found = false;
+		for (size_t i = 0; i < count; i++)
+			found = found || strcmp(names[i], must[m]) == 0;
+		cr_expect(found, "the unknown-command message lacks %s", must[m]);
+	}
+	size_t lines = 0;
+	for (const char *p = help; (p = strstr(p, "\n  ")) != NULL; p++)
+		lines += p[3] != ' ';
+	cr_expect_eq(lines, count, "the overview lists %zu commands, the message %zu:\n%s", lines,
+		     count, help);
+	for (size_t i = 0; i < count; i++) {
+		char line[64], *e;
+		snprintf(line, sizeof line, "\n  %.31s ", names[i]);
+		cr_expect(strstr(help, line) != NULL, "--help lacks %s:\n%s", names[i], help);
+		snprintf(line, sizeof line, "%.31s --help", names[i]);
+		cr_expect_eq(run_harness(line, &e), 0, "'%s' is not a command: %s", line, e);
+	}
+}
+
+Test(cli_program, version_names_the_commit_and_the_build_options)
+{
+	char out[4096], again[4096], cmd[512];
+	snprintf(cmd, sizeof cmd, "%s --version", harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	snprintf(cmd, sizeof cmd, "%s version", harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, again, sizeof again), 0, "%s", again);
+	cr_expect_str_eq(out, again);
+	cr_expect(strstr(out, sysinfo_git_commit()) != NULL, "no commit %s: %s", sysinfo_git_commit(),
+		  out);
+	const char *parts[] = { "CUDA o", "MPI o", "NCCL o", "PNG o" };
+	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+		cr_expect(strstr(out, parts[i]) != NULL, "lacks '%s': %s", parts[i], out);
+#ifdef HARNESS_HAVE_CUDA
+	cr_expect(strstr(out, "CUDA on (sm_") != NULL, "no architectures: %s", out);
+#else
+	cr_expect(strstr(out, "CUDA off") != NULL, "%s", out);
+#endif
+	expect_usage_error("version extra", "extra");
+}
+
+Test(cli, unknown_variant_lists_every_name_or_says_how_many_more)
+{
+	struct cli_options o;
+	char err[2048], small[200];
+	memset(&o, 0, sizeof o);
+	cr_assert_eq(cli_select_variants("nosuch", &o, err, sizeof err), CLI_USAGE);
+	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
+		cr_expect(strstr(err, nbody_variants[i].name) != NULL, "lacks %s: %s",
+			  nbody_variants[i].name, err);
+	cr_expect(strstr(err, "...") == NULL, "%s", err);
+	cr_expect_eq(err[strlen(err) - 1], ')', "%s", err);
+	memset(&o, 0, sizeof o);
+	cr_assert_eq(cli_select_variants("nosuch", &o, small, sizeof small), CLI_USAGE);
+	cr_expect(strstr(small, "... and ") != NULL && strstr(small, " more, see 'harness list'"),
+		  "a cut list says how many it left out: %s", small);
+	cr_expect_eq(small[strlen(small) - 1], ')', "%s", small);
+	size_t k;
+	cr_assert_eq(sscanf(strstr(small, "... and ") + 8, "%zu", &k), 1);
+	size_t named = 0;
+	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
+		named += strstr(small, nbody_variants[i].name) != NULL;
+	cr_expect_geq(named + k, NBODY_VARIANT_COUNT, "%zu named + %zu more: %s", named, k, small);
+}
+
+/* The lines of out that end "(unavailable: WHY)": no WHY twice, and each
+ * unavailable variant (name, why) named on the line of its reason. */
+static void expect_one_line_per_reason(const char *out, const char *name, const char *why)
+{
+	char tail[320], item[96];
+	snprintf(tail, sizeof tail, "(unavailable: %s)\n", why);
+	const char *line = NULL;
+	for (const char *p = out; (p = strstr(p, tail)) != NULL; p++) {
+		cr_expect_null(line, "'%s' is said twice:\n%s", why, out);
+		line = p;
+	}
+	cr_assert_not_null(line, "no line for '%s':\n%s", why, out);
+	while (line > out && line[-1] != '\n')
+		line--;
+	cr_expect(strncmp(line, name, strlen(name)) != 0, "a row of its own for %s", name);
+	snprintf(item, sizeof item, " %s,", name);
+	bool listed = strstr(line, item) && strstr(line, item) < strstr(line, tail);
+	snprintf(item, sizeof item, " %s (unavailable: ", name);
+	listed = listed || (strstr(line, item) && strstr(line, item) < strstr(line, tail) + 1);
+	cr_expect(listed, "%s is not on the line of its reason: %.300s", name, line);
+}
+
+Test(cli_program, list_says_each_reason_once)
+{
+	static char out[65536];
+	char cmd[512];
+	const char *why;
+	snprintf(cmd, sizeof cmd, "%s list", harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0);
+	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
+		if (!variant_available(&nbody_variants[i], &why))
+			expect_one_line_per_reason(out, nbody_variants[i].name, why);
+	snprintf(cmd, sizeof cmd, "%s sph list", harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0);
+	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
+		if (!sph_variant_available(&sph_variants[i], &why))
+			expect_one_line_per_reason(out, sph_variants[i].name, why);
+}
+
+Test(cli_program, sph_list_shows_the_columns_sph_takes)
+{
+	char out[65536], cmd[512], e[4096];
+	snprintf(cmd, sizeof cmd, "%s sph list", harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0);
+	cr_expect(strstr(out, "\nmartin-moyce ") && strstr(out, "\n16128 ") &&
+		  strstr(out, "\n4207500 ") && strstr(out, "NXxNYxNZ"), "%s", out);
+	/* the column named in that list is accepted */
+	snprintf(cmd, sizeof cmd, "%s sph check --column 'martin-moyce' --help", harness_bin());
+	cr_expect_eq(cli_run(cmd, e, sizeof e), 0, "%s", e);
 }

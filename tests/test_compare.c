@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "../harness/compare.h"
-#include "../harness/csv_table.h"
-#include "../harness/json_in.h"
+#include "../harness/core/csv_table.h"
+#include "../harness/core/json_in.h"
 #include "../harness/results.h"
 #include "cli_run.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "csv_table.h"
+#include "../harness/core/csv_table.h"
 
 static char dir[64];
 static char path[128]; /* the one CSV file a test writes */

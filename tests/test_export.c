@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/csv_table.h"
+#include "../harness/core/csv_table.h"
 #include "cli_run.h"
 
 /* ---- a small JSON reader, enough to check the structure ------------------ */

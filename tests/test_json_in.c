@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../harness/json_in.h"
-#include "../harness/json_out.h"
+#include "../harness/core/json_in.h"
+#include "../harness/core/json_out.h"
 
 static int parse(const char *text, struct json_in_value *v, char *err, size_t errlen)
 {

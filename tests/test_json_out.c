@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_out.h"
+#include "../harness/core/json_out.h"
 
 TestSuite(json_out);
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../harness/plot.h"
+#include "../harness/plot_scaling.h"
 
 #define FIX "tests/fixtures/results/"
 #define H200 FIX "suites-h200"
@@ -144,8 +145,8 @@ Test(plot, curves_by_n_in_order)
 	cr_expect_eq(c.ncurves, 3);
 	cr_expect_eq(c.npoints, 18, "3 N x 6 unroll factors");
 	char *text = write_curves(&c);
-	const char *a = strstr(text, "\"N = 1024\""), *b = strstr(text, "\"N = 4096\""),
-		   *d = strstr(text, "\"N = 16384\"");
+	const char *a = strstr(text, "\"N = 1,024\""), *b = strstr(text, "\"N = 4,096\""),
+		   *d = strstr(text, "\"N = 16,384\"");
 	cr_assert(a && b && d, "%s", text);
 	cr_expect(a < b && b < d, "curves sorted by N:\n%s", text);
 	/* blocks are separated by two blank lines, as gnuplot's index needs */
@@ -378,6 +379,15 @@ Test(plot, gnuplot_failure_is_reported)
 		 out, out);
 	cr_expect_eq(plot(args, errf), 1);
 	cr_expect(file_has(errf, "harness: plot: fig31-6: gnuplot failed"), "stderr");
+	/* gnuplot's own words, in the one line */
+	cr_expect(file_has(errf, "line 1: invalid command\n"), "gnuplot's error is not named");
+	FILE *e = fopen(errf, "r");
+	char text[4096] = "";
+	size_t n = e ? fread(text, 1, sizeof text - 1, e) : 0;
+	text[n] = '\0';
+	if (e)
+		fclose(e);
+	cr_expect_eq(count_lines(text), 1, "want one line, got: %s", text);
 	snprintf(path, sizeof path, "%s/figs/fig31-6.png", out);
 	cr_expect_eq(file_size(path), 0, "a figure appeared anyway");
 	remove_tree(out);
@@ -459,4 +469,282 @@ Test(plot, cli)
 	st = system(cmd);
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "no gnuplot: exit 2");
 	remove_tree(out);
+}
+
+/* A suite CSV without a valid timed row (a suite that could not run on a
+ * CPU-only machine) is skipped with a note: the other figures are drawn,
+ * the status is 0, and each drawn figure names the file it came from. */
+Test(plot, a_csv_without_valid_rows_is_skipped_with_a_note)
+{
+	char dir[] = "/tmp/test_plot_empty.XXXXXX", cmd[2048], out[700], png[700];
+	need_gnuplot();
+	make_dir(dir);
+	snprintf(cmd, sizeof cmd,
+		 "head -n1 " H200 "/fig31-5.csv > %s/fig31-5.csv && cp " H200 "/fig31-7.csv " H200
+		 "/fig31-7.meta.json %s/",
+		 dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(out, sizeof out, "%s/stdout", dir);
+	snprintf(cmd, sizeof cmd, "%s plot --from %s --out %s/figs > %s 2>&1", harness_bin(), dir, dir,
+		 out);
+	int st = system(cmd);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", cmd);
+	snprintf(cmd, sizeof cmd, "%s/fig31-5.csv has no valid timed rows (skipped)", dir);
+	cr_expect(file_has(out, cmd), "no note on the empty fig31-5.csv");
+	snprintf(cmd, sizeof cmd, "fig31-7: %s/fig31-7.csv -> %s/figs/fig31-7.png", dir, dir);
+	cr_expect(file_has(out, cmd), "the drawn figure names its data");
+	cr_expect(!file_has(out, "harness: plot:"), "no error line");
+	snprintf(png, sizeof png, "%s/figs/fig31-7.png", dir);
+	cr_expect(is_png(png), "%s", png);
+	snprintf(png, sizeof png, "%s/figs/fig31-5.png", dir);
+	cr_expect(access(png, F_OK) != 0, "nothing drawn from the empty file");
+	remove_tree(dir);
+}
+
+/* Without --from, a figure drawn from another machine's results says so. */
+Test(plot, a_figure_from_another_machine_says_whose_data_it_is)
+{
+	char dir[] = "/tmp/test_plot_whose.XXXXXX", cmd[16384], out[700], bin[4096], cwd[4096];
+	need_gnuplot();
+	cr_assert_not_null(realpath(harness_bin(), bin));
+	cr_assert_not_null(getcwd(cwd, sizeof cwd));
+	make_dir(dir);
+	snprintf(cmd, sizeof cmd,
+		 "mkdir -p %s/results/h200 && cp " H200 "/fig31-7.csv " H200 "/fig31-7.meta.json %s/results/h200/",
+		 dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(out, sizeof out, "%s/stdout", dir);
+	snprintf(cmd, sizeof cmd,
+		 "cd %s && %s plot --suite fig31-7 --out figs --scripts %s/plots --published %s/results/published > %s 2>&1",
+		 dir, bin, cwd, cwd, out);
+	int st = system(cmd);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", cmd);
+	cr_expect(file_has(out, "fig31-7: results/h200/fig31-7.csv (measured on NVIDIA H200, not on this machine)"),
+		  "the figure does not say whose data it draws");
+	remove_tree(dir);
+}
+
+/* ---- labels and colours ------------------------------------------------------------ */
+
+static const char *format_n(double n)
+{
+	static char out[64];
+	plot_format_n(n, out, sizeof out);
+	return out;
+}
+
+/* One way to write N in every figure label: 2^k for large powers of two,
+ * grouped digits otherwise, never %g's 1.04858e+06. */
+Test(plot, n_in_labels)
+{
+	cr_expect_str_eq(format_n(1048576), "2^20");
+	cr_expect_str_eq(format_n(65536), "2^16");
+	cr_expect_str_eq(format_n(16384), "16,384");
+	cr_expect_str_eq(format_n(1024), "1,024");
+	cr_expect_str_eq(format_n(1000003), "1,000,003");
+	cr_expect_str_eq(format_n(4194304), "2^22");
+	cr_expect_str_eq(format_n(75200), "75,200");
+	cr_expect_str_eq(format_n(999), "999");
+	cr_expect_str_eq(format_n(1), "1");
+	cr_expect_str_eq(format_n(2.5), "2.5");
+}
+
+/* Every line its own colour, however many; none black or grey (published
+ * numbers and guides). */
+Test(plot, palette_has_a_colour_per_line)
+{
+	enum { MAX = 200 };
+	static char words[MAX * 8 + 1];
+	cr_assert_eq(plot_palette(MAX, words, sizeof words), MAX);
+	char *w[MAX], *save = NULL;
+	size_t n = 0;
+	for (char *t = strtok_r(words, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		w[n++] = t;
+	cr_assert_eq(n, MAX);
+	for (size_t i = 0; i < n; i++) {
+		unsigned r, g, b;
+		cr_assert_eq(sscanf(w[i], "#%2x%2x%2x", &r, &g, &b), 3, "%s", w[i]);
+		unsigned hi = r > g ? (r > b ? r : b) : (g > b ? g : b);
+		unsigned lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
+		cr_expect(hi - lo > 30, "colour %zu (%s) is grey or black", i, w[i]);
+		for (size_t j = 0; j < i; j++)
+			cr_expect_str_neq(w[i], w[j], "colours %zu and %zu are both %s", j, i, w[i]);
+	}
+	char small[20];
+	cr_expect_eq(plot_palette(5, small, sizeof small), 2, "only what fits: %s", small);
+}
+
+/* The scripts take their line colours from that palette: a `for [i=...]`
+ * plot with gnuplot's own colours repeats them after eight lines (the
+ * sph-scale and scaling figures did). */
+Test(plot, every_script_colours_its_lines_from_the_palette)
+{
+	const char *scripts[] = { "compare" };
+	char path[300], line[1024];
+	for (size_t k = 0; k <= plot_suite_count; k++) {
+		snprintf(path, sizeof path, "plots/%s.gp",
+			 k < plot_suite_count ? plot_suites[k].name : scripts[0]);
+		FILE *fp = fopen(path, "r");
+		cr_assert_not_null(fp, "%s", path);
+		size_t loops = 0, coloured = 0;
+		bool open_loop = false;
+		while (fgets(line, sizeof line, fp)) {
+			if (line[strspn(line, " ")] == '#')
+				continue;
+			if (strstr(line, "for [i=0:") || strstr(line, "for [b in")) {
+				loops++;
+				open_loop = true;
+			}
+			if (open_loop && strstr(line, "lc rgb colour(")) {
+				coloured++;
+				open_loop = false;
+			}
+		}
+		fclose(fp);
+		cr_expect(loops > 0, "%s draws no curves?", path);
+		cr_expect_eq(loops, coloured, "%s: %zu curve loops, %zu coloured from the palette",
+			     path, loops, coloured);
+	}
+}
+
+/* The 8800 GTX's published GFLOP/s share the measured axis (a second y
+ * axis beside `auto` read as if the two were alike). */
+Test(plot, published_numbers_share_the_measured_axis)
+{
+	for (size_t k = 0; k < plot_suite_count; k++) {
+		char path[300];
+		snprintf(path, sizeof path, "plots/%s.gp", plot_suites[k].name);
+		cr_expect_not(file_has(path, "axes x1y2"), "%s draws on a second y axis", path);
+		cr_expect_not(file_has(path, "set y2tics"), "%s draws a second y axis", path);
+	}
+}
+
+/* Twelve curves: twelve colours in the figure. */
+Test(plot, many_curves_get_distinct_colours)
+{
+	char dir[] = "/tmp/test_plot_colours.XXXXXX", cmd[2048], svg[700], args[1600];
+	need_gnuplot();
+	make_dir(dir);
+	/* the fixture's four variants, three times over under other names */
+	snprintf(cmd, sizeof cmd,
+		 "awk -F, 'BEGIN{OFS=\",\"} /^#/ || NR==1 || /^variant,/ {print; next} "
+		 "{print; for (k = 1; k <= 2; k++) {r = $0; sub(/^[^,]*/, $1 \"-copy\" k, r); print r}}' "
+		 H200 "/sph-scale.csv > %s/sph-scale.csv",
+		 dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(args, sizeof args, "--suite sph-scale --from %s --out %s/figs", dir, dir);
+	cr_assert_eq(plot(args, NULL), 0);
+	snprintf(svg, sizeof svg, "%s/figs/sph-scale.svg", dir);
+	/* gnuplot's SVG strokes each curve's path in its colour, rgb(r, g, b) */
+	snprintf(cmd, sizeof cmd,
+		 "test $(grep -o \"stroke='rgb([ 0-9,]*)'\" %s | sort -u | wc -l) -ge 12", svg);
+	cr_expect_eq(system(cmd), 0, "fewer than 12 line colours in %s", svg);
+	remove_tree(dir);
+}
+
+/* ---- the scaling figures' titles ------------------------------------------------- */
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+	cr_assert_not_null(fp, "%s", path);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* A run on four GPUs is titled by the four, from the rows; N as 2^k. */
+Test(plot, scaling_title_names_the_gpus_of_the_rows)
+{
+	char dir[] = "/tmp/test_plot_gpus.XXXXXX", path[600], sources[4096], machines[1024],
+	     err[512];
+	const char *head = "variant,device_name,n,ranks,gpus,valid,interactions_per_s,"
+			   "pct_of_ceiling,noise_pct\n";
+	char text[2048];
+	make_dir(dir);
+	snprintf(path, sizeof path, "%s/scaling-p1.csv", dir);
+	snprintf(text, sizeof text, "%sauto,NVIDIA H200,1048576,1,1,1,1e12,70,1\n", head);
+	write_file(path, text);
+	snprintf(path, sizeof path, "%s/scaling-p4.csv", dir);
+	snprintf(text, sizeof text, "%sdist-ring,NVIDIA H200,1048576,4,4,1,3.8e12,66,1\n", head);
+	write_file(path, text);
+	struct plot_curves rate = { 0 }, eff = { 0 };
+	cr_assert_eq(plot_scaling_collect(plot_suite_find("scaling"), dir, &rate, &eff, sources,
+					  sizeof sources, machines, sizeof machines, err,
+					  sizeof err),
+		     2, "%s", err);
+	cr_expect_str_eq(machines, "4 x NVIDIA H200");
+	cr_assert_eq(eff.ncurves, 1);
+	cr_expect_str_eq(eff.curves[0].title, "dist-ring, N = 2^20");
+	plot_curves_free(&rate);
+	plot_curves_free(&eff);
+	remove_tree(dir);
+
+	/* CPU ranks: no GPU count, the ranks */
+	memset(&rate, 0, sizeof rate);
+	memset(&eff, 0, sizeof eff);
+	cr_assert_eq(plot_scaling_collect(plot_suite_find("scaling"), H200, &rate, &eff, sources,
+					  sizeof sources, machines, sizeof machines, err,
+					  sizeof err),
+		     2, "%s", err);
+	cr_expect_str_eq(machines, "AMD EPYC (2 ranks)");
+	plot_curves_free(&rate);
+	plot_curves_free(&eff);
+}
+
+/* ---- --compare over every suite --------------------------------------------------- */
+
+/* Suites without a ceiling (SPH) or without a noise column are drawn in one
+ * panel; the scaling figures, which --compare cannot overlay, are one line
+ * each; nothing of gnuplot's reaches the terminal; exit 0. */
+Test(plot, compare_draws_what_it_can_and_says_what_not)
+{
+	char dir[] = "/tmp/test_plot_cmpall.XXXXXX", cmd[2048], out[700], errf[700], png[700];
+	need_gnuplot();
+	make_dir(dir);
+	snprintf(out, sizeof out, "%s/stdout", dir);
+	snprintf(errf, sizeof errf, "%s/stderr", dir);
+	snprintf(cmd, sizeof cmd, "%s plot --compare " H200 " " A100 " --out %s/figs > %s 2> %s",
+		 harness_bin(), dir, out, errf);
+	int st = system(cmd);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", cmd);
+	cr_expect_eq(file_size(errf), 0, "stderr is not empty (gnuplot's messages?)");
+	const char *drawn[] = { "sph-scale", "sph-memory", "fig31-6", "cpu-speedup" };
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(png, sizeof png, "%s/figs/compare-%s.png", dir, drawn[i]);
+		cr_expect(is_png(png), "%s", png);
+	}
+	cr_expect(file_has(out, "compare-scaling: not drawn: "), "no line for scaling");
+	cr_expect(file_has(out, "compare-weak-scaling: not drawn: "), "no line for weak-scaling");
+	remove_tree(dir);
+}
+
+/* A figure gnuplot cannot draw under --compare is one line; the others are
+ * drawn and the status is 0. */
+Test(plot, compare_goes_on_past_a_figure_gnuplot_rejects)
+{
+	char dir[] = "/tmp/test_plot_cmpfail.XXXXXX", path[700], errf[700], args[1600], png[700];
+	char cwd[2048], text[4096] = "";
+	need_gnuplot();
+	make_dir(dir);
+	cr_assert_not_null(getcwd(cwd, sizeof cwd));
+	snprintf(path, sizeof path, "%s/compare.gp", dir);
+	snprintf(text, sizeof text,
+		 "if (suite eq \"steps\") { this is not gnuplot }\nload \"%s/plots/compare.gp\"\n", cwd);
+	write_file(path, text);
+	snprintf(errf, sizeof errf, "%s/stderr", dir);
+	snprintf(args, sizeof args, "--compare " H200 " " A100 " --scripts %s --out %s/figs", dir, dir);
+	cr_expect_eq(plot(args, errf), 0);
+	FILE *e = fopen(errf, "r");
+	size_t n = e ? fread(text, 1, sizeof text - 1, e) : 0;
+	text[n] = '\0';
+	if (e)
+		fclose(e);
+	cr_expect_eq(count_lines(text), 1, "want one line, got: %s", text);
+	cr_expect(strstr(text, "harness: plot: compare-steps: not drawn: gnuplot failed") != NULL,
+		  "%s", text);
+	snprintf(png, sizeof png, "%s/figs/compare-fig31-6.png", dir);
+	cr_expect(is_png(png), "%s", png);
+	snprintf(png, sizeof png, "%s/figs/compare-steps.png", dir);
+	cr_expect(access(png, F_OK) != 0, "%s appeared", png);
+	remove_tree(dir);
 }

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../harness/csv_table.h"
-#include "../harness/json_in.h"
+#include "../harness/core/csv_table.h"
+#include "../harness/core/json_in.h"
 #include "../harness/results.h"
 #include "cli_run.h"
 #include "cpu_row.h"

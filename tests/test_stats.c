@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "stats.h"
+#include "../harness/core/stats.h"
 
 TestSuite(stats);
 

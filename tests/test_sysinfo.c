@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "../harness/sysinfo.h"
+#include "../harness/core/sysinfo.h"
 
 /* What a build of another revision must repeat: the compilers and the
  * architecture, always, each once, and the list ends. */

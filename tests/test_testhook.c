@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/testhook.h"
-#include "../harness/timing.h"
+#include "../harness/cli.h"
+#include "../harness/core/testhook.h"
+#include "../harness/core/timing.h"
 #include "cli_run.h"
 
 static void hooks(const char *on, const char *spec)
@@ -27,7 +28,7 @@ Test(testhook, off_unless_switched_on)
 	hooks(NULL, "cpu-portable:30");
 	cr_assert_null(testhook_active(TESTHOOK_SLOWDOWN));
 	cr_assert_eq(testhook_slowdown("cpu-portable"), 0.0);
-	cr_assert_eq(testhook_check(err, sizeof err), 0);
+	cr_assert_eq(testhook_check(cli_names_variant, err, sizeof err), 0);
 	hooks("0", "cpu-portable:30");
 	cr_assert_eq(testhook_slowdown("cpu-portable"), 0.0);
 	hooks("1", NULL);
@@ -39,7 +40,7 @@ Test(testhook, names_and_globs_first_match_wins)
 {
 	char err[256] = "";
 	hooks("1", "cpu-portable:30,cpu-*:10,sph-cpu-grid:3");
-	cr_assert_eq(testhook_check(err, sizeof err), 0, "%s", err);
+	cr_assert_eq(testhook_check(cli_names_variant, err, sizeof err), 0, "%s", err);
 	cr_assert_str_eq(testhook_active(TESTHOOK_SLOWDOWN), "cpu-portable:30,cpu-*:10,sph-cpu-grid:3");
 	cr_assert_float_eq(testhook_slowdown("cpu-portable"), 0.30, 1e-12);
 	cr_assert_float_eq(testhook_slowdown("cpu-simd"), 0.10, 1e-12);
@@ -55,7 +56,7 @@ Test(testhook, malformed_specs_are_refused_with_one_line)
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		char err[256] = "";
 		hooks("1", bad[i]);
-		cr_expect_eq(testhook_check(err, sizeof err), -1, "'%s' accepted", bad[i]);
+		cr_expect_eq(testhook_check(cli_names_variant, err, sizeof err), -1, "'%s' accepted", bad[i]);
 		cr_expect(strstr(err, TESTHOOK_SLOWDOWN) != NULL, "'%s': %s", bad[i], err);
 		cr_expect_null(strchr(err, '\n'), "one line: %s", err);
 		cr_expect_eq(testhook_slowdown("cpu-portable"), strstr(bad[i], "cpu-portable:30,") ? 0.3 : 0.0,
@@ -68,12 +69,12 @@ Test(testhook, work_in_microseconds_and_its_own_errors)
 	char err[256] = "";
 	hooks("1", NULL);
 	setenv(TESTHOOK_WORK, "cpu-*:2000", 1);
-	cr_assert_eq(testhook_check(err, sizeof err), 0, "%s", err);
+	cr_assert_eq(testhook_check(cli_names_variant, err, sizeof err), 0, "%s", err);
 	cr_assert_float_eq(testhook_work("cpu-simd"), 2e-3, 1e-15);
 	cr_assert_eq(testhook_work("naive"), 0.0);
 	cr_assert_eq(testhook_slowdown("cpu-simd"), 0.0, "the two hooks are separate");
 	setenv(TESTHOOK_WORK, "cpu-simd:2000000", 1);
-	cr_assert_eq(testhook_check(err, sizeof err), -1);
+	cr_assert_eq(testhook_check(cli_names_variant, err, sizeof err), -1);
 	cr_assert(strstr(err, TESTHOOK_WORK) && strstr(err, "MICROSECONDS"), "%s", err);
 	unsetenv(TESTHOOK_ENABLE);
 	cr_assert_eq(testhook_work("cpu-simd"), 0.0);

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "../harness/timing.h"
+#include "../harness/core/timing.h"
 
 /* A timed callback that reports made-up durations: per_call seconds for
  * each call, alternating with per_call * (1 + wobble) when wobble != 0. */

@@ -8,7 +8,7 @@
 #include "../kernels/nbody/nbody_cpu.h"
 #include "../harness/nbody/dist.h"
 #include "../harness/nbody/dist_gpu.h"
-#include "../harness/gpu_device.h"
+#include "../harness/core/gpu_device.h"
 
 /* A line's impl is a CPU function for CPU variants; for GPU variants it
  * names a launcher template that kernels/nbody/nbody_gpu.cu instantiates with the

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../harness/gpu_device.h"
+#include "../harness/core/gpu_device.h"
 #include "../kernels/sph/sph_cpu.h"
 #include "../kernels/sph/sph_gpu.h"
 

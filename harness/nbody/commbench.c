@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../atomic_file.h"
+#include "../core/atomic_file.h"
 #include "../cli.h"
-#include "../json_out.h"
+#include "../core/json_out.h"
 #include "../results.h"
-#include "../sysinfo.h"
-#include "../timing.h"
+#include "../core/sysinfo.h"
+#include "../core/timing.h"
 #include "dist.h"
 #include "dist_gpu.h"
 #include "dist_instance.h"

@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "dist_gpu.h"
-#include "../gpu_device.h"
+#include "../core/gpu_device.h"
 
 const char *dist_gpu_unavailable_reason(void)
 {

@@ -11,8 +11,8 @@
 #include "../../kernels/nbody/nbody_cpu.h"
 #include "dist.h"
 #include "leapfrog.h"
-#include "../sysinfo.h"
-#include "../timing.h"
+#include "../core/sysinfo.h"
+#include "../core/timing.h"
 
 /*
  * The decomposition. Rank r owns the block of share = ceil(N / P) bodies

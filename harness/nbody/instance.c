@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../timing.h"
+#include "../core/timing.h"
 #include "leapfrog.h"
 
 /* The registry's test hook (variant_planted_skip_body): a copy of the

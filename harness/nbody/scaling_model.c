@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "../cli.h"
-#include "../json_out.h"
+#include "../core/json_out.h"
 #include "../results.h"
-#include "../stats.h"
+#include "../core/stats.h"
 #include "commbench.h"
 #include "dist_instance.h"
 

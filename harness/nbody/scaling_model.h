@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "../csv_table.h"
+#include "../core/csv_table.h"
 #include "dist_gpu.h"
 
 /*

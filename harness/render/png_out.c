@@ -8,7 +8,7 @@
 #ifdef HARNESS_HAVE_PNG
 #include <png.h>
 
-#include "../atomic_file.h"
+#include "../core/atomic_file.h"
 
 /* One channel in [0, 1] as 0 .. 255, rounded to nearest. */
 static unsigned char png_out_byte(double x)

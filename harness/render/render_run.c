@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../../kernels/render/render_gpu.h"
-#include "../stats.h"
+#include "../core/stats.h"
 
 /* The surface positions the variant flagged, as doubles, in the
  * caller's order (the reference's input). */

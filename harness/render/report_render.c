@@ -1,4 +1,4 @@
-/* report_render.c - the README's rendering tables (the SPH paper's Tables 1 and 2), printed from a results directory */
+/* report_render.c - the rendering tables of results/render.md (the SPH paper's Tables 1 and 2), printed from a results directory */
 #include "report_render.h"
 
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../csv_table.h"
+#include "../core/csv_table.h"
 #include "../report_format.h"
 #include "../results.h"
 

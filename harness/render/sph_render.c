@@ -13,14 +13,18 @@
 #include "../../reference/render_ref.h"
 #include "../../reference/sph_scene.h"
 #include "../../variants/sph_registry.h"
-#include "../atomic_file.h"
+#include "../core/atomic_file.h"
 #include "../cli.h"
+#include "../core/progress.h"
+#include "../core/sysinfo.h"
 #include "../../kernels/render/render_gpu.h"
 #include "png_out.h"
 #include "render_run.h"
 
 #define RENDER_MAX_FIELD_BYTES	((size_t)4 << 30)
 #define RENDER_MAX_AT		16
+/* What rendering a frame costs, for the progress estimate, in steps. */
+#define SPH_RENDER_FRAME_STEPS	50.0
 
 struct render_options {
 	int variant;
@@ -236,6 +240,15 @@ out_quiet:
 	return rc;
 }
 
+int sph_render_check_memory(const char *what, size_t particles, double voxels, double pixels,
+			    char *err, size_t errlen)
+{
+	return sysinfo_check_memory_plus(what, particles, SPH_RENDER_BYTES_PER_PARTICLE,
+					 voxels * SPH_RENDER_BYTES_PER_VOXEL +
+						 pixels * SPH_RENDER_BYTES_PER_PIXEL,
+					 "particles", err, errlen);
+}
+
 int sph_render_command(int argc, char **argv)
 {
 	struct render_options o;
@@ -256,6 +269,15 @@ int sph_render_command(int argc, char **argv)
 		snprintf(err, sizeof err, "this build has no libpng (make installs libpng-dev)");
 		return render_usage(err);
 	}
+	/* Memory, before the scene is built (its particles and the image),
+	 * then with the field over the scene's box. */
+	char what[160];
+	const double pixels = (double)o.width * o.height;
+	snprintf(what, sizeof what, "--column %s at --res %d, %d x %d", o.col.name, o.res, o.width,
+		 o.height);
+	if (sph_render_check_memory(what, sph_scene_particles(o.col.nx, o.col.ny, o.col.nz), 0.0,
+				    pixels, err, sizeof err) != 0)
+		return render_usage(err);
 	struct sph_scene sc;
 	if (sph_scene_build(&o.col, o.seed, &sc, err, sizeof err) != 0)
 		return render_usage(err);
@@ -265,6 +287,10 @@ int sph_render_command(int argc, char **argv)
 	if (bytes > (double)RENDER_MAX_FIELD_BYTES) {
 		snprintf(err, sizeof err, "--res %d at %d x %d needs %.1f GiB (at most %zu GiB)", o.res,
 			 o.width, o.height, bytes / (1 << 30), RENDER_MAX_FIELD_BYTES >> 30);
+		sph_scene_free(&sc);
+		return render_usage(err);
+	}
+	if (sph_render_check_memory(what, sc.n, voxels, pixels, err, sizeof err) != 0) {
 		sph_scene_free(&sc);
 		return render_usage(err);
 	}
@@ -293,6 +319,13 @@ int sph_render_command(int argc, char **argv)
 		fprintf(stderr, "harness: sph render: %s: %s\n", v->name, err);
 		goto out;
 	}
+	/* Progress: each frame costs its steps and a picture, reckoned as
+	 * SPH_RENDER_FRAME_STEPS steps. */
+	struct progress pg;
+	progress_init(&pg, "sph render", o.quiet);
+	for (size_t k = 0; k < o.nat; k++)
+		progress_plan(&pg, (double)(o.at[k] - (k ? o.at[k - 1] : 0)) + SPH_RENDER_FRAME_STEPS,
+			      0);
 	/* GPU variants render on the GPU (their own extraction, then
 	 * render_gpu); the others through the reference. */
 	struct render_gpu *rg = NULL;
@@ -313,6 +346,8 @@ int sph_render_command(int argc, char **argv)
 	unsigned long done = 0;
 	for (size_t k = 0; k < o.nat; k++) {
 		struct sph_phase_times t = { 0 };
+		progress_begin(&pg, (double)(o.at[k] - done) + SPH_RENDER_FRAME_STEPS, 0,
+			       "frame at step %lu", o.at[k]);
 		if ((o.at[k] > done && v->ops->steps(ctx, (int)(o.at[k] - done), &t) != 0) ||
 		    v->ops->read(ctx, pos4, NULL, NULL, NULL) != 0) {
 			fprintf(stderr, "harness: sph render: %s failed: %s\n", v->name, v->ops->error(ctx));
@@ -325,12 +360,14 @@ int sph_render_command(int argc, char **argv)
 		if (rg ? render_frame_gpu(v->ops, ctx, rg, &rp, o.width, o.height, path, &m) != 0
 		       : render_frame(&o, &sc, pos4, path, &m) != 0)
 			goto out_destroy;
+		progress_end(&pg);
 		if (!o.quiet)
 			printf("wrote %s: step %lu (t = %.4f s), %zu of %zu particles on the surface\n",
 			       path, done, done * sc.p.dt, m, sc.n);
 	}
 	status = CLI_OK;
 out_destroy:
+	progress_finish(&pg);
 	render_gpu_destroy(rg);
 	v->ops->destroy(ctx);
 out:

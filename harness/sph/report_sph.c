@@ -1,4 +1,4 @@
-/* report_sph.c - the README's SPH tables, printed from a results directory */
+/* report_sph.c - the SPH tables of results/sph.md, printed from a results directory */
 #include "report_sph.h"
 
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../csv_table.h"
+#include "../core/csv_table.h"
 #include "../report_format.h"
 #include "../results.h"
 

@@ -11,12 +11,13 @@
 
 #include "../../reference/sph_scene.h"
 #include "../../variants/sph_registry.h"
-#include "../atomic_file.h"
+#include "../core/atomic_file.h"
 #include "../cli.h"
-#include "../gpu_device.h"
-#include "../json_out.h"
+#include "../core/gpu_device.h"
+#include "../core/json_out.h"
+#include "../core/progress.h"
 #include "../results.h"
-#include "../sysinfo.h"
+#include "../core/sysinfo.h"
 
 /*
  * Martin and Moyce (1952), "An experimental study of the collapse of
@@ -99,7 +100,17 @@ struct phys_rows {
 	const struct sph_variant *v;
 	const char *device_name;
 	double friction;	/* the dam break's wall friction, for the sidecar */
+	struct progress *pg;	/* one item per check, its part the steps done */
+	long steps_done, steps_total; /* of the check under way */
 };
+
+/* steps more of the check under way are done. */
+static void phys_advance(struct phys_rows *rs, long steps)
+{
+	rs->steps_done += steps;
+	if (rs->steps_total > 0)
+		progress_part(rs->pg, (double)rs->steps_done / (double)rs->steps_total);
+}
 
 static struct phys_row *phys_add(struct phys_rows *rs)
 {
@@ -121,9 +132,10 @@ static struct phys_row *phys_add(struct phys_rows *rs)
  * the callback gets the positions and densities (evaluated there). */
 typedef int (*phys_sample_fn)(void *arg, size_t k, double t, const float *pos4, const float *rho);
 
-static int phys_run(const struct sph_variant *v, const struct sph_scene *sc, long every,
+static int phys_run(struct phys_rows *rs, const struct sph_scene *sc, long every,
 		    size_t samples, phys_sample_fn fn, void *arg, unsigned long long *clamps)
 {
+	const struct sph_variant *v = rs->v;
 	char err[256];
 	void *ctx = NULL;
 	int rc = -1;
@@ -147,6 +159,7 @@ static int phys_run(const struct sph_variant *v, const struct sph_scene *sc, lon
 		}
 		if (fn(arg, k, (double)k * (double)every * sc->p.dt, pos4, rho) != 0)
 			goto out_destroy;
+		phys_advance(rs, k > 0 ? every : 0);
 	}
 	struct sph_counts c;
 	v->ops->counts(ctx, &c);
@@ -204,6 +217,17 @@ static int dam_points(struct phys_rows *rs, const struct phys_row *proto, const 
 	return 0;
 }
 
+/* The dam break's sampling on sc: *every steps apart, samples + 1 samples
+ * to T_END; *scale is T per second. */
+static void phys_dam_schedule(const struct sph_scene *sc, double *scale, long *every,
+			      size_t *samples)
+{
+	*scale = sqrt(2.0 * SPH_WATER_G / sc->width);
+	*every = lround(SPH_PHYSICS_DAM_DT / *scale / sc->p.dt);
+	*every = *every < 1 ? 1 : *every;
+	*samples = (size_t)ceil(SPH_PHYSICS_DAM_T_END / *scale / sc->p.dt / (double)*every);
+}
+
 static int phys_dambreak(const struct phys_options *o, struct phys_rows *rs, bool *all_pass)
 {
 	char err[256];
@@ -213,10 +237,10 @@ static int phys_dambreak(const struct phys_options *o, struct phys_rows *rs, boo
 		return -1;
 	}
 	sc.p.wall_friction = o->friction;
-	struct dam_state d = { .sc = &sc, .scale = sqrt(2.0 * SPH_WATER_G / sc.width) };
-	long every = lround(SPH_PHYSICS_DAM_DT / d.scale / sc.p.dt);
-	every = every < 1 ? 1 : every;
-	size_t samples = (size_t)ceil(SPH_PHYSICS_DAM_T_END / d.scale / sc.p.dt / (double)every);
+	struct dam_state d = { .sc = &sc };
+	long every;
+	size_t samples;
+	phys_dam_schedule(&sc, &d.scale, &every, &samples);
 	d.T = malloc((samples + 1) * sizeof *d.T);
 	d.front = malloc((samples + 1) * sizeof *d.front);
 	d.height = malloc((samples + 1) * sizeof *d.height);
@@ -229,8 +253,13 @@ static int phys_dambreak(const struct phys_options *o, struct phys_rows *rs, boo
 	if (!o->quiet)
 		fprintf(stderr, "sph physics: dam break of %s (%zu + %zu boundary particles), %zu steps\n",
 			o->dam_col.name, sc.n, sc.nb, samples * (size_t)every);
-	if (phys_run(rs->v, &sc, every, samples, dam_sample, &d, &clamps) != 0)
+	progress_begin(rs->pg, (double)(sc.n + sc.nb) * (double)(samples * (size_t)every), 0,
+		       "dam break of %s", o->dam_col.name);
+	rs->steps_done = 0;
+	rs->steps_total = (long)samples * every;
+	if (phys_run(rs, &sc, every, samples, dam_sample, &d, &clamps) != 0)
 		goto out;
+	progress_end(rs->pg);
 	struct phys_row proto = { .check = "dambreak", .n = sc.n, .nb = sc.nb, .clamps = clamps };
 	snprintf(proto.column, sizeof proto.column, "%s", o->dam_col.name);
 	for (size_t k = 0; k <= samples; k++) {
@@ -336,9 +365,10 @@ static int rest_sample(void *arg, size_t k, double t, const float *pos4, const f
  * positions the last one reached with every velocity zero; sc->pos4
  * ends as the relaxed positions. Clamps are added to *clamps.
  */
-static int phys_relax(const struct sph_variant *v, struct sph_scene *sc, long every, int cycles,
+static int phys_relax(struct phys_rows *rs, struct sph_scene *sc, long every, int cycles,
 		      unsigned long long *clamps)
 {
+	const struct sph_variant *v = rs->v;
 	char err[256];
 	float *pos4 = malloc(4 * sc->n * sizeof *pos4);
 	int rc = pos4 ? 0 : -1;
@@ -361,6 +391,7 @@ static int phys_relax(const struct sph_variant *v, struct sph_scene *sc, long ev
 		v->ops->counts(ctx, &cn);
 		*clamps += cn.clamps;
 		v->ops->destroy(ctx);
+		phys_advance(rs, every);
 		for (size_t i = 0; rc == 0 && i < sc->n; i++) {
 			memcpy(&sc->pos4[4 * i], &pos4[4 * i], 3 * sizeof *pos4);
 			sc->pos4[4 * i + 3] = 0.0f;
@@ -372,6 +403,19 @@ static int phys_relax(const struct sph_variant *v, struct sph_scene *sc, long ev
 	return rc;
 }
 
+/* Water at rest on sc: relaxing for *cycles runs of *cycle steps, then
+ * samples + 1 samples *every steps apart. */
+static void phys_rest_schedule(const struct sph_scene *sc, long *cycle, int *cycles, long *every,
+			       size_t *samples)
+{
+	*every = lround(SPH_PHYSICS_REST_DT / sc->p.dt);
+	*every = *every < 1 ? 1 : *every;
+	*samples = (size_t)ceil(SPH_PHYSICS_REST_S / sc->p.dt / (double)*every);
+	*cycle = lround(SPH_PHYSICS_RELAX_CYCLE_S / sc->p.dt);
+	*cycle = *cycle < 1 ? 1 : *cycle;
+	*cycles = (int)lround(SPH_PHYSICS_RELAX_S / SPH_PHYSICS_RELAX_CYCLE_S);
+}
+
 static int phys_rest(const struct phys_options *o, struct phys_rows *rs, bool *all_pass)
 {
 	char err[256];
@@ -380,14 +424,13 @@ static int phys_rest(const struct phys_options *o, struct phys_rows *rs, bool *a
 		fprintf(stderr, "harness: sph physics: %s\n", err);
 		return -1;
 	}
-	long every = lround(SPH_PHYSICS_REST_DT / sc.p.dt);
-	every = every < 1 ? 1 : every;
-	size_t samples = (size_t)ceil(SPH_PHYSICS_REST_S / sc.p.dt / (double)every);
+	long every, cycle;
+	int cycles;
+	size_t samples;
+	phys_rest_schedule(&sc, &cycle, &cycles, &every, &samples);
 	struct phys_row proto = { .check = "rest", .n = sc.n, .nb = sc.nb };
 	snprintf(proto.column, sizeof proto.column, "%s", o->rest_col.name);
 	struct rest_state st = { &sc, rs, &proto, all_pass, NAN };
-	const long cycle = lround(SPH_PHYSICS_RELAX_CYCLE_S / sc.p.dt);
-	const int cycles = (int)lround(SPH_PHYSICS_RELAX_S / SPH_PHYSICS_RELAX_CYCLE_S);
 	if (!o->quiet)
 		fprintf(stderr, "sph physics: water at rest in %s (%zu + %zu boundary particles), "
 				"%ld steps relaxing, %zu judged\n",
@@ -396,7 +439,11 @@ static int phys_rest(const struct phys_options *o, struct phys_rows *rs, bool *a
 	unsigned long long clamps = 0, relax_clamps = 0;
 	double front, lattice_height;
 	sph_scene_surge(&sc, sc.pos4, &front, &lattice_height);
-	if (phys_relax(rs->v, &sc, cycle < 1 ? 1 : cycle, cycles, &relax_clamps) != 0) {
+	rs->steps_done = 0;
+	rs->steps_total = cycle * cycles + (long)samples * every;
+	progress_begin(rs->pg, (double)(sc.n + sc.nb) * (double)rs->steps_total, 0,
+		       "water at rest in %s", o->rest_col.name);
+	if (phys_relax(rs, &sc, cycle, cycles, &relax_clamps) != 0) {
 		sph_scene_free(&sc);
 		return -1;
 	}
@@ -413,12 +460,35 @@ static int phys_rest(const struct phys_options *o, struct phys_rows *rs, bool *a
 	row->t = 0.0;
 	row->T = row->meas = row->rel = row->tol = NAN;
 	row->sim = relaxed_height / lattice_height;
-	int rc = phys_run(rs->v, &sc, every, samples, rest_sample, &st, &clamps);
+	int rc = phys_run(rs, &sc, every, samples, rest_sample, &st, &clamps);
+	progress_end(rs->pg);
 	clamps += relax_clamps;
 	for (size_t r = first; r < rs->n; r++)
 		rs->r[r].clamps = clamps;
 	sph_scene_free(&sc);
 	return rc;
+}
+
+/* The checks of o on pg, each costing its particles times its steps. */
+static void phys_plan(const struct phys_options *o, struct progress *pg)
+{
+	char err[256];
+	struct sph_scene sc;
+	long every, cycle;
+	int cycles;
+	size_t samples;
+	double scale;
+	if (o->dambreak && sph_scene_build(&o->dam_col, o->seed, &sc, err, sizeof err) == 0) {
+		phys_dam_schedule(&sc, &scale, &every, &samples);
+		progress_plan(pg, (double)(sc.n + sc.nb) * (double)(samples * (size_t)every), 0);
+		sph_scene_free(&sc);
+	}
+	if (o->rest && sph_scene_build(&o->rest_col, o->seed, &sc, err, sizeof err) == 0) {
+		phys_rest_schedule(&sc, &cycle, &cycles, &every, &samples);
+		progress_plan(pg, (double)(sc.n + sc.nb) * (double)(cycle * cycles + (long)samples * every),
+			      0);
+		sph_scene_free(&sc);
+	}
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -662,11 +732,17 @@ int sph_physics_command(int argc, char **argv)
 		rs.device_name = gpu.name;
 	bool all_pass = true;
 	int status = CLI_OK;
+	struct progress pg;
+	progress_init(&pg, "sph physics", o.quiet);
+	phys_plan(&o, &pg);
+	rs.pg = &pg;
 	if ((o.dambreak && phys_dambreak(&o, &rs, &all_pass) != 0) ||
 	    (o.rest && phys_rest(&o, &rs, &all_pass) != 0)) {
+		progress_finish(&pg);
 		free(rs.r);
 		return CLI_FAILED; /* nothing written: the run did not finish */
 	}
+	progress_finish(&pg);
 	if (!all_pass)
 		status = CLI_FAILED;
 	if (!o.quiet)

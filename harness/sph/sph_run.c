@@ -10,20 +10,21 @@
 
 #include "../../reference/sph_scene.h"
 #include "../../variants/sph_registry.h"
-#include "../atomic_file.h"
-#include "../csv_table.h"
+#include "../core/atomic_file.h"
+#include "../core/csv_table.h"
 #include "../cli.h"
-#include "../gpu_device.h"
-#include "../json_out.h"
+#include "../core/gpu_device.h"
+#include "../core/json_out.h"
+#include "../core/progress.h"
 #include "../render/render_run.h"
 #include "../results.h"
-#include "../skips.h"
+#include "../core/skips.h"
 #include "sph_physics.h"
 #include "../render/sph_render.h"
 #include "sph_validate.h"
-#include "../sysinfo.h"
-#include "../testhook.h"
-#include "../timing.h"
+#include "../core/sysinfo.h"
+#include "../core/testhook.h"
+#include "../core/timing.h"
 
 /* Most columns one command takes. */
 #define SPH_RUN_MAX_COLUMNS 32
@@ -316,8 +317,12 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 	return rc;
 }
 
+/* The variants, then the named columns that --column takes. */
 static int sph_list(void)
 {
+	struct skips *unavailable = calloc(1, sizeof *unavailable);
+	if (!unavailable)
+		return sph_usage("out of memory");
 	printf("%-22s %-16s %-4s %-10s %s\n", "variant", "method", "dev", "available", "summary");
 	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
 		const struct sph_variant *v = &sph_variants[i];
@@ -326,8 +331,23 @@ static int sph_list(void)
 		printf("%-22s %-16s %-4s %-10s %s\n", v->name, v->method, variant_device_name(v->device),
 		       ok ? "yes" : "no", v->summary);
 		if (!ok)
-			printf("%-22s   (unavailable: %s)\n", "", why);
+			skips_add(unavailable, v->name, why);
 	}
+	skips_say_each(stdout, unavailable, "unavailable");
+	free(unavailable);
+	size_t count;
+	const struct sph_column *c = sph_scene_columns(&count);
+	printf("\n%-14s %10s %12s %6s %s\n", "column", "particles", "NXxNYxNZ", "tank", "paper");
+	for (size_t k = 0; k < count; k++) {
+		char lattice[48];
+		snprintf(lattice, sizeof lattice, "%dx%dx%d", c[k].nx, c[k].ny, c[k].nz);
+		printf("%-14s %10zu %12s %6g %s\n", c[k].name,
+		       sph_scene_particles(c[k].nx, c[k].ny, c[k].nz), lattice, c[k].tank,
+		       c[k].paper ? "yes" : "");
+	}
+	printf("--column also takes 'paper' (the paper's columns), 'all' (every named one) and\n"
+	       "NXxNYxNZ[@L] (L: the tank's length in column widths, %g; @0 a box that fits)\n",
+	       SPH_SCENE_TANK);
 	return CLI_OK;
 }
 
@@ -704,12 +724,70 @@ static void sph_say_skipped(const struct sph_options *o, const char *suite,
 		skips_say(stderr, skipped, prefix);
 }
 
+/* Seconds one particle's step takes, roughly: the scale of the predicted
+ * costs (the progress estimate corrects it by what the rows took). */
+#define SPH_RUN_CPU_STEP 1e-6
+#define SPH_RUN_GPU_STEP 5e-9
+
+/* Predicted seconds of the row of v on col: the scene and the double
+ * reference (first: the column's first row, which builds the scene), the
+ * warm-up steps, and for run the timing, which stops at --max-time
+ * unless the noise target is met sooner (one step when a step is longer),
+ * and as long again for the rendering's validation and timing. */
+static double sph_row_cost(const struct sph_options *o, const struct sph_variant *v,
+			   const struct sph_column *col, bool first)
+{
+	double n = (double)sph_scene_particles(col->nx, col->ny, col->nz);
+	double step = n * (v->device == VARIANT_GPU ? SPH_RUN_GPU_STEP : SPH_RUN_CPU_STEP);
+	double s = 0.01 + 2 * n * SPH_RUN_CPU_STEP + o->warm_steps * step;
+	if (first)
+		s += n * SPH_RUN_CPU_STEP;
+	if (o->cmd == SPH_RUN) {
+		double limit = o->timing.max_time > o->timing.min_time ? o->timing.max_time
+								       : o->timing.min_time;
+		s += step + (step >= limit ? step : limit);
+		if (o->render)
+			s += 2 * limit;
+	}
+	return s;
+}
+
+/* The variants of o that run here, on every column, planned on pg. */
+static void sph_plan(const struct sph_options *o, struct progress *pg)
+{
+	for (size_t k = 0; k < o->ncolumns; k++)
+		for (size_t i = 0, first = 1; i < SPH_VARIANT_COUNT; i++)
+			if ((!o->variant_given || o->selected[i]) &&
+			    sph_variant_available(&sph_variants[i], NULL)) {
+				progress_plan(pg, sph_row_cost(o, &sph_variants[i], &o->columns[k], first),
+					      (int)i);
+				first = 0;
+			}
+}
+
+int sph_run_check_memory(const struct sph_column *col, char *err, size_t errlen)
+{
+	char what[96];
+	snprintf(what, sizeof what, "--column %s", col->name);
+	return sysinfo_check_memory(what, sph_scene_particles(col->nx, col->ny, col->nz),
+				    SPH_RUN_BYTES_PER_PARTICLE, "particles", err, errlen);
+}
+
+/* Every column of o against this machine's memory (sph_run_check_memory). */
+static int sph_check_memory(const struct sph_options *o, char *err, size_t errlen)
+{
+	for (size_t k = 0; k < o->ncolumns; k++)
+		if (sph_run_check_memory(&o->columns[k], err, errlen) != 0)
+			return -1;
+	return 0;
+}
+
 /* Runs every selected variant on every column, appending to *rows (grown
  * as needed); those that cannot run here go to skipped. Returns CLI_OK,
  * CLI_FAILED when a variant failed, or CLI_USAGE with the reason in *why
  * when nothing selected can run here. */
 static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_t *nrows,
-		       struct skips *skipped, const char **why_out)
+		       struct skips *skipped, const char **why_out, struct progress *pg)
 {
 	size_t nvar = 0;
 	const char *why = NULL;
@@ -746,10 +824,14 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 			status = CLI_FAILED;
 			continue;
 		}
+		bool first = true;
 		for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
 			const struct sph_variant *v = &sph_variants[i];
 			if ((o->variant_given && !o->selected[i]) || !sph_variant_available(v, NULL))
 				continue;
+			progress_begin(pg, sph_row_cost(o, v, col, first), (int)i, "%s%s%s on %s",
+				       o->suite ? o->suite : "", o->suite ? " " : "", v->name, col->name);
+			first = false;
 			struct sph_row *row = &(*rows)[(*nrows)++];
 			row->v = v;
 			row->col = *col;
@@ -760,6 +842,7 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 			row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
 			if (sph_measure(o, &sc, row) != CLI_OK)
 				status = CLI_FAILED;
+			progress_end(pg);
 		}
 		sph_scene_free(&sc);
 	}
@@ -815,7 +898,8 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 		out = def;
 		atomic_mkdir_p("results/local");
 	}
-	if (out && atomic_path_writable(out, err, sizeof err) != 0)
+	if (sph_check_memory(o, err, sizeof err) != 0 ||
+	    (out && atomic_path_writable(out, err, sizeof err) != 0))
 		return sph_usage(err);
 	if (o->render && gpu_device_count() <= 0) {
 		snprintf(err, sizeof err, "--render needs a GPU: %s", gpu_unavailable_reason());
@@ -827,7 +911,11 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 	struct skips *skipped = calloc(1, sizeof *skipped);
 	if (!skipped)
 		return sph_usage("out of memory");
-	int status = sph_collect(o, &rows, &nrows, skipped, &why);
+	struct progress pg;
+	progress_init(&pg, o->cmd == SPH_RUN ? "sph run" : "sph check", o->quiet);
+	sph_plan(o, &pg);
+	int status = sph_collect(o, &rows, &nrows, skipped, &why, &pg);
+	progress_finish(&pg);
 	if (status == CLI_USAGE) {
 		if (skips_total(skipped) > 1) {
 			int w = snprintf(err, sizeof err, "nothing selected can run here: ");
@@ -850,8 +938,40 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
  * written (an empty one would read like a measurement): asked for by
  * name, one line and CLI_USAGE; under --suite all, a note and CLI_OK
  * with *wrote false. */
+/* The options of suite line into local: its variants, columns, and
+ * whether it is timed and rendered. CLI_OK, or CLI_USAGE with err. */
+static int sph_suite_line_options(const struct sph_options *o, const struct sph_suite_line *line,
+				  struct sph_options *local, char *err, size_t errlen)
+{
+	*local = *o;
+	local->cmd = line->timed ? SPH_RUN : SPH_CHECK;
+	local->render = line->render;
+	local->suite = line->name;
+	memset(local->selected, 0, sizeof local->selected);
+	local->ncolumns = 0;
+	if (sph_parse_variants(line->variants, local, err, errlen) != CLI_OK ||
+	    sph_parse_columns(line->columns, local, err, errlen) != CLI_OK)
+		return CLI_USAGE;
+	return CLI_OK;
+}
+
+/* Plans the rows of the suites o->suite names (every one under "all"). */
+static void sph_plan_suites(const struct sph_options *o, struct progress *pg)
+{
+	static struct sph_options local;
+	char err[512];
+	for (size_t e = 0; e < sph_suite_count; e++) {
+		const struct sph_suite_line *line = &sph_suite_lines[e];
+		if ((strcmp(o->suite, "all") == 0 || strcmp(o->suite, line->name) == 0) &&
+		    (!line->render || gpu_device_count() > 0) &&
+		    sph_suite_line_options(o, line, &local, err, sizeof err) == CLI_OK &&
+		    sph_check_memory(&local, err, sizeof err) == 0)
+			sph_plan(&local, pg);
+	}
+}
+
 static int sph_suite(int argc, char **argv, const struct sph_options *o, const char *name,
-		     const char *dir, bool *wrote)
+		     const char *dir, bool *wrote, struct progress *pg)
 {
 	char err[1400], out[1024], why[300];
 	*wrote = false;
@@ -869,13 +989,8 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 		const struct sph_suite_line *line = &sph_suite_lines[e];
 		if (strcmp(line->name, name) != 0)
 			continue;
-		struct sph_options local = *o;
-		local.cmd = line->timed ? SPH_RUN : SPH_CHECK;
-		local.render = line->render;
-		memset(local.selected, 0, sizeof local.selected);
-		local.ncolumns = 0;
-		if (sph_parse_variants(line->variants, &local, err, sizeof err) != CLI_OK ||
-		    sph_parse_columns(line->columns, &local, err, sizeof err) != CLI_OK) {
+		struct sph_options local;
+		if (sph_suite_line_options(o, line, &local, err, sizeof err) != CLI_OK) {
 			fprintf(stderr, "harness: sph: suite %s: %s\n", name, err);
 			status = CLI_FAILED;
 			continue;
@@ -887,9 +1002,15 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 					skips_add(skipped, sph_variants[i].name, why);
 			continue;
 		}
+		if (sph_check_memory(&local, why, sizeof why) != 0) {
+			for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
+				if (local.selected[i])
+					skips_add(skipped, sph_variants[i].name, why);
+			continue;
+		}
 		render = render || line->render;
 		const char *w;
-		int st = sph_collect(&local, &rows, &nrows, skipped, &w);
+		int st = sph_collect(&local, &rows, &nrows, skipped, &w, pg);
 		if (st != CLI_OK && st != CLI_USAGE)
 			status = st;
 	}
@@ -920,6 +1041,9 @@ static int sph_suites(int argc, char **argv, const struct sph_options *o)
 	atomic_mkdir_p(dir);
 	int status = CLI_OK;
 	size_t written = 0;
+	struct progress pg;
+	progress_init(&pg, "sph suite", o->quiet);
+	sph_plan_suites(o, &pg);
 	for (size_t e = 0; e < sph_suite_count; e++) {
 		const char *name = sph_suite_lines[e].name;
 		bool first = true;
@@ -928,13 +1052,16 @@ static int sph_suites(int argc, char **argv, const struct sph_options *o)
 		if (!first || (strcmp(o->suite, "all") != 0 && strcmp(o->suite, name) != 0))
 			continue;
 		bool wrote;
-		int st = sph_suite(argc, argv, o, name, dir, &wrote);
-		if (st == CLI_USAGE)
+		int st = sph_suite(argc, argv, o, name, dir, &wrote, &pg);
+		if (st == CLI_USAGE) {
+			progress_finish(&pg);
 			return st;
+		}
 		if (st != CLI_OK)
 			status = st;
 		written += wrote;
 	}
+	progress_finish(&pg);
 	if (written == 0 && strcmp(o->suite, "all") == 0)
 		return sph_usage("--suite all: no SPH suite has a row that can run here, no file written");
 	return status;
@@ -954,7 +1081,8 @@ static int sph_snapshot(const struct sph_options *o)
 		snprintf(err, sizeof err, "%s cannot run here: %s", v->name, why);
 		return sph_usage(err);
 	}
-	if (atomic_path_writable(o->out, err, sizeof err) != 0)
+	if (sph_check_memory(o, err, sizeof err) != 0 ||
+	    atomic_path_writable(o->out, err, sizeof err) != 0)
 		return sph_usage(err);
 	const struct sph_column *col = &o->columns[0];
 	struct sph_scene sc;

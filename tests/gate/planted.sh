@@ -3,7 +3,7 @@
 #
 #   tests/gate/planted.sh [--out DIR] [--bin FILE] [--base-tree DIR] [--parts LIST]
 #                         [--time-limit SECONDS] [--gpu-threshold PCT] [--cpu-threshold PCT]
-#                         [--identical-threshold PCT]
+#                         [--identical-threshold PCT] [--identical-n LIST]
 #
 # Plants a slowdown in NEW with the harness's test hook
 # (HARNESS_TEST_HOOKS=1 HARNESS_TEST_SLOWDOWN=VARIANT:PCT, which ab gives
@@ -26,7 +26,10 @@
 #              slower in the second run came out SLOWER), more while rows
 #              are undecided and time is left under --time-limit, where a GPU
 #              is (the suite's 364 rows take some 4 minutes a round); three
-#              rounds and a 240 s budget where there is none (its 12 CPU rows)
+#              rounds and a 240 s budget where there is none (its 12 CPU rows);
+#              --identical-n LIST keeps the suite's rows at those N (run
+#              --suite baseline --n LIST), to split the suite into parts that
+#              each fit a time limit
 # The gpu part, and the GPU rows of the identical part, are skipped, saying
 # why, where no GPU variant can run.
 #
@@ -55,7 +58,10 @@ TIME_LIMIT=450
 GPU_T=1
 CPU_T=2
 ID_T=2
-GPU_ROWS="--variant auto --n 2^14,2^16,2^18,2^20 --min-time 0.05 --max-time 0.25"
+ID_N=
+# --max-time 1.5: N = 2^20 takes 0.5 s an evaluation on an H200, and a row
+# of one sample has no noise of its own (compare cannot judge it)
+GPU_ROWS="--variant auto --n 2^14,2^16,2^18,2^20 --min-time 0.05 --max-time 1.5"
 CPU_ROWS="--variant cpu-portable,cpu-simd --n 1024,4096 --min-time 0.1 --max-time 0.5"
 ID_TIMING="--min-time 0.02 --max-time 0.1"
 GPU_PLANTED="1 2 3 5 30"
@@ -81,6 +87,7 @@ while [ $# -gt 0 ]; do
 	--gpu-threshold) GPU_T=${2:-}; shift 2 ;;
 	--cpu-threshold) CPU_T=${2:-}; shift 2 ;;
 	--identical-threshold) ID_T=${2:-}; shift 2 ;;
+	--identical-n) ID_N=${2:-}; shift 2 ;;
 	-h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "planted.sh: unknown argument '$1'" >&2; usage ;;
 	esac
@@ -236,10 +243,10 @@ if has_part identical; then
 	if [ "$GPU" = 1 ]; then
 		left=$(( ${TIME_LIMIT%.*} - $(elapsed) ))
 		[ "$left" -gt 0 ] || left=0
-		ab_case identical '' 0 "$ID_T" "$left" 3 --suite baseline $ID_TIMING
+		ab_case identical '' 0 "$ID_T" "$left" 3 --suite baseline ${ID_N:+--n "$ID_N"} $ID_TIMING
 	else
 		echo "planted.sh: identical part: the baseline suite's GPU rows cannot run here ($GPU_WHY): its CPU rows only" >&2
-		ab_case identical '' 0 "$ID_T" 240 3 --suite baseline $ID_TIMING
+		ab_case identical '' 0 "$ID_T" 240 3 --suite baseline ${ID_N:+--n "$ID_N"} $ID_TIMING
 	fi
 fi
 
@@ -270,7 +277,7 @@ json_str() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
 	echo "  \"parts\": \"$(json_str "$PARTS")\","
 	echo "  \"gpu_rows\": \"$(json_str "$GPU_ROWS")\", \"gpu_planted_pct\": \"$GPU_PLANTED\", \"gpu_threshold_pct\": $GPU_T,"
 	echo "  \"cpu_rows\": \"$(json_str "$CPU_ROWS")\", \"cpu_planted_pct\": \"$CPU_PLANTED\", \"cpu_threshold_pct\": $CPU_T,"
-	echo "  \"identical\": \"ab --suite baseline $(json_str "$ID_TIMING")\", \"identical_threshold_pct\": $ID_T,"
+	echo "  \"identical\": \"ab --suite baseline ${ID_N:+--n $ID_N }$(json_str "$ID_TIMING")\", \"identical_threshold_pct\": $ID_T,"
 	echo "  \"columns\": \"caught: SLOWER (a regression); inconclusive; missed: decided same, faster or slower by less than the threshold; not_compared: only on one side or failed; variants_skipped: variants NEW's runs could not run here; resolution: the smallest change a row could tell from none\","
 	echo "  \"seconds\": $(elapsed)"
 	echo "}"

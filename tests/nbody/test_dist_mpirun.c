@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../harness/csv_table.h"
+#include "../../harness/core/csv_table.h"
 #include "../../kernels/nbody/nbody_cpu.h"
 #include "../../variants/registry.h"
 #include "mpi_run.h"

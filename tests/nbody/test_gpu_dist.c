@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../../harness/nbody/dist_gpu.h"
-#include "../../harness/gpu_device.h"
+#include "../../harness/core/gpu_device.h"
 #include "mpi_run.h"
 
 /* Skips unless `count` GPUs, NCCL and mpirun are here. */

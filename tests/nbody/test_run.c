@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../harness/csv_table.h"
-#include "../../harness/json_in.h"
+#include "../../harness/core/csv_table.h"
+#include "../../harness/core/json_in.h"
 #include "../../harness/results.h"
 #include "../cli_run.h"
 
@@ -164,6 +164,35 @@ Test(run, suite_that_cannot_run_here_writes_nothing)
 	cr_expect(strncmp(err, "harness: suite fig31-5: nothing of it can run here, no file written", 67) == 0,
 		  "%s", err);
 	cr_expect(strchr(err, '\n') == strrchr(err, '\n'), "one line: %s", err);
+	cr_expect_eq(run_dir_entries(dir), 0, "no file");
+	run_rmdir(dir);
+}
+
+/* --n with a suite keeps the suite's rows at those N (in the suite's
+ * order); an N the suite does not have is an error, and no file. */
+Test(run, suite_rows_at_the_given_n, .timeout = 120)
+{
+	char dir[32], cmd[1024], err[8192], path[128];
+	run_tmpdir(dir);
+	snprintf(cmd, sizeof cmd, "%s run --suite cpu-speedup --n 2^11,2^15 " RUN_TIMING " --out-dir %s",
+		 cli_harness_bin(), dir);
+	cr_assert_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
+	snprintf(path, sizeof path, "%s/cpu-speedup.csv", dir);
+	struct csv_table t = run_read_results(path);
+	cr_expect_eq(run_rows_of(&t, "cpu-portable"), 1, "2048 only: cpu-portable stops at 16384");
+	cr_expect_eq(run_rows_of(&t, "cpu-simd"), 2, "2048 and 32768");
+	for (size_t r = 0; r < t.nrows; r++) {
+		const char *n = csv_table_named(&t, r, "n");
+		cr_expect(strcmp(n, "2048") == 0 || strcmp(n, "32768") == 0, "row at N = %s", n);
+	}
+	csv_table_free(&t);
+	run_rmdir(dir);
+
+	run_tmpdir(dir);
+	snprintf(cmd, sizeof cmd, "%s run --suite cpu-speedup --n 3000 " RUN_TIMING " --out-dir %s",
+		 cli_harness_bin(), dir);
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "%s", err);
+	cr_expect(strstr(err, "suite cpu-speedup has no row at the N given by --n") != NULL, "%s", err);
 	cr_expect_eq(run_dir_entries(dir), 0, "no file");
 	run_rmdir(dir);
 }

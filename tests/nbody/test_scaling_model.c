@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../harness/csv_table.h"
+#include "../../harness/core/csv_table.h"
 #include "../../harness/nbody/commbench.h"
 #include "../../harness/nbody/dist_instance.h"
 #include "../../harness/nbody/scaling_model.h"

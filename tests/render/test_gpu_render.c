@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/gpu_device.h"
+#include "../../harness/core/gpu_device.h"
 #include "../../harness/render/render_validate.h"
 #include "../../kernels/render/render_gpu.h"
 #include "../../reference/render_ref.h"

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../harness/render/sph_render.h"
+#include "../../harness/core/sysinfo.h"
 #include "../cli_run.h"
 #include "../tmp_dir.h"
 
@@ -98,4 +100,46 @@ Test(sph_render, frames_are_whole_pngs, .timeout = 60)
 	}
 	tmp_dir_remove(dir);
 #endif
+}
+
+/* The render's own memory reckoning: particles, field and image together
+ * against what is available, one line naming both amounts. */
+Test(sph_render, memory_check_counts_particles_field_and_image)
+{
+	char err[512] = "";
+	const double avail = (double)sysinfo_mem_available();
+	if (avail == 0)
+		cr_skip_test("this machine does not say how much memory is available");
+	cr_expect_eq(sph_render_check_memory("small", 16128, 1e6, 1280.0 * 720, err, sizeof err), 0,
+		     "%s", err);
+	/* the field alone beyond memory: refused, and no particles fit beside it */
+	const double voxels = avail / SPH_RENDER_BYTES_PER_VOXEL + 1e6;
+	cr_expect_eq(sph_render_check_memory("--column X", 16128, voxels, 0, err, sizeof err), -1);
+	cr_expect(strstr(err, "--column X needs about") && strstr(err, "GiB is available") &&
+			  strstr(err, "(allowed here: particles <= 0)"),
+		  "%s", err);
+	/* particles and image beyond memory together */
+	const size_t n = (size_t)(avail / SPH_RENDER_BYTES_PER_PARTICLE);
+	cr_expect_eq(sph_render_check_memory("both", n, 0, 1e6, err, sizeof err), -1);
+}
+
+/* A column larger than memory is refused before the scene is built: exit
+ * 2, one line, nothing written. */
+Test(sph_render, a_column_larger_than_memory_exits_2_first)
+{
+	char dir[64], args[512], sub[128];
+	need_png();
+	size_t avail = sysinfo_mem_available();
+	if (avail == 0)
+		cr_skip_test("this machine does not say how much memory is available");
+	if (avail / SPH_RENDER_BYTES_PER_PARTICLE >= (size_t)512 * 512 * 512)
+		cr_skip_test("512^3 particles fit in this machine's memory");
+	tmp_dir_make(dir, "sph-render-mem");
+	snprintf(sub, sizeof sub, "%s/frames", dir);
+	snprintf(args, sizeof args, "--variant sph-cpu-grid --column 512x512x512 --at 0 --out %s",
+		 sub);
+	expect_render_usage(args, "--column 512x512x512 at --res ");
+	expect_render_usage(args, "GiB is available (allowed here: particles <= ");
+	cr_expect(access(sub, F_OK) != 0, "%s was made", sub);
+	tmp_dir_remove(dir);
 }

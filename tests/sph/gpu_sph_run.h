@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/gpu_device.h"
+#include "../../harness/core/gpu_device.h"
 #include "../../harness/sph/sph_validate.h"
 #include "../../kernels/sph/sph.h"
 #include "../../reference/sph_scene.h"

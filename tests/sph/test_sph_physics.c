@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../harness/csv_table.h"
-#include "../../harness/json_in.h"
+#include "../../harness/core/csv_table.h"
+#include "../../harness/core/json_in.h"
 #include "../../harness/sph/sph_physics.h"
 #include "../../reference/sph_scene.h"
 #include "../cli_run.h"

@@ -7,9 +7,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../harness/csv_table.h"
-#include "../../harness/gpu_device.h"
-#include "../../harness/json_in.h"
+#include "../../harness/core/csv_table.h"
+#include "../../harness/core/gpu_device.h"
+#include "../../harness/core/json_in.h"
+#include "../../harness/sph/sph_run.h"
+#include "../../harness/core/sysinfo.h"
+#include "../../reference/sph_scene.h"
 #include "../cli_run.h"
 
 static const char *sph_bin(void)
@@ -37,6 +40,29 @@ Test(sph_run, user_errors)
 	expect_sph_usage("run --max-noise 101", "--max-noise");
 	expect_sph_usage("check --frob", "--frob");
 	expect_sph_usage("check --out /nonexistent-dir/s.csv", "/nonexistent-dir");
+}
+
+/* A column larger than this machine's memory is refused before any work,
+ * in one line saying how much it needs and how much there is. */
+Test(sph_run, a_column_larger_than_memory_exits_2_first)
+{
+	const struct sph_column big = { "512x512x512", 512, 512, 512, 0, 4.0, 0.0 };
+	size_t avail = sysinfo_mem_available();
+	if (avail == 0)
+		cr_skip_test("this machine does not say how much memory is available");
+	if (avail / SPH_RUN_BYTES_PER_PARTICLE >= (size_t)512 * 512 * 512)
+		cr_skip_test("512^3 particles fit in this machine's memory");
+	char err[512], dir[] = "/tmp/harness-sph-mem-XXXXXX", args[512];
+	cr_assert_eq(sph_run_check_memory(&big, err, sizeof err), -1);
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(args, sizeof args, "check --column 512x512x512 --out %s/s.csv", dir);
+	expect_sph_usage(args, "--column 512x512x512 needs about 96.0 GiB of memory");
+	expect_sph_usage("run --column 16128,512x512x512", "GiB is available (allowed here: particles <= ");
+	expect_sph_usage("snapshot --variant sph-cpu-grid --column 512x512x512 --at 0 --out /tmp/s.csv",
+			 "512x512x512 needs");
+	snprintf(args, sizeof args, "%s/s.csv", dir);
+	cr_expect(access(args, F_OK) != 0, "nothing written");
+	rmdir(dir);
 }
 
 Test(sph_run, list_and_help)

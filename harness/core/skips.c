@@ -99,6 +99,24 @@ void skips_say(FILE *fp, const struct skips *s, const char *prefix)
 	fprintf(fp, "%sskipped %s\n", prefix, what);
 }
 
+void skips_say_each(FILE *fp, const struct skips *s, const char *label)
+{
+	for (size_t i = 0; i < s->count; i++) {
+		if (skips_seen_before(s, i))
+			continue;
+		size_t in_group = 0;
+		for (size_t k = i; k < s->count; k++)
+			in_group += strcmp(s->why[k], s->why[i]) == 0;
+		fprintf(fp, "%zu variant%s: ", in_group, in_group == 1 ? "" : "s");
+		for (size_t k = i, m = 0; k < s->count; k++)
+			if (strcmp(s->why[k], s->why[i]) == 0)
+				fprintf(fp, "%s%s", m++ ? ", " : "", s->name[k]);
+		fprintf(fp, " (%s: %s)\n", label, s->why[i]);
+	}
+	if (s->dropped)
+		fprintf(fp, "%zu more variants (%s)\n", s->dropped, label);
+}
+
 void skips_json(struct json_out *j, const struct skips *s)
 {
 	json_key(j, "skipped");

@@ -43,6 +43,11 @@ void skips_describe(const struct skips *s, char *out, size_t len);
  * fp, when anything was skipped. */
 void skips_say(FILE *fp, const struct skips *s, const char *prefix);
 
+/* One line per distinct reason, "3 variants: a, b, c (LABEL: WHY)", in
+ * the order the reasons first came (the lists of `harness list` and
+ * `harness sph list`, after their tables). */
+void skips_say_each(FILE *fp, const struct skips *s, const char *label);
+
 /* The "skipped" member, into an open object. */
 void skips_json(struct json_out *j, const struct skips *s);
 

@@ -9,9 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../variants/registry.h"
-#include "../variants/sph_registry.h"
-
 /* A hook variable: its name, what its number means and its range. */
 struct testhook_var {
 	const char *name, *unit;
@@ -29,13 +26,6 @@ const char *testhook_active(const char *var)
 	if (!on || strcmp(on, "1") != 0 || !spec || !spec[0])
 		return NULL;
 	return spec;
-}
-
-/* Whether pattern matches a variant of either registry. */
-static bool testhook_names_variant(const char *pattern)
-{
-	bool nbody[NBODY_VARIANT_COUNT] = { false }, sph[SPH_VARIANT_COUNT] = { false };
-	return variant_match(pattern, nbody) + sph_variant_match(pattern, sph) > 0;
 }
 
 /*
@@ -71,6 +61,7 @@ static int testhook_walk(const struct testhook_var *var, const char *spec,
 
 struct testhook_check_ctx {
 	const char *var;
+	bool (*names_variant)(const char *pattern);
 	char *err;
 	size_t errlen;
 };
@@ -79,18 +70,18 @@ static int testhook_check_one(const char *pattern, double value, void *arg)
 {
 	struct testhook_check_ctx *c = arg;
 	(void)value;
-	if (testhook_names_variant(pattern))
+	if (c->names_variant(pattern))
 		return 0;
 	snprintf(c->err, c->errlen, "%s: '%s' names no variant (see 'harness list', 'harness sph list')",
 		 c->var, pattern);
 	return -1;
 }
 
-int testhook_check(char *err, size_t errlen)
+int testhook_check(bool (*names_variant)(const char *pattern), char *err, size_t errlen)
 {
 	for (size_t i = 0; i < sizeof testhook_vars / sizeof *testhook_vars; i++) {
 		const char *spec = testhook_active(testhook_vars[i].name);
-		struct testhook_check_ctx c = { testhook_vars[i].name, err, errlen };
+		struct testhook_check_ctx c = { testhook_vars[i].name, names_variant, err, errlen };
 		if (spec && testhook_walk(&testhook_vars[i], spec, testhook_check_one, &c, err, errlen) != 0)
 			return -1;
 	}

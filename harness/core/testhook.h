@@ -2,6 +2,7 @@
 #ifndef HARNESS_TESTHOOK_H
 #define HARNESS_TESTHOOK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -32,10 +33,12 @@
 #define TESTHOOK_SLOWDOWN "HARNESS_TEST_SLOWDOWN"
 #define TESTHOOK_WORK "HARNESS_TEST_WORK"
 
-/* Checks the hook variables; call once at start-up. Returns 0, or -1 with
- * one line in err when the hooks are on and a variable is malformed or
- * names no variant. */
-int testhook_check(char *err, size_t errlen);
+/* Checks the hook variables; call once at start-up. names_variant tells
+ * whether a name or glob names a variant (cli_names_variant: the
+ * registries are the commands' to know, not this module's). Returns 0, or
+ * -1 with one line in err when the hooks are on and a variable is
+ * malformed or names no variant. */
+int testhook_check(bool (*names_variant)(const char *pattern), char *err, size_t errlen);
 
 /* The planted slowdown of the variant called name, as a fraction (0.3 for
  * 30 %): the first matching entry's; 0 when the hooks are off, the

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct sysinfo_host {
 	char hostname[256];
@@ -21,6 +22,10 @@ const char *sysinfo_nvcc(void);       /* nvcc version line, "" without CUDA */
 const char *sysinfo_nvcc_flags(void); /* nvcc flags incl. architectures, "" without CUDA */
 const char *sysinfo_git_commit(void); /* commit the binary was built from, or "unknown" */
 bool sysinfo_git_dirty(void);         /* uncommitted changes at build time */
+
+/* `harness version`: the commit, then the build's options (CUDA on or off
+ * and its architectures, MPI, NCCL, PNG), then the compilers; three lines. */
+void sysinfo_print_version(FILE *fp);
 
 /* A make variable of this build that a build of another revision must
  * repeat (build/buildinfo.h's HARNESS_MAKE_SETTINGS): CC, NVCC and
@@ -48,5 +53,18 @@ void sysinfo_utc_stamp(char *buf, size_t len);
 /* Bytes of memory the kernel reports available (MemAvailable), or 0 when
  * unknown. */
 size_t sysinfo_mem_available(void);
+
+/* Whether count things (bodies, particles) of bytes_each bytes fit in the
+ * memory available (when it is unknown: yes). 0, or -1 with one line in
+ * err: "WHAT needs about X GiB of memory, Y GiB is available (allowed
+ * here: UNIT <= K)". */
+int sysinfo_check_memory(const char *what, size_t count, size_t bytes_each, const char *unit,
+			 char *err, size_t errlen);
+
+/* The same with fixed_bytes more that do not grow with count (a render's
+ * field and image): K is then what fits beside them (0 when they alone do
+ * not fit). */
+int sysinfo_check_memory_plus(const char *what, size_t count, size_t bytes_each,
+			      double fixed_bytes, const char *unit, char *err, size_t errlen);
 
 #endif

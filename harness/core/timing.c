@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "timing.h"
 
-#include "../reference/rng.h"
+#include "../../reference/rng.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -84,6 +84,23 @@ bool sysinfo_git_dirty(void)
 	return HARNESS_GIT_DIRTY;
 }
 
+/* "on" when the Makefile defined option (to 1), else "off": an undefined
+ * macro stringifies to its own name. */
+#define SYSINFO_TEXT(x) #x
+#define SYSINFO_ON(option) (strcmp(SYSINFO_TEXT(option), "1") == 0 ? "on" : "off")
+
+void sysinfo_print_version(FILE *fp)
+{
+	fprintf(fp, "harness commit %s%s\n", sysinfo_git_commit(),
+		sysinfo_git_dirty() ? " (with uncommitted changes)" : "");
+	fprintf(fp, "build: CUDA %s%s%s%s, MPI %s, NCCL %s, PNG %s\n", SYSINFO_ON(HARNESS_HAVE_CUDA),
+		sysinfo_nvcc()[0] ? " (" : "", sysinfo_nvcc()[0] ? HARNESS_CUDA_ARCHS : "",
+		sysinfo_nvcc()[0] ? ")" : "", SYSINFO_ON(HARNESS_HAVE_MPI),
+		SYSINFO_ON(HARNESS_HAVE_NCCL), SYSINFO_ON(HARNESS_HAVE_PNG));
+	fprintf(fp, "compilers: %s%s%s\n", sysinfo_compiler(), sysinfo_nvcc()[0] ? "; nvcc " : "",
+		sysinfo_nvcc());
+}
+
 const struct sysinfo_make_setting *sysinfo_make_settings(void)
 {
 	static const struct sysinfo_make_setting settings[] = { HARNESS_MAKE_SETTINGS };
@@ -124,4 +141,25 @@ size_t sysinfo_mem_available(void)
 	    sscanf(v, "%llu", &kib) != 1)
 		return 0;
 	return (size_t)kib * 1024;
+}
+
+int sysinfo_check_memory_plus(const char *what, size_t count, size_t bytes_each,
+			      double fixed_bytes, const char *unit, char *err, size_t errlen)
+{
+	size_t avail = sysinfo_mem_available();
+	double need = (double)count * (double)bytes_each + fixed_bytes;
+	if (!avail || need <= (double)avail)
+		return 0;
+	double left = (double)avail - fixed_bytes;
+	snprintf(err, errlen,
+		 "%s needs about %.1f GiB of memory, %.1f GiB is available (allowed here: %s <= %zu)",
+		 what, need / (1 << 30), (double)avail / (1 << 30), unit,
+		 left > 0 ? (size_t)(left / (double)bytes_each) : (size_t)0);
+	return -1;
+}
+
+int sysinfo_check_memory(const char *what, size_t count, size_t bytes_each, const char *unit,
+			 char *err, size_t errlen)
+{
+	return sysinfo_check_memory_plus(what, count, bytes_each, 0.0, unit, err, errlen);
 }

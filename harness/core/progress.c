@@ -1,0 +1,163 @@
+/* progress.c - what a long command has done and how long it has left, on stderr */
+#define _POSIX_C_SOURCE 200809L
+#include "progress.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "timing.h"
+
+void progress_init_with(struct progress *p, const char *label, FILE *fp, bool tty,
+			double (*now)(void), double interval)
+{
+	memset(p, 0, sizeof *p);
+	p->fp = fp;
+	p->tty = tty;
+	p->now = now;
+	p->interval = interval;
+	snprintf(p->label, sizeof p->label, "%s", label);
+}
+
+void progress_init(struct progress *p, const char *label, bool quiet)
+{
+	progress_init_with(p, label, quiet ? NULL : stderr, isatty(STDERR_FILENO), timing_now, 10.0);
+}
+
+static int progress_class(int cls)
+{
+	return cls >= 0 && cls < PROGRESS_CLASSES ? cls : 0;
+}
+
+void progress_plan(struct progress *p, double cost, int cls)
+{
+	p->items++;
+	cost = cost > 0 ? cost : 0;
+	p->total += cost;
+	p->planned[progress_class(cls)] += cost;
+}
+
+double progress_eta(const struct progress *p, double t)
+{
+	double cost = 0, time = 0;
+	for (int c = 0; c < PROGRESS_CLASSES; c++) {
+		cost += p->cost_done[c];
+		time += p->time_done[c];
+	}
+	double in_item = t - p->began;
+	/* no item done: the part of the one under way is all there is */
+	if (cost <= 0 && p->frac > 0 && p->current > 0 && in_item > 0) {
+		cost = p->frac * p->current;
+		time = in_item;
+	}
+	if (!p->begun || cost <= 0 || time <= 0)
+		return -1;
+	double rate = time / cost, left = 0;
+	for (int c = 0; c < PROGRESS_CLASSES; c++) {
+		double r = p->cost_done[c] > 0 ? p->time_done[c] / p->cost_done[c] : rate;
+		double todo = p->planned[c] - p->cost_done[c];
+		if (c == p->cls && p->current > 0) {
+			/* the item under way: what its class's rate leaves of it */
+			double rest = p->frac > 0 ? (1 - p->frac) * r * p->current
+						  : r * p->current - in_item;
+			left += rest > 0 ? rest : 0;
+			todo -= p->current;
+		}
+		left += todo > 0 ? r * todo : 0;
+	}
+	return left;
+}
+
+/* "40 s", "3 min", "1.5 h" */
+static void progress_duration(double s, char *out, size_t len)
+{
+	if (s < 100)
+		snprintf(out, len, "%.0f s", s);
+	else if (s < 6000)
+		snprintf(out, len, "%.0f min", s / 60);
+	else
+		snprintf(out, len, "%.1f h", s / 3600);
+}
+
+void progress_line(const struct progress *p, double t, char *out, size_t len)
+{
+	char took[32] = "", left[48] = "";
+	double eta = progress_eta(p, t);
+	progress_duration(p->begun ? t - p->start : 0, took, sizeof took);
+	if (eta >= 0) {
+		progress_duration(eta, left + 3, sizeof left - 3);
+		memcpy(left, ", ~", 3);
+		strncat(left, " left", sizeof left - strlen(left) - 1);
+	}
+	double pct = p->total > 0 ? 100.0 * (p->done + p->frac * p->current) / p->total : 0;
+	snprintf(out, len, "harness: %s: [%zu/%zu] %s: %.0f%% done in %s%s", p->label,
+		 p->item + 1 > p->items ? p->items : p->item + 1, p->items, p->what, pct, took, left);
+}
+
+/* Prints the line when due: always on a terminal, else once per interval
+ * (from the first item's start: a command done sooner says nothing). */
+static void progress_show(struct progress *p)
+{
+	if (!p->fp)
+		return;
+	double t = p->now();
+	if (!p->tty && t - (p->printed ? p->last : p->start) < p->interval)
+		return;
+	char line[400];
+	progress_line(p, t, line, sizeof line);
+	if (p->tty) {
+		fprintf(p->fp, "\r\033[K%s", line);
+	} else {
+		fprintf(p->fp, "%s\n", line);
+	}
+	fflush(p->fp);
+	p->last = t;
+	p->printed = true;
+}
+
+void progress_begin(struct progress *p, double cost, int cls, const char *fmt, ...)
+{
+	p->began = p->now();
+	if (!p->begun) {
+		p->begun = true;
+		p->start = p->began;
+	}
+	p->current = cost > 0 ? cost : 0;
+	p->cls = progress_class(cls);
+	p->frac = 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->what, sizeof p->what, fmt, ap);
+	va_end(ap);
+	progress_show(p);
+}
+
+void progress_part(struct progress *p, double frac)
+{
+	p->frac = frac < 0 ? 0 : frac > 1 ? 1 : frac;
+	progress_show(p);
+}
+
+void progress_end(struct progress *p)
+{
+	p->done += p->current;
+	p->cost_done[p->cls] += p->current;
+	p->time_done[p->cls] += p->now() - p->began;
+	p->current = p->frac = 0;
+	p->item++;
+}
+
+void progress_finish(struct progress *p)
+{
+	if (!p->fp || !p->printed)
+		return;
+	if (p->tty) {
+		fprintf(p->fp, "\r\033[K");
+	} else {
+		char took[32];
+		progress_duration(p->now() - p->start, took, sizeof took);
+		fprintf(p->fp, "harness: %s: %zu of %zu done in %s\n", p->label, p->item, p->items, took);
+	}
+	fflush(p->fp);
+	p->printed = false;
+}

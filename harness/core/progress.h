@@ -1,0 +1,83 @@
+/* progress.h - what a long command has done and how long it has left, on stderr */
+#ifndef HARNESS_PROGRESS_H
+#define HARNESS_PROGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * Every command that can run longer than a few seconds (run, its suites,
+ * sph run/check/physics/render, ab) plans its items first, each with a
+ * predicted cost (predicted seconds) and a class (the variant, say), then
+ * marks each item begun, partly done and done.
+ *
+ * The estimate comes from work done: each class's measured seconds over
+ * the predicted cost of its items done gives its rate (a class with none
+ * done yet takes the rate of all items done), which times the cost still
+ * to do in the class is its time left; less what the item under way has
+ * already spent. A wrong scale of the predictions cancels out, per class.
+ * Before any work is done there is no estimate.
+ *
+ * On a terminal the line is rewritten in place (\r) as items begin or
+ * report parts, and cleared at the end. Elsewhere (a CI log) a line is
+ * printed at most once per interval (10 s) as items begin or report
+ * parts, the first one interval after the start, and when any was, a last
+ * line says how long it all took: a command done within the interval
+ * prints nothing.
+ */
+#define PROGRESS_CLASSES 64
+
+struct progress {
+	FILE *fp;		/* NULL: off (--quiet, or not rank 0) */
+	bool tty;		/* rewrite one line in place */
+	double (*now)(void);	/* the clock, seconds */
+	double interval;	/* off a terminal: seconds between lines */
+	char label[64];		/* "run", "suite", "sph physics" */
+	size_t items, item;	/* planned; the one under way (0-based) */
+	double total, done;	/* predicted cost: all planned, of the items done */
+	double planned[PROGRESS_CLASSES], cost_done[PROGRESS_CLASSES], time_done[PROGRESS_CLASSES];
+	int cls;		/* the class of the item under way */
+	double current, frac;	/* the cost of the item under way, the part of it done */
+	double start, began;	/* the clock when the first item began, when this one did */
+	double last;		/* the clock at the last line */
+	bool begun, printed;	/* an item has begun; a line was printed (on a
+				 * terminal: is on screen) */
+	char what[160];		/* the item under way */
+};
+
+/* A progress on stderr, off when quiet: a line in place when stderr is a
+ * terminal, else a line every 10 s; the clock is timing_now. */
+void progress_init(struct progress *p, const char *label, bool quiet);
+
+/* The same with its stream, terminal or not, clock and interval given
+ * (tests; fp NULL: off). */
+void progress_init_with(struct progress *p, const char *label, FILE *fp, bool tty,
+			double (*now)(void), double interval);
+
+/* Adds an item of predicted cost (> 0) and class cls (0 .. 63; others
+ * count as 0) to the plan. */
+void progress_plan(struct progress *p, double cost, int cls);
+
+/* The next item begins; cost and cls as planned for it, what (printf
+ * format) names it. Prints the line when due. */
+void progress_begin(struct progress *p, double cost, int cls, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* The item under way is frac (0 .. 1) done. Prints the line when due. */
+void progress_part(struct progress *p, double frac);
+
+/* The item under way is done. */
+void progress_end(struct progress *p);
+
+/* Clears the terminal line; off a terminal, says how long it all took. */
+void progress_finish(struct progress *p);
+
+/* Seconds left by the estimate above at clock time t, or a negative
+ * number when there is no estimate yet (no work done). */
+double progress_eta(const struct progress *p, double t);
+
+/* The line as it would be printed at clock time t (no \r, no newline). */
+void progress_line(const struct progress *p, double t, char *out, size_t len);
+
+#endif
