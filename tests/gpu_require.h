@@ -4,7 +4,7 @@
 
 #include <criterion/criterion.h>
 
-#include "../harness/gpu_device.h"
+#include "../harness/core/gpu_device.h"
 
 /* Skips the calling test, with the reason, when no GPU can run here. */
 static inline void require_gpu(void)

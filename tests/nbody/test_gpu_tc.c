@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/gpu_device.h"
+#include "../../harness/core/gpu_device.h"
 #include "../../harness/nbody/instance.h"
 #include "../../harness/nbody/validate.h"
 #include "../../reference/ic.h"
