@@ -38,12 +38,6 @@ struct render_options {
 	bool quiet, help;
 };
 
-static int render_usage(const char *msg)
-{
-	fprintf(stderr, "harness: sph render: %s\n", msg);
-	return CLI_USAGE;
-}
-
 static void render_help(void)
 {
 	printf("usage: harness sph render --variant NAME --column C --at STEPS --out DIR\n"
@@ -254,7 +248,7 @@ int sph_render_command(int argc, char **argv)
 	struct render_options o;
 	char err[512];
 	if (render_parse(argc - 1, argv + 1, &o, err, sizeof err) != CLI_OK)
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	if (o.help) {
 		render_help();
 		return CLI_OK;
@@ -263,11 +257,11 @@ int sph_render_command(int argc, char **argv)
 	const char *why;
 	if (!sph_variant_available(v, &why)) {
 		snprintf(err, sizeof err, "%s cannot run here: %s", v->name, why);
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	}
 	if (!png_out_available()) {
 		snprintf(err, sizeof err, "this build has no libpng (make installs libpng-dev)");
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	}
 	/* Memory, before the scene is built (its particles and the image),
 	 * then with the field over the scene's box. */
@@ -277,10 +271,10 @@ int sph_render_command(int argc, char **argv)
 		 o.height);
 	if (sph_render_check_memory(what, sph_scene_particles(o.col.nx, o.col.ny, o.col.nz), 0.0,
 				    pixels, err, sizeof err) != 0)
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	struct sph_scene sc;
 	if (sph_scene_build(&o.col, o.seed, &sc, err, sizeof err) != 0)
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	const double voxels = render_field_voxels(sc.p.box_lo, sc.p.box_hi, o.res);
 	const double bytes = voxels * sizeof(double) +
 			     3.0 * o.width * (double)o.height * sizeof(double);
@@ -288,11 +282,11 @@ int sph_render_command(int argc, char **argv)
 		snprintf(err, sizeof err, "--res %d at %d x %d needs %.1f GiB (at most %zu GiB)", o.res,
 			 o.width, o.height, bytes / (1 << 30), RENDER_MAX_FIELD_BYTES >> 30);
 		sph_scene_free(&sc);
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	}
 	if (sph_render_check_memory(what, sc.n, voxels, pixels, err, sizeof err) != 0) {
 		sph_scene_free(&sc);
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	}
 	/* The directory is made here, last, and taken back if it cannot hold
 	 * the frames: bad input leaves nothing behind. */
@@ -304,7 +298,7 @@ int sph_render_command(int argc, char **argv)
 		if (made)
 			rmdir(o.out);
 		sph_scene_free(&sc);
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	}
 
 	int status = CLI_FAILED;
