@@ -32,6 +32,20 @@ enum tc_shift { TC_SHIFT_BOTH, TC_SHIFT_I_ONLY, TC_SHIFT_NONE };
 
 #define TC_ALIGN 256 /* bytes, for each piece of the scratch */
 
+/* j-blocks of 8 bodies summed on their own before they join a warp's
+ * total. One FP32 sum over every block along the Morton order carries an
+ * error that grows with N, not as its square root: the blocks come
+ * sorted in space, so the running sum holds the pull of a whole side at
+ * once and each addition rounds against that. Measured on the H200
+ * (tc-3x-p64, one sum): max_norm 4.2e-6 at 2^14, 1.1e-4 at 2^20, 3.6e-4
+ * at 2^22, which would cross the tolerance past 2^23. A CPU emulation of
+ * the sums alone (tests/nbody/emulation/tc_sums.c, its output in
+ * results/dev-cpu/tc-sum-emulation.txt: exact block sums, float running
+ * sums, Plummer, 80 bodies checked) gives 2.7e-6, 3.8e-5 and 2.3e-4 with one sum; with
+ * chunks of 128 blocks 0.4e-6, 1.1e-6 and 3.7e-6 (32 blocks: 0.8e-6,
+ * 1.6e-6 at 2^20). */
+#define TC_CHUNK 128
+
 /* The pieces of sort_scratch: Morton keys and the order, each twice (the
  * radix sort's input and output), the sorted bodies, their bounding box
  * (lo[3], hi[3]) and the radix sort's own scratch. */
@@ -306,66 +320,84 @@ __global__ void __launch_bounds__(32 * TC_WARPS)
 	}
 	const float zero4[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
 
-	for (int jb = 0; jb < n8; jb += 8) {
-		/* B of the first product: body jb + g, component t, or q */
-		const float4 pg = sorted[jb + g];
-		const float3 dj = make_float3(pg.x - cj.x, pg.y - cj.y, pg.z - cj.z);
-		const float q = fmaf(dj.z, dj.z, fmaf(dj.y, dj.y, fmaf(dj.x, dj.x, eps2)));
-		const float v = t < 3 ? tc_component(dj, t) : q;
-		const float vh = tf32_round(v);
-		const float b1[2] = { vh, v - vh }, b2[2] = { vh, 1.0f };
-		/* B2: bodies jb + 2t (k = t) and jb + 2t + 1 (k = t + 4) */
-		float bs[2];
+	/* Two levels: each chunk of TC_CHUNK j-blocks is summed on its own,
+	 * then added to sum. Along the Morton order one FP32 sum of every
+	 * block's S drifts (its running value is large: all of one side of
+	 * the body comes first), by an error that grows with N; see TC_CHUNK. */
+	for (int jc = 0; jc < n8; jc += 8 * TC_CHUNK) {
+		float part[M][4];
 #pragma unroll
-		for (int e = 0; e < 2; e++) {
-			const float *pj = (const float *)&sorted[jb + 2 * t + e];
-			const float mass = pj[3];
-			const float val = fmaf(pj[comp], scale, offset) * mass; /* m x'_comp, or m */
-			const float valh = tf32_round(val);
-			bs[e] = low ? val - valh : valh;
-		}
-
-#pragma unroll
-		for (int m = 0; m < M; m++) {
-			float d[4];
-			mma_tf32(d, a1[m], b1, zero4);
-			mma_tf32(d, a2[m], b2, d);
-			/* W = D^(-3/2); near pairs and self terms: 0 here, FP32 there */
-			float w[4];
-#pragma unroll
-			for (int e = 0; e < 4; e++) {
-				const float y = rsqrt_approx(d[e]);
-				w[e] = (y * y) * y;
-			}
-			const float dmin = fminf(fminf(d[0], d[1]), fminf(d[2], d[3]));
-			const int off = jb - i0 - 16 * m;
-			const bool own = off == 0 || off == 8; /* the same for the whole warp */
-			if (own || __any_sync(0xffffffffu, dmin < thr)) {
-				const float4 pj[2] = { sorted[jb + 2 * t], sorted[jb + 2 * t + 1] };
-#pragma unroll
-				for (int e = 0; e < 4; e++) {
-					const bool self = own && g + 8 * (e >> 1) == 2 * t + (e & 1) + off;
-					if (d[e] < thr || self) {
-						pair_add<rsqrt_mufu>(near_sum[m][e >> 1], xi[m][e >> 1], pj[e & 1], eps2);
-						w[e] = 0.0f;
-					}
-				}
-			}
-			/* split, and W's C fragment read as the A fragment: C(g, 2t + 1) is A(g, t + 4) */
-			float wh[4], wl[4];
-#pragma unroll
-			for (int e = 0; e < 4; e++) {
-				const int k = (e & 1) * 2 + (e >> 1);
-				wh[k] = tf32_round(w[e]);
-				wl[k] = w[e] - wh[k];
-			}
-			float s[4];
-			mma_tf32(s, wh, bs, zero4);
-			mma_tf32(s, wl, bs, s);
+		for (int m = 0; m < M; m++)
 #pragma unroll
 			for (int e = 0; e < 4; e++)
-				sum[m][e] += s[e];
+				part[m][e] = 0.0f;
+		const int jend = min(n8, jc + 8 * TC_CHUNK);
+		for (int jb = jc; jb < jend; jb += 8) {
+			/* B of the first product: body jb + g, component t, or q */
+			const float4 pg = sorted[jb + g];
+			const float3 dj = make_float3(pg.x - cj.x, pg.y - cj.y, pg.z - cj.z);
+			const float q = fmaf(dj.z, dj.z, fmaf(dj.y, dj.y, fmaf(dj.x, dj.x, eps2)));
+			const float v = t < 3 ? tc_component(dj, t) : q;
+			const float vh = tf32_round(v);
+			const float b1[2] = { vh, v - vh }, b2[2] = { vh, 1.0f };
+			/* B2: bodies jb + 2t (k = t) and jb + 2t + 1 (k = t + 4) */
+			float bs[2];
+#pragma unroll
+			for (int e = 0; e < 2; e++) {
+				const float *pj = (const float *)&sorted[jb + 2 * t + e];
+				const float mass = pj[3];
+				const float val = fmaf(pj[comp], scale, offset) * mass; /* m x'_comp, or m */
+				const float valh = tf32_round(val);
+				bs[e] = low ? val - valh : valh;
+			}
+
+#pragma unroll
+			for (int m = 0; m < M; m++) {
+				float d[4];
+				mma_tf32(d, a1[m], b1, zero4);
+				mma_tf32(d, a2[m], b2, d);
+				/* W = D^(-3/2); near pairs and self terms: 0 here, FP32 there */
+				float w[4];
+#pragma unroll
+				for (int e = 0; e < 4; e++) {
+					const float y = rsqrt_approx(d[e]);
+					w[e] = (y * y) * y;
+				}
+				const float dmin = fminf(fminf(d[0], d[1]), fminf(d[2], d[3]));
+				const int off = jb - i0 - 16 * m;
+				const bool own = off == 0 || off == 8; /* the same for the whole warp */
+				if (own || __any_sync(0xffffffffu, dmin < thr)) {
+					const float4 pj[2] = { sorted[jb + 2 * t], sorted[jb + 2 * t + 1] };
+#pragma unroll
+					for (int e = 0; e < 4; e++) {
+						const bool self = own && g + 8 * (e >> 1) == 2 * t + (e & 1) + off;
+						if (d[e] < thr || self) {
+							pair_add<rsqrt_mufu>(near_sum[m][e >> 1], xi[m][e >> 1], pj[e & 1], eps2);
+							w[e] = 0.0f;
+						}
+					}
+				}
+				/* split, and W's C fragment read as the A fragment: C(g, 2t + 1) is A(g, t + 4) */
+				float wh[4], wl[4];
+#pragma unroll
+				for (int e = 0; e < 4; e++) {
+					const int k = (e & 1) * 2 + (e >> 1);
+					wh[k] = tf32_round(w[e]);
+					wl[k] = w[e] - wh[k];
+				}
+				float s[4];
+				mma_tf32(s, wh, bs, zero4);
+				mma_tf32(s, wl, bs, s);
+#pragma unroll
+				for (int e = 0; e < 4; e++)
+					part[m][e] += s[e];
+			}
 		}
+#pragma unroll
+		for (int m = 0; m < M; m++)
+#pragma unroll
+			for (int e = 0; e < 4; e++)
+				sum[m][e] += part[m][e];
 	}
 
 	/* Columns 2t, 2t + 1 of rows g, g + 8 -> (Sx, Sy, Sz, Sm) of both rows */

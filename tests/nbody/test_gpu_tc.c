@@ -99,6 +99,35 @@ static void expect_every_tc_passes(const char *what, const float *pos4, size_t n
 	cr_assert_gt(seen, 0, "no tensor-core variant in the registry");
 }
 
+/* The error, as a share of the tolerance (which grows as sqrt(N)), may
+ * not grow more than twice from N = 2^14 to 2^20: an error that grows as
+ * N is a bias or a drifting sum. One FP32 sum over every Morton-ordered
+ * j-block grew 3.5 times (max_norm 4.2e-6 of 6.5e-5, 1.1e-4 of 4.9e-4 for
+ * tc-3x-p64 on the H200); summed in chunks (TC_CHUNK) the CPU emulation
+ * of the sums falls with N. */
+Test(gpu_tc, the_error_grows_no_faster_than_the_bound, .timeout = 300)
+{
+	require_gpu();
+	size_t seen = 0;
+	float *small = tc_plummer((size_t)1 << 14, 0.0), *large = tc_plummer((size_t)1 << 20, 0.0);
+	for (size_t k = 0; k < NBODY_VARIANT_COUNT; k++) {
+		const struct variant *v = &nbody_variants[k];
+		if (!is_tc(v))
+			continue;
+		struct validation a = tc_validate(v, NULL, small, (size_t)1 << 14);
+		struct validation b = tc_validate(v, NULL, large, (size_t)1 << 20);
+		const double ra = a.max_norm / a.tol.max_norm, rb = b.max_norm / b.tol.max_norm;
+		tc_log("growth", v->name, (size_t)1 << 14, &a);
+		tc_log("growth", v->name, (size_t)1 << 20, &b);
+		cr_expect(rb <= 2.0 * ra, "%s: max_norm %.3g of the tolerance at 2^20, %.3g at 2^14 (%.2fx)",
+			  v->name, rb, ra, rb / ra);
+		seen++;
+	}
+	cr_assert_gt(seen, 0, "no tensor-core variant in the registry");
+	free(small);
+	free(large);
+}
+
 /* Far from the origin the expansion's terms are as large as there: only
  * the centre's shift, on both sides, keeps r^2 from cancelling away. */
 Test(gpu_tc, far_from_the_origin, .timeout = 300)
