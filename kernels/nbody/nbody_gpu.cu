@@ -503,10 +503,27 @@ template <int P, int Q, int U, int K> int nbody_gpu_shuffle(const struct nbody_g
 
 /* ---- tensor cores (nbody_tc.cu) -------------------------------------------- */
 
-/* p bodies per warp sharing one centre. */
+/* p bodies per warp sharing one centre, both products split (3xTF32) */
 template <int P, int Q, int U, int K> int nbody_gpu_tc(const struct nbody_gpu_launch *l)
 {
-	return nbody_tc_forces(l, P);
+	return nbody_tc_forces(l, P, 1, 1);
+}
+
+/* the tf32 variants: r^2 + eps^2 (d), the weights (w) or both in one
+ * TF32 product, unsplit */
+template <int P, int Q, int U, int K> int nbody_gpu_tc_1xd(const struct nbody_gpu_launch *l)
+{
+	return nbody_tc_forces(l, P, 0, 1);
+}
+
+template <int P, int Q, int U, int K> int nbody_gpu_tc_1xw(const struct nbody_gpu_launch *l)
+{
+	return nbody_tc_forces(l, P, 1, 0);
+}
+
+template <int P, int Q, int U, int K> int nbody_gpu_tc_1x(const struct nbody_gpu_launch *l)
+{
+	return nbody_tc_forces(l, P, 0, 0);
 }
 
 /* ---- auto --------------------------------------------------------------- */

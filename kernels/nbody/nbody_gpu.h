@@ -59,10 +59,12 @@ nbody_gpu_fn nbody_gpu_launcher(int index);
 size_t nbody_gpu_sort_scratch_bytes(int n_alloc);
 
 /* The tensor-core force evaluation (kernels/nbody/nbody_tc.cu) on warps
- * of group bodies (16, 32 or 64) sharing one centre: what the tc-*
+ * of group bodies (16, 32 or 64) sharing one centre, split_d and split_w
+ * saying whether r^2 + eps^2 and the weights are split into TF32 high and
+ * low parts (both: 16, 32 or 64; otherwise 32 only): what the tc-*
  * launchers call. Returns 0 or a cudaError_t value (cudaErrorInvalidValue
  * for pos_i set, no sort_scratch, another group or eps^2 < 1e-24). */
-int nbody_tc_forces(const struct nbody_gpu_launch *l, int group);
+int nbody_tc_forces(const struct nbody_gpu_launch *l, int group, int split_d, int split_w);
 
 /* Leapfrog halves on the device, for n bodies of the given precision
  * (double_prec: double4 arrays, else float4): v += a dt/2 then x += v dt,

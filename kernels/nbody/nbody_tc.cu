@@ -5,6 +5,11 @@
  *   tc-3x-p32   a warp per 32 bodies: two tiles share the centre and the
  *               j side's fragments (half the j-side work per interaction)
  *   tc-3x-p64   a warp per 64 bodies, four tiles
+ *   tc-1xd-p32, tc-1xw-p32, tc-1x-p32
+ *               tc-3x-p32 with r^2 + eps^2, the weights or both as one
+ *               plain TF32 product instead of the split: faster, and
+ *               accurate to TF32's unit roundoff (2^-11) per term, not
+ *               FP32's (precision tf32, validated against that bound)
  * (p: bodies per warp; k: accumulator rows a thread holds, 2 per tile.)
  *
  * Each evaluation first sorts the bodies along a Morton curve (bounding
@@ -41,15 +46,23 @@ extern "C" size_t nbody_gpu_sort_scratch_bytes(int n_alloc)
 	return cub_bytes ? tc_scratch_carve(0, n_alloc, cub_bytes, &s) : 0;
 }
 
-extern "C" int nbody_tc_forces(const struct nbody_gpu_launch *l, int group)
+extern "C" int nbody_tc_forces(const struct nbody_gpu_launch *l, int group, int split_d, int split_w)
 {
-	switch (group) {
-	case 16:
-		return tc_launch<1, TC_SHIFT_BOTH>(l);
-	case 32:
-		return tc_launch<2, TC_SHIFT_BOTH>(l);
-	case 64:
-		return tc_launch<4, TC_SHIFT_BOTH>(l);
+	if (split_d && split_w) {
+		switch (group) {
+		case 16:
+			return tc_launch<1, TC_SHIFT_BOTH>(l);
+		case 32:
+			return tc_launch<2, TC_SHIFT_BOTH>(l);
+		case 64:
+			return tc_launch<4, TC_SHIFT_BOTH>(l);
+		}
+	} else if (group == 32) {
+		if (split_d)
+			return tc_launch<2, TC_SHIFT_BOTH, TC_SPLIT_D>(l);
+		if (split_w)
+			return tc_launch<2, TC_SHIFT_BOTH, TC_SPLIT_W>(l);
+		return tc_launch<2, TC_SHIFT_BOTH, TC_SPLIT_NONE>(l);
 	}
 	return (int)cudaErrorInvalidValue;
 }

@@ -22,6 +22,15 @@
  * from neither (the plain |x|^2 expansion about the origin). */
 enum tc_shift { TC_SHIFT_BOTH, TC_SHIFT_I_ONLY, TC_SHIFT_NONE };
 
+/* Which products are split into TF32 high and low parts (3xTF32): D =
+ * r^2 + eps^2 (TC_SPLIT_D: hh + hl + lh, else hh alone: one product where
+ * the split takes two) and the weights W in S = W B2 (TC_SPLIT_W: Wh B2 +
+ * Wl B2, else W as the tensor cores read it, its low 13 bits cut: one
+ * product where the split takes two). TC_SPLIT_BOTH is the formulation
+ * that validates within the float bound; the others trade accuracy for
+ * speed (the tf32 variants). */
+enum tc_split { TC_SPLIT_NONE = 0, TC_SPLIT_D = 1, TC_SPLIT_W = 2, TC_SPLIT_BOTH = 3 };
+
 #define TC_WARPS 4 /* warps per block, each on its own group of bodies */
 
 /* A pair is near, and computed in FP32 instead (pair_add), when
@@ -264,8 +273,11 @@ __device__ void tc_group_centre(const float4 *__restrict__ sorted, int i0, int n
  *       own accumulation rounds toward zero).
  *   a_i = S_xyz - x'_i S_m, at the end, after the four column groups are
  *       gathered with shuffles.
+ * Without TC_SPLIT_D, D is the one product A(i) = [-2x'h -2y'h -2z'h 1 |
+ * nh nl 0 0] B(j) = [x'h y'h z'h qh | 1 1 1 1]; without TC_SPLIT_W, S is
+ * W B2 in one product.
  */
-template <int M, int SHIFT>
+template <int M, int SHIFT, int SPLIT>
 __global__ void __launch_bounds__(32 * TC_WARPS)
 	tc_kernel(const float4 *__restrict__ sorted, const unsigned *__restrict__ order,
 		  float4 *__restrict__ acc, int n, int n8, float eps2)
@@ -354,8 +366,13 @@ __global__ void __launch_bounds__(32 * TC_WARPS)
 #pragma unroll
 			for (int m = 0; m < M; m++) {
 				float d[4];
-				mma_tf32(d, a1[m], b1, zero4);
-				mma_tf32(d, a2[m], b2, d);
+				if (SPLIT & TC_SPLIT_D) {
+					mma_tf32(d, a1[m], b1, zero4);
+					mma_tf32(d, a2[m], b2, d);
+				} else {
+					const float a0[4] = { a1[m][0], a1[m][1], a2[m][2], a2[m][3] };
+					mma_tf32(d, a0, b2, zero4);
+				}
 				/* W = D^(-3/2); near pairs and self terms: 0 here, FP32 there */
 				float w[4];
 #pragma unroll
@@ -382,12 +399,13 @@ __global__ void __launch_bounds__(32 * TC_WARPS)
 #pragma unroll
 				for (int e = 0; e < 4; e++) {
 					const int k = (e & 1) * 2 + (e >> 1);
-					wh[k] = tf32_round(w[e]);
+					wh[k] = SPLIT & TC_SPLIT_W ? tf32_round(w[e]) : w[e];
 					wl[k] = w[e] - wh[k];
 				}
 				float s[4];
 				mma_tf32(s, wh, bs, zero4);
-				mma_tf32(s, wl, bs, s);
+				if (SPLIT & TC_SPLIT_W)
+					mma_tf32(s, wl, bs, s);
 #pragma unroll
 				for (int e = 0; e < 4; e++)
 					part[m][e] += s[e];
@@ -432,9 +450,9 @@ __global__ void __launch_bounds__(32 * TC_WARPS)
 }
 
 /* Sorts the bodies of l along the Morton curve into the scratch, then
- * runs tc_kernel<M, SHIFT> on them; accelerations land in the caller's
- * order. Returns 0 or a cudaError_t value. */
-template <int M, int SHIFT> static int tc_launch(const struct nbody_gpu_launch *l)
+ * runs tc_kernel<M, SHIFT, SPLIT> on them; accelerations land in the
+ * caller's order. Returns 0 or a cudaError_t value. */
+template <int M, int SHIFT, int SPLIT = TC_SPLIT_BOTH> static int tc_launch(const struct nbody_gpu_launch *l)
 {
 	if (l->pos_i || !l->sort_scratch || !(l->eps2 >= 1e-24))
 		return (int)cudaErrorInvalidValue;
@@ -455,7 +473,7 @@ template <int M, int SHIFT> static int tc_launch(const struct nbody_gpu_launch *
 		return (int)rc;
 	tc_gather_kernel<<<ceil_div(n8, 256), 256, 0, st>>>(pos, s.order[1], n, n8, s.sorted);
 	const int groups = ceil_div(n, 16 * M);
-	tc_kernel<M, SHIFT><<<ceil_div(groups, TC_WARPS), 32 * TC_WARPS, 0, st>>>(
+	tc_kernel<M, SHIFT, SPLIT><<<ceil_div(groups, TC_WARPS), 32 * TC_WARPS, 0, st>>>(
 		s.sorted, s.order[1], (float4 *)l->acc, n, n8, (float)l->eps2);
 	return launch_status();
 }
