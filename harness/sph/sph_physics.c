@@ -184,6 +184,11 @@ static int phys_add_judged(struct phys_rows *rs, const struct phys_row *proto, c
 	return 0;
 }
 
+/* Steps a variant runs between two progress updates: a multiple of the
+ * GPU variants' batch of 16 steps, and seconds at most for the CPU variant
+ * at 255,600 particles. */
+#define PHYS_STEPS_CHUNK 64
+
 /* Runs v on sc for samples + 1 samples, every `every` steps apart; at each
  * the callback gets the positions and densities (evaluated there). */
 typedef int (*phys_sample_fn)(void *arg, size_t k, double t, const float *pos4, const float *rho);
@@ -211,15 +216,21 @@ static int phys_run(struct phys_rows *rs, const struct sph_scene *sc, long every
 	}
 	for (size_t k = 0; k <= samples; k++) {
 		struct sph_phase_times t = { 0 };
-		if ((k > 0 && v->ops->steps(ctx, (int)every, &t) != 0) || v->ops->evaluate(ctx, 0) != 0 ||
-		    v->ops->read(ctx, pos4, vel4, rho, acc4) != 0) {
+		int failed = 0;
+		/* the steps between two looks in chunks, each counted as done, so
+		 * that a slow variant's progress moves between looks minutes apart */
+		for (long done = 0; k > 0 && done < every && !failed; done += PHYS_STEPS_CHUNK) {
+			const long chunk = every - done < PHYS_STEPS_CHUNK ? every - done : PHYS_STEPS_CHUNK;
+			failed = v->ops->steps(ctx, (int)chunk, &t) != 0;
+			phys_advance(rs, chunk);
+		}
+		if (failed || v->ops->evaluate(ctx, 0) != 0 || v->ops->read(ctx, pos4, vel4, rho, acc4) != 0) {
 			fprintf(stderr, "harness: sph physics: %s failed at step %ld: %s\n", v->name,
 				(long)k * every, v->ops->error(ctx));
 			goto out_destroy;
 		}
 		if (fn(arg, k, (double)k * (double)every * sc->p.dt, pos4, rho) != 0)
 			goto out_destroy;
-		phys_advance(rs, k > 0 ? every : 0);
 	}
 	struct sph_counts c;
 	v->ops->counts(ctx, &c);
