@@ -80,15 +80,16 @@ double sph_ref_lattice_sum(double spacing, double h)
  *   Kelager's 3.5. It damps the sound waves of the start, no more:
  *   Mueller's lap W_visc is a consistent Laplacian (its second moment
  *   (1/6) int r^2 lap W_visc = 1), so mu is the fluid's real viscosity.
- * - dt = 0.16 h / c, fixed: Monaghan's CFL condition dt (c + v) / (h / 2)
+ * - dt = 0.14 h / c, fixed: Monaghan's CFL condition dt (c + v) / (h / 2)
  *   <= 0.4 (his h, the smoothing length, is half the support radius h
  *   here) for the flow's fastest particle. The dam break's splashes reach
- *   v ~ 0.2 c (sph physics --check leak shows the CFL number of the
- *   fastest particle: 0.479 on the small leak column at 0.2 h / c, 0.385
- *   at 0.16), and 0.4 / (2 (1 + 1/4)) = 0.16 covers v <= c / 4: 1.28e-4 s
- *   for d = 1 cm. The step is the same for every method and every step,
- *   so steps/s compare as they did; a second of flow takes 1.25 times the
- *   steps it took at 0.2 h / c. The viscous limit 0.125 h^2 / nu = 25 h / c
+ *   v ~ 0.2 c to 0.28 c, faster in finer columns (sph physics --check
+ *   leak judges the CFL number of the fastest particle at its looks; at
+ *   0.16 h / c it was 0.387, 0.391 and 0.408 at 16,128, 75,200 and
+ *   255,600 particles), and 0.4 / (2 (1 + 0.43)) = 0.14 covers v <= 0.43 c:
+ *   1.12e-4 s for d = 1 cm. The step is the same for every method and
+ *   every step, so steps/s compare as they did; a second of flow takes
+ *   1.43 times the steps it took at 0.2 h / c. The viscous limit 0.125 h^2 / nu = 25 h / c
  *   and the force limit 0.25 sqrt((h / 2) / g) (0.008 s at d = 1 cm) are
  *   far larger.
  * - Restitution e = 0.5 at the walls: half the normal speed comes back.

@@ -110,7 +110,7 @@
 #define SPH_WATER_C	25.0
 #define SPH_WATER_MACH	0.1
 #define SPH_WATER_ALPHA	0.1
-#define SPH_WATER_CFL	0.16
+#define SPH_WATER_CFL	0.14
 #define SPH_WATER_FRICTION 0.0
 
 struct sph_params {

@@ -56,11 +56,11 @@
  *             need no last-resort clamp (leak_clamps, the coordinates it
  *             put back, 0) and keep every particle in the box at every
  *             look, each SPH_PHYSICS_LEAK_DT s (leak_outside, the most
- *             outside at one look, 0). Shown beside them, not judged: the
- *             time step against the fastest and the most accelerated
- *             particle seen at a look, as the CFL number dt (c + v) / h
- *             and the force number dt sqrt(a / h), each beside the 0.2
- *             of DualSPHysics' step. Options: --leak-columns, --lid, a
+ *             outside at one look, 0), with a time step within Monaghan's
+ *             conditions for the fastest and the most accelerated
+ *             particle seen at a look: the CFL number dt (c + v) / (h / 2)
+ *             at most 0.4 and the force number dt sqrt(a / (h / 2)) at
+ *             most 0.25 (h / 2 the smoothing length). Options: --leak-columns, --lid, a
  *             box closed by boundary particles; --wall-height, the walls'
  *             height over the column's; --wall-layers, planes per wall.
  */

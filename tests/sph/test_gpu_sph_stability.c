@@ -22,7 +22,7 @@ ParameterizedTestParameters(sph_stability, thousand_steps_of_16128)
 
 /*
  * The dam break of the paper's smallest column (16,128 fluid and 28,815
- * boundary particles) for 1000 steps (0.16 s of flow, the surge still
+ * boundary particles) for 1000 steps (0.11 s of flow, the surge still
  * short of the far wall): every particle finite and inside the box, and
  * the density never far above rest. The bound, 1.2 rho0, is the
  * reference's own (weak compressibility with c = 25 m/s keeps the peak

@@ -579,9 +579,10 @@ Test(sph_physics, time_correction_equals_the_published_csv)
  * variant, ~20 s on 2 cores, at --cfl 0.16. Measured (seed 42): 9
  * coordinates clamped, every one at the open box's top (splash above the
  * walls), none outside the box, so exit 1; CFL number 0.385 on h / 2
- * (0.479 at the water's 0.2), force number 0.045.
- * Two judged rows against 0, their clamps those of the run, and the exit
- * status that of the rows.
+ * (0.479 at 0.2 h / c), force number 0.045.
+ * Four judged rows: two counts against 0, their clamps those of the run,
+ * and the two step numbers against Monaghan's limits; the exit status
+ * that of the rows.
  */
 Test(sph_physics, leak_check_runs_small, .timeout = 180)
 {
@@ -597,20 +598,21 @@ Test(sph_physics, leak_check_runs_small, .timeout = 180)
 	cr_assert(rc == 0 || rc == 1, "exit %d: %s", rc, e);
 	phys_read(out, &t);
 	cr_assert_eq(t.nrows, 4, "leak_clamps, leak_outside and the two step numbers");
-	/* the step numbers on the smoothing length h / 2, shown: finite,
-	 * beside Monaghan's limits 0.4 and 0.25, not judged; the CFL number at
-	 * least dt c / (h / 2) = 2 x 0.16 (--cfl, restated) */
+	bool all = true;
+	/* the step numbers on the smoothing length h / 2, judged against
+	 * Monaghan's limits 0.4 and 0.25; the CFL number at least
+	 * dt c / (h / 2) = 2 x 0.16 (--cfl, restated) */
 	for (size_t r = 2; r < 4; r++) {
 		const double x = cell_double(&t, r, "simulated"), lim = r == 2 ? 0.4 : 0.25;
 		cr_expect_str_eq(cell(&t, r, "quantity"), r == 2 ? "leak_cfl_number" : "leak_force_number");
 		cr_expect(isfinite(x) && x > 0, "%s %g", cell(&t, r, "quantity"), x);
 		cr_expect(cell_double(&t, r, "measured") == lim);
-		cr_expect_eq(cell_long(&t, r, "judged"), 0);
+		cr_expect_eq(cell_long(&t, r, "judged"), 1);
 		cr_expect_eq(cell_long(&t, r, "pass"), x <= lim);
+		all = all && x <= lim;
 	}
 	cr_expect_geq(cell_double(&t, 2, "simulated"), 0.32 - 1e-9, "dt (c + v) / (h / 2) >= 2 x 0.16");
-	cr_expect_lt(cell_double(&t, 2, "simulated"), 0.4, "0.16 keeps a flow below c / 4 within 0.4");
-	bool all = true;
+	cr_expect_lt(cell_double(&t, 2, "simulated"), 0.4, "0.16 keeps this flow within 0.4");
 	for (size_t r = 0; r < 2; r++) {
 		const char *q = cell(&t, r, "quantity");
 		cr_expect_str_eq(cell(&t, r, "check"), "leak");
@@ -628,6 +630,32 @@ Test(sph_physics, leak_check_runs_small, .timeout = 180)
 		all = all && sim == 0.0;
 	}
 	cr_expect_eq(rc, all ? 0 : 1, "exit %d, rows passing: %d", rc, all);
+	csv_table_free(&t);
+	tmp_dir_remove(dir);
+}
+
+/* A step twice Monaghan's CFL limit (--cfl 0.4: dt c / (h / 2) = 0.8,
+ * whatever the flow) fails the leak check on its CFL row, in a closed box
+ * whose walls would hold the 12 x 3 x 24 column at the water's step; the
+ * run at 0.16 above (0.385) is the passing side. */
+Test(sph_physics, leak_check_fails_a_step_twice_the_cfl_limit, .timeout = 180)
+{
+	char dir[64], out[128], args[512], e[4096];
+	struct csv_table t;
+
+	tmp_dir_make(dir, "sph-phys-leak-cfl");
+	snprintf(out, sizeof out, "%s/l.csv", dir);
+	snprintf(args, sizeof args,
+		 "--variant sph-cpu-grid --check leak --leak-columns 12x3x24@4 --cfl 0.4 -o %s", out);
+	const int rc = phys_cli(args, e, sizeof e);
+	cr_expect_eq(rc, 1, "exit %d: %s", rc, e);
+	phys_read(out, &t);
+	cr_assert_eq(t.nrows, 4);
+	cr_expect_str_eq(cell(&t, 2, "quantity"), "leak_cfl_number");
+	const double x = cell_double(&t, 2, "simulated");
+	cr_expect(!(x <= 0.4) && !(x < 0.8 - 1e-9), "CFL number %g at --cfl 0.4", x);
+	cr_expect_eq(cell_long(&t, 2, "judged"), 1);
+	cr_expect_eq(cell_long(&t, 2, "pass"), 0);
 	csv_table_free(&t);
 	tmp_dir_remove(dir);
 }
