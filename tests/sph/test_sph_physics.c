@@ -573,6 +573,26 @@ Test(sph_physics, time_correction_equals_the_published_csv)
 
 /* ---- leaks through the walls ---------------------------------------------- */
 
+/* The leak check of the small 12 x 3 x 24 column on the CPU variant with
+ * opts, in a fresh dir (removed by the caller): its exit status, its rows
+ * in *t. */
+static int leak_small(const char *tag, const char *opts, char dir[64], struct csv_table *t)
+{
+	char args[512], e[4096];
+
+	tmp_dir_make(dir, tag);
+	snprintf(args, sizeof args,
+		 "--variant sph-cpu-grid --check leak --leak-columns 12x3x24@4 %s -o %s/l.csv", opts,
+		 dir);
+	const int rc = phys_cli(args, e, sizeof e);
+	cr_assert(rc == 0 || rc == 1, "exit %d: %s", rc, e);
+	char out[128];
+	snprintf(out, sizeof out, "%s/l.csv", dir);
+	phys_read(out, t);
+	cr_assert_eq(t->nrows, 4, "leak_clamps, leak_outside and the two step numbers");
+	return rc;
+}
+
 /*
  * The leak check run small: the 12 x 3 x 24 column in an open tank of 4
  * widths (--no-lid; 864 particles, 9,415 boundary particles) for 3 s of flow on the CPU
@@ -586,18 +606,9 @@ Test(sph_physics, time_correction_equals_the_published_csv)
  */
 Test(sph_physics, leak_check_runs_small, .timeout = 180)
 {
-	char dir[64], out[128], args[512], e[4096];
+	char dir[64];
 	struct csv_table t;
-
-	tmp_dir_make(dir, "sph-phys-leak");
-	snprintf(out, sizeof out, "%s/l.csv", dir);
-	snprintf(args, sizeof args,
-		 "--variant sph-cpu-grid --check leak --leak-columns 12x3x24@4 --cfl 0.16 --no-lid -o %s",
-		 out);
-	const int rc = phys_cli(args, e, sizeof e);
-	cr_assert(rc == 0 || rc == 1, "exit %d: %s", rc, e);
-	phys_read(out, &t);
-	cr_assert_eq(t.nrows, 4, "leak_clamps, leak_outside and the two step numbers");
+	const int rc = leak_small("sph-phys-leak", "--cfl 0.16 --no-lid", dir, &t);
 	bool all = true;
 	/* the step numbers on the smoothing length h / 2, judged against
 	 * Monaghan's limits 0.4 and 0.25; the CFL number at least
@@ -640,17 +651,9 @@ Test(sph_physics, leak_check_runs_small, .timeout = 180)
  * run at 0.16 above (0.385) is the passing side. */
 Test(sph_physics, leak_check_fails_a_step_twice_the_cfl_limit, .timeout = 180)
 {
-	char dir[64], out[128], args[512], e[4096];
+	char dir[64];
 	struct csv_table t;
-
-	tmp_dir_make(dir, "sph-phys-leak-cfl");
-	snprintf(out, sizeof out, "%s/l.csv", dir);
-	snprintf(args, sizeof args,
-		 "--variant sph-cpu-grid --check leak --leak-columns 12x3x24@4 --cfl 0.4 -o %s", out);
-	const int rc = phys_cli(args, e, sizeof e);
-	cr_expect_eq(rc, 1, "exit %d: %s", rc, e);
-	phys_read(out, &t);
-	cr_assert_eq(t.nrows, 4);
+	cr_expect_eq(leak_small("sph-phys-leak-cfl", "--cfl 0.4", dir, &t), 1);
 	cr_expect_str_eq(cell(&t, 2, "quantity"), "leak_cfl_number");
 	const double x = cell_double(&t, 2, "simulated");
 	cr_expect(!(x <= 0.4) && !(x < 0.8 - 1e-9), "CFL number %g at --cfl 0.4", x);
@@ -681,17 +684,9 @@ Test(sph_physics, leak_check_needs_three_seconds)
  */
 Test(sph_physics, a_lid_holds_the_small_column, .timeout = 180)
 {
-	char dir[64], out[128], args[512], e[4096];
+	char dir[64];
 	struct csv_table t;
-
-	tmp_dir_make(dir, "sph-phys-lid");
-	snprintf(out, sizeof out, "%s/l.csv", dir);
-	snprintf(args, sizeof args,
-		 "--variant sph-cpu-grid --check leak --leak-columns 12x3x24@4 --lid -o %s", out);
-	const int rc = phys_cli(args, e, sizeof e);
-	cr_expect_eq(rc, 0, "exit %d: %s", rc, e);
-	phys_read(out, &t);
-	cr_assert_eq(t.nrows, 4);
+	cr_expect_eq(leak_small("sph-phys-lid", "--lid", dir, &t), 0);
 	for (size_t r = 0; r < 2; r++)
 		cr_expect(cell_double(&t, r, "simulated") == 0.0 && cell_long(&t, r, "pass") == 1,
 			  "%s: %s", cell(&t, r, "quantity"), cell(&t, r, "simulated"));
