@@ -52,6 +52,15 @@ static int finite3(const double a[3])
 	return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]);
 }
 
+double render_camera_pixel(const struct render_camera *c)
+{
+	double dist = 0.0;
+
+	for (int k = 0; k < 3; k++)
+		dist += (c->at[k] - c->eye[k]) * (c->at[k] - c->eye[k]);
+	return 2.0 * sqrt(dist) * tan(0.5 * c->fov_deg * RAYCAST_PI / 180.0) / c->height;
+}
+
 void render_camera_default(struct render_camera *c, const double lo[3], const double hi[3],
 			   int width, int height)
 {
@@ -182,6 +191,7 @@ struct raycast {
 	struct raycast_view view;
 	double hi[3];
 	double step;
+	double alpha_exp;	/* alpha_samples / samples_per_unit; 1: none */
 	int bricks[3];
 	unsigned char *occupied;	/* bricks[0] bricks[1] bricks[2] */
 };
@@ -267,6 +277,8 @@ static double raycast_sample(const struct raycast *rc, const int c[3], const dou
 			g[a] += wn * gn[a];
 	}
 	alpha = rp->alpha_max * exp(-pow((d - rp->surface_d) / rp->band, 2));
+	if (rc->alpha_exp != 1.0)
+		alpha = 1.0 - pow(1.0 - alpha, rc->alpha_exp);
 	if (normalise3(g) < RAYCAST_FLAT_GRADIENT) {
 		shade = RENDER_PHONG_AMBIENT;
 	} else {
@@ -420,7 +432,8 @@ static unsigned char *raycast_bricks_make(const struct render_field *f, const in
 /* Checks what render_ref_raycast refuses in the parameters and the field. */
 static int raycast_inputs_ok(const struct render_params *rp, const struct render_field *f)
 {
-	if (!(rp->samples_per_unit > 0.0) || !(rp->band > 0.0) || !f->value ||
+	if (!(rp->samples_per_unit > 0.0) || !(rp->band > 0.0) || !(rp->alpha_samples >= 0.0) ||
+	    !isfinite(rp->alpha_samples) || !f->value ||
 	    !(f->voxel > 0.0) || !isfinite(f->voxel) || !finite3(f->lo))
 		return 0;
 	for (int k = 0; k < 3; k++)
@@ -446,6 +459,7 @@ int render_ref_raycast_ex(const struct render_params *rp, const struct render_fi
 		rc.bricks[k] = (f->dim[k] - 2) / RAYCAST_BRICK + 1;	/* cells 0 .. dim - 2 */
 	}
 	rc.step = longest / rp->samples_per_unit;
+	rc.alpha_exp = rp->alpha_samples > 0.0 ? rp->alpha_samples / rp->samples_per_unit : 1.0;
 	if (skip) {
 		rc.occupied = raycast_bricks_make(f, rc.bricks);
 		if (!rc.occupied)
