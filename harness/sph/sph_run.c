@@ -122,9 +122,10 @@ static void sph_help(void)
 	       "                      distance field, raycast), validated, then timed frame\n"
 	       "                      by frame (GPU variants; the sph-render-table suite)\n"
 	       "  --width W, --height H  the rendered image (%d x %d)\n"
-	       "  --res R             distance-field voxels along the box's longest side (%d)\n"
+	       "  --res R             distance-field voxels along the box's longest side\n"
+	       "                      (derived from the particle spacing: reference/render_ref.h)\n"
 	       "  --samples S         ray samples per unit distance, the box's longest side\n"
-	       "                      (250, the paper's)\n"
+	       "                      (derived; the paper's 250 went with a 64^3 field)\n"
 	       "  --at LIST           snapshot: steps at which to record every particle\n"
 	       "                      (step, time, x, y, z, speed, density) for pictures\n"
 	       "  --quiet, -q         no table, no line of skipped variants\n"
@@ -133,7 +134,7 @@ static void sph_help(void)
 	       "writes no file.\n"
 	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input, or nothing selected\n"
 	       "can run here.\n",
-	       RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT, RENDER_RUN_RES);
+	       RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT);
 }
 
 /* Adds the columns of s: named ones ("16128", "martin-moyce"), NXxNYxNZ[@L],
@@ -628,7 +629,8 @@ struct sph_table_ctx {
 	const struct sph_row *rows;
 	size_t nrows;
 	bool render;
-	double samples_per_unit;	/* of the rendering rows */
+	double samples_per_unit;	/* of the rendering rows (0: derived per column,
+					 * reference/render_ref.h) */
 };
 
 static void sph_format_table(const void *ctx, size_t r, char (*cells)[RESULTS_CELL])
@@ -863,7 +865,7 @@ static int sph_finish(int argc, char **argv, const struct sph_options *o, const 
 	}
 	if (out) {
 		struct sph_table_ctx tc = { rows, nrows, render,
-					    o->ro.samples_per_unit > 0 ? o->ro.samples_per_unit : RENDER_SAMPLES_PER_UNIT };
+					    o->ro.samples_per_unit };
 		const char *cols[SPH_NCOLS + SPH_RENDER_NCOLS];
 		memcpy(cols, sph_columns_csv, sizeof sph_columns_csv);
 		memcpy(cols + SPH_NCOLS, sph_render_columns_csv, sizeof sph_render_columns_csv);
