@@ -1074,7 +1074,7 @@ out_free:
 }
 
 /* Whether this is "run ... --suite sph-..." (an SPH suite): those belong
- * to the sph command, so the issue's `harness run --suite sph-table` works. */
+ * to the sph command, so that `harness run --suite sph-table` works. */
 static bool main_is_sph_suite(int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "run") != 0)

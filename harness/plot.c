@@ -948,6 +948,43 @@ static void plot_compare_tag(const struct plot_opts *o, size_t i, const char *co
 		out[0] = '\0';
 }
 
+/* Curves of two directories with the same title (rows of one device
+ * name in both, such as the host CPU of two GPU machines) get their
+ * directory appended, so that the key tells them apart. table_dir[k] is
+ * the --compare index table k came from. */
+static int plot_tag_shared_titles(const struct plot_opts *o, const size_t *table_dir,
+				  struct plot_curves *c, char *err, size_t errlen)
+{
+	bool *shared = calloc(c->ncurves + 1, sizeof *shared);
+	if (!shared) {
+		snprintf(err, errlen, "out of memory");
+		return PLOT_BAD_INPUT;
+	}
+	for (size_t a = 0; a < c->ncurves; a++)
+		for (size_t b = a + 1; b < c->ncurves; b++)
+			if (c->curves[a].table != c->curves[b].table &&
+			    strcmp(c->curves[a].title, c->curves[b].title) == 0)
+				shared[a] = shared[b] = true;
+	int rc = PLOT_OK;
+	for (size_t a = 0; a < c->ncurves && rc == PLOT_OK; a++) {
+		if (!shared[a] || c->curves[a].table >= PLOT_MAX_COMPARE)
+			continue;
+		const char *dir = o->compare[table_dir[c->curves[a].table]];
+		size_t len = strlen(c->curves[a].title) + strlen(dir) + 4;
+		char *t = malloc(len);
+		if (!t) {
+			snprintf(err, errlen, "out of memory");
+			rc = PLOT_BAD_INPUT;
+			break;
+		}
+		snprintf(t, len, "%s [%s]", c->curves[a].title, dir);
+		free(c->curves[a].title);
+		c->curves[a].title = t;
+	}
+	free(shared);
+	return rc;
+}
+
 /* Whether a --compare directory holds a scaling suite's per-rank CSVs. */
 static bool plot_compare_has_scaling(const struct plot_opts *o, const struct plot_suite *suite)
 {
@@ -990,11 +1027,14 @@ static int plot_compare_one(const struct plot_opts *o, const struct plot_suite *
 		bool ok = plot_path(csv[i], sizeof csv[i], o->compare[i], file);
 		devices[i] = ok && access(csv[i], F_OK) == 0 ? plot_csv_device(csv[i]) : NULL;
 	}
+	size_t table_dir[PLOT_MAX_COMPARE];
 	for (size_t i = 0; i < o->ncompare && rc == PLOT_OK; i++) {
 		if (!devices[i])
 			continue;
 		plot_compare_tag(o, i, (const char *const *)devices, tag, sizeof tag);
 		size_t before = c.npoints;
+		if (c.ntables < PLOT_MAX_COMPARE)
+			table_dir[c.ntables] = i;
 		rc = plot_load(suite, csv[i], tag, &c, err, errlen);
 		if (rc == PLOT_OK && c.npoints == before) {
 			printf("compare-%s: %s has no valid timed rows (left out)\n", suite->name, csv[i]);
@@ -1005,6 +1045,8 @@ static int plot_compare_one(const struct plot_opts *o, const struct plot_suite *
 			sprintf(sources + n, "%s%s", n ? ", " : "", csv[i]);
 	}
 	*found = sources[0] != '\0';
+	if (rc == PLOT_OK)
+		rc = plot_tag_shared_titles(o, table_dir, &c, err, errlen);
 	if (rc == PLOT_OK && !*found)
 		printf("%s: no %s with valid timed rows in the --compare directories (skipped)\n",
 		       name, file);

@@ -621,7 +621,9 @@ void results_print_table(FILE *fp, const struct result_row *rows, size_t nrows)
 		const struct result_row *row = &rows[r];
 		char med[32], noise[32];
 		results_fmt_time(med, sizeof med, row->timed ? row->t.s.median : NAN);
-		if (row->timed)
+		if (row->timed && row->t.count < 2)
+			snprintf(noise, sizeof noise, "1 sample"); /* no spread to measure */
+		else if (row->timed)
 			snprintf(noise, sizeof noise, "%.2f%%%s", 100.0 * row->t.s.rel_stddev,
 				 row->t.noise_met ? "" : "*");
 		else
@@ -636,9 +638,14 @@ void results_print_table(FILE *fp, const struct result_row *rows, size_t nrows)
 			fprintf(fp, " %10s", sps);
 		fputc('\n', fp);
 	}
-	bool missed = false;
-	for (size_t r = 0; r < nrows; r++)
-		missed = missed || (rows[r].timed && !rows[r].t.noise_met);
+	bool missed = false, single = false;
+	for (size_t r = 0; r < nrows; r++) {
+		missed = missed || (rows[r].timed && rows[r].t.count >= 2 && !rows[r].t.noise_met);
+		single = single || (rows[r].timed && rows[r].t.count < 2);
+	}
 	if (missed)
 		fprintf(fp, "* noise target not met within --max-time; the median is still the figure to quote\n");
+	if (single)
+		fprintf(fp, "1 sample: one call outlasted --max-time; its noise is unknown (compare and ab "
+			    "call such a row inconclusive unless ab has three rounds of it)\n");
 }

@@ -33,8 +33,8 @@ panels = strlen(pctcurves) > 0 ? 2 : 1
 set datafile missing "NaN"
 set grid
 set lmargin at screen 0.08
-set rmargin at screen 0.60
-set key at screen 0.64, graph 1 left top Left reverse noenhanced
+set rmargin at screen 0.54
+set key at screen 0.57, graph 1 left top Left reverse noenhanced
 if (logx) {
     set logscale x 2
     set xrange [xmin / 1.3 : xmax * 1.3]
@@ -44,9 +44,9 @@ set xlabel xlabel noenhanced
 
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1000,650 enhanced font "sans,10"
+        set terminal pngcairo size 1150,650 enhanced font "sans,10"
     } else {
-        set terminal svg size 1000,650 dynamic enhanced font "sans,10"
+        set terminal svg size 1150,650 dynamic enhanced font "sans,10"
     }
     set output outbase . "." . fmt
     set multiplot layout panels,1 title sprintf("%s across devices\n%s", suite, source) noenhanced

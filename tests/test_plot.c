@@ -96,14 +96,21 @@ static bool is_png(const char *path)
 
 static bool file_has(const char *path, const char *text)
 {
-	char buf[65536];
 	FILE *fp = fopen(path, "r");
 	if (!fp)
 		return false;
-	size_t n = fread(buf, 1, sizeof buf - 1, fp);
-	buf[n] = '\0';
+	fseek(fp, 0, SEEK_END);
+	long len = ftell(fp);
+	rewind(fp);
+	char *buf = len >= 0 ? malloc((size_t)len + 1) : NULL;
+	size_t n = buf ? fread(buf, 1, (size_t)len, fp) : 0;
 	fclose(fp);
-	return strstr(buf, text) != NULL;
+	if (!buf)
+		return false;
+	buf[n] = '\0';
+	bool has = strstr(buf, text) != NULL;
+	free(buf);
+	return has;
 }
 
 static size_t count_lines(const char *s)
@@ -715,6 +722,26 @@ Test(plot, compare_draws_what_it_can_and_says_what_not)
 	}
 	cr_expect(file_has(out, "compare-scaling: not drawn: "), "no line for scaling");
 	cr_expect(file_has(out, "compare-weak-scaling: not drawn: "), "no line for weak-scaling");
+	remove_tree(dir);
+}
+
+/* Rows of one device name in two directories (the host CPU of two GPU
+ * machines: sph-scale's sph-cpu-grid rows of results/h200 and
+ * results/h100) get their directory in the key, so the two curves do
+ * not read alike; the curves of the GPUs, whose names differ, do not. */
+Test(plot, compare_tells_curves_of_one_device_name_apart)
+{
+	char dir[] = "/tmp/test_plot_cmpname.XXXXXX", cmd[2048], svg[700];
+	need_gnuplot();
+	make_dir(dir);
+	snprintf(cmd, sizeof cmd, "%s plot --suite sph-scale --compare results/h200 results/h100 "
+		 "--out %s/figs > /dev/null 2>&1", harness_bin(), dir);
+	int st = system(cmd);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", cmd);
+	snprintf(svg, sizeof svg, "%s/figs/compare-sph-scale.svg", dir);
+	cr_expect(file_has(svg, "sph-cpu-grid [results/h200]"), "no directory on the h200 CPU curve");
+	cr_expect(file_has(svg, "sph-cpu-grid [results/h100]"), "no directory on the h100 CPU curve");
+	cr_expect(!file_has(svg, "sph-gpu-verlet [results/h200]"), "a GPU curve tagged needlessly");
 	remove_tree(dir);
 }
 

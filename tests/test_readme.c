@@ -253,7 +253,8 @@ static bool row_in(const char *key, char *const *lines, size_t n)
 static bool run_table_line(const char *line)
 {
 	return line[0] != '\0' && line[0] != '*' && strcmp(line, "...") != 0 &&
-	       strncmp(line, "$ ", 2) != 0 && strncmp(line, "wrote ", 6) != 0;
+	       strncmp(line, "$ ", 2) != 0 && strncmp(line, "wrote ", 6) != 0 &&
+	       strncmp(line, "1 sample: ", 10) != 0; /* the table's footnotes */
 }
 
 /*

@@ -114,6 +114,18 @@ Test(results, failed_write_leaves_no_files)
 	cr_assert(access("/nonexistent-dir/r.meta.json", F_OK) != 0);
 }
 
+/* What results_print_table prints for the n rows (the caller frees it). */
+static char *table_text(const struct result_row *rows, size_t n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	cr_assert_not_null(fp);
+	results_print_table(fp, rows, n);
+	fclose(fp);
+	return text;
+}
+
 /* check does not time: its table shows dashes, never "nan", in the timing
  * columns, and the figures of timed rows as before. */
 Test(results, untimed_rows_print_dashes)
@@ -121,12 +133,7 @@ Test(results, untimed_rows_print_dashes)
 	struct result_row rows[2] = { timed_row(), timed_row() };
 	rows[0].timed = false;
 	rows[1].steps_mode = true;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&text, &len);
-	cr_assert_not_null(fp);
-	results_print_table(fp, rows, 2);
-	fclose(fp);
+	char *text = table_text(rows, 2);
 	cr_expect_null(strstr(text, "nan"), "%s", text);
 	const char *untimed = strchr(text, '\n') + 1;
 	cr_expect_eq(strncmp(untimed, "cpu-simd", 8), 0, "%s", text);
@@ -140,6 +147,26 @@ Test(results, untimed_rows_print_dashes)
 	cr_expect_str_eq(gflops, "-");
 	cr_expect_str_eq(sps, "-");
 	cr_expect(strstr(text, "5.000e+08") && strstr(text, "500.0"), "timed figures: %s", text);
+	free(text);
+}
+
+/* A row of one sample (one call outlasted --max-time) has no spread: the
+ * table says "1 sample" instead of a noise of 0.00 %, and a footnote says
+ * what that means; a row of three keeps its noise. */
+Test(results, a_row_of_one_sample_shows_no_noise)
+{
+	static double one[1] = { 2e-3 };
+	struct result_row rows[2] = {
+		cpu_row_of(&nbody_variants[NBODY_V_cpu_simd], one, 1, true), timed_row()
+	};
+	char *text = table_text(rows, 2);
+	const char *first = strchr(text, '\n') + 1, *second = strchr(first, '\n') + 1;
+	cr_expect(strstr(first, " 1 sample ") && strstr(first, " 1 sample ") < second, "%s", text);
+	cr_expect(!strstr(first, "%") || strstr(first, "%") > second, "no noise figure: %s", text);
+	const char *third = strchr(second, '\n');
+	cr_expect(strstr(second, "%") && strstr(second, "%") < third, "%s", text);
+	cr_expect(!strstr(second, "1 sample") || strstr(second, "1 sample") > third, "%s", text);
+	cr_expect(strstr(text, "\n1 sample: one call outlasted --max-time") != NULL, "%s", text);
 	free(text);
 }
 

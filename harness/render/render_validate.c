@@ -39,9 +39,9 @@
  * minimum over particles commutes with that rounding (it is monotone).
  * kernels/render/render_gpu.cu does so and is 0 ulps off in every voxel
  * of every field measured (43 rows of sph-render-table on two GPUs). The
- * bound is 2 ulps of the value rounded to float, the issue's "one or two
- * ulp of the squared distance", with room for a libm or a device sqrt
- * that is not correctly rounded. A stage that computed in float would
+ * bound is 2 ulps of the value rounded to float: one or two ulps of the
+ * squared distance, with room for a libm or a device sqrt that is not
+ * correctly rounded. A stage that computed in float would
  * not pass: its voxel coordinates alone (lo + i v rounded three times,
  * ~3 u C off, C ~ 1 m the grid's largest coordinate) move d^2 by up to
  * 2 sqrt(3) d 3 u C, some 2000 ulps near r_min, and a plain float

@@ -24,7 +24,7 @@ static const char *const rr_paper_label[2] = { "8800 GT (Table 1)", "GTX 280 (Ta
  * fastest step of the harness. */
 static const char *const rr_variants[2] = { "sph-gpu-zindex-blocks", "sph-gpu-verlet" };
 /* Every particle count of the suite, the paper's four first; the stage
- * table shows the last two (the issue's targets: 255,600 and 4.2
+ * table shows the last two (the rendering targets: 255,600 and 4.2
  * million). */
 static const long long rr_n[5] = { 16128, 75200, 129024, 255600, 4207500 };
 

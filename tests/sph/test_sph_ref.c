@@ -779,7 +779,7 @@ static void sph_test_run_stable(struct sph_ref_state *s,
  *            particle more than h below that surface at most 1 % below
  *            rho0 (the surface itself is at ~0.8 rho0 for want of
  *            neighbours).
- * The bounds are the issue's, not fitted to a measurement. Why relax:
+ * The bounds were set before measuring, not fitted to a measurement. Why relax:
  * the lattice at uniform density is not the discrete rest state. Its
  * free surface reads ~0.5 rho0, has no pressure under the clamped
  * equation of state and settles into the layers below: started on the
