@@ -49,12 +49,6 @@ struct ab_options {
 	int nrows;
 };
 
-static int ab_usage(const char *msg)
-{
-	fprintf(stderr, "harness: ab: %s\n", msg);
-	return CLI_USAGE;
-}
-
 static void ab_help(void)
 {
 	printf("%s\n\n"
@@ -582,7 +576,7 @@ int ab_command(int argc, char **argv)
 		subproc_die();
 	goto out_free;
 out_usage:
-	rc = ab_usage(err);
+	rc = cli_usage_error("ab", err);
 out_free:
 	free(o.rows);
 	return rc;

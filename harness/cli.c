@@ -560,3 +560,30 @@ bool cli_names_variant(const char *pattern)
 	bool nbody[NBODY_VARIANT_COUNT] = { false }, sph[SPH_VARIANT_COUNT] = { false };
 	return variant_match(pattern, nbody) + sph_variant_match(pattern, sph) > 0;
 }
+
+int cli_usage_error(const char *cmd, const char *msg)
+{
+	if (cmd)
+		fprintf(stderr, "harness: %s: %s\n", cmd, msg);
+	else
+		fprintf(stderr, "harness: %s\n", msg);
+	return CLI_USAGE;
+}
+
+int cli_take_one_of(int argc, char **argv, int *i, const char *const *names, size_t n,
+		    const char **val, const char *cmd)
+{
+	const char *a = argv[*i];
+	int t = 0;
+	for (size_t k = 0; k < n; k++)
+		if ((t = cli_take_option(argc, argv, i, names[k], val)) != 0) {
+			if (t > 0)
+				return (int)k;
+			break;
+		}
+	char msg[512];
+	snprintf(msg, sizeof msg, t < 0 ? "%s needs a value (see --help)"
+					: "unknown option: %s (see --help)", a);
+	cli_usage_error(cmd, msg);
+	return -1;
+}

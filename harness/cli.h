@@ -76,6 +76,10 @@ int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out, char
 int cli_parse_steps(const char *opt, const char *s, size_t max_count, unsigned long max_step,
 		    unsigned long *at, size_t *count, char *err, size_t errlen);
 
+/* One line "harness: CMD: msg" (or "harness: msg" when cmd is NULL) on
+ * stderr; returns CLI_USAGE, the status of bad input. */
+int cli_usage_error(const char *cmd, const char *msg);
+
 /* The message for what getopt_long returned as c (':' a missing value,
  * else an unknown option) about option text arg, for `harness cmd`. */
 int cli_getopt_error(int c, const char *arg, const char *cmd, char *err, size_t errlen);
@@ -85,6 +89,13 @@ int cli_getopt_error(int c, const char *arg, const char *cmd, char *err, size_t 
  * something else, -1 when the value is missing. For commands that parse
  * their own options (compare, ab). */
 int cli_take_option(int argc, char **argv, int *i, const char *name, const char **val);
+
+/* Which of the n valued options names argv[*i] is (cli_take_option on
+ * each): its index, with the value in *val; or -1 after one line for
+ * `harness cmd` (cli_usage_error) saying the value is missing or the
+ * option unknown. */
+int cli_take_one_of(int argc, char **argv, int *i, const char *const *names, size_t n,
+		    const char **val, const char *cmd);
 
 /* Marks in o->selected the variants matching each comma-separated name or
  * glob of s. CLI_OK, or CLI_USAGE naming a pattern that matches nothing. */

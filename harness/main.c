@@ -43,12 +43,6 @@
  * the variant's accelerations in double (24) and the reference's (32). */
 #define MAIN_BYTES_PER_BODY 136
 
-static int main_usage_error(const char *msg)
-{
-	fprintf(stderr, "harness: %s\n", msg);
-	return CLI_USAGE;
-}
-
 /* Whether v can run in this run: available here and, when the run has
  * several ranks, distributed (a one-device variant would run P times). */
 static bool main_runnable(const struct variant *v, const char **why)
@@ -76,7 +70,7 @@ static int main_list(const struct cli_options *o)
 {
 	struct skips *unavailable = calloc(1, sizeof *unavailable);
 	if (!unavailable)
-		return main_usage_error("out of memory");
+		return cli_usage_error(NULL, "out of memory");
 	printf("%-18s %-14s %-5s %-4s %5s %3s %6s %3s  %-10s %s\n", "variant", "family", "prec",
 	       "dev", "p", "q", "unroll", "k", "available", "summary");
 	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
@@ -681,11 +675,11 @@ static int main_run(int argc, char **argv, const struct cli_options *o)
 	size_t nrows = 0;
 	struct skips *skipped = calloc(1, sizeof *skipped);
 	if (!skipped)
-		return main_usage_error("out of memory");
+		return cli_usage_error(NULL, "out of memory");
 	size_t nrun = main_pick_variants(o, run, skipped, err, sizeof err);
 	if (nrun == 0) {
 		free(skipped);
-		return main_usage_error(err);
+		return cli_usage_error(NULL, err);
 	}
 
 	struct cli_options local = *o;
@@ -693,7 +687,7 @@ static int main_run(int argc, char **argv, const struct cli_options *o)
 		/* Rank 0 reads the file; the others need only its length. */
 		int bad = dist_rank() == 0 && bodies_read_file(o->ic_file, &file, err, sizeof err) != 0;
 		if (dist_agree(bad, err, sizeof err) >= 0)
-			return main_usage_error(err);
+			return cli_usage_error(NULL, err);
 		if (dist_bcast(&file.n, sizeof file.n, 0) != 0)
 			dist_fatal("MPI_Bcast failed");
 		if (!o->n_given) {
@@ -702,7 +696,7 @@ static int main_run(int argc, char **argv, const struct cli_options *o)
 		}
 	}
 	if (main_check_sizes(&local, o->ic_file ? &file : NULL, err, sizeof err) != CLI_OK) {
-		status = main_usage_error(err);
+		status = cli_usage_error(NULL, err);
 		goto out_free_file;
 	}
 	const char *out = o->out;
@@ -710,12 +704,12 @@ static int main_run(int argc, char **argv, const struct cli_options *o)
 		out = main_default_out();
 	int unwritable = out && dist_rank() == 0 && atomic_path_writable(out, err, sizeof err) != 0;
 	if (dist_agree(unwritable, err, sizeof err) >= 0) {
-		status = main_usage_error(err);
+		status = cli_usage_error(NULL, err);
 		goto out_free_file;
 	}
 	struct result_row *rows = calloc(nrun * local.n_count, sizeof *rows);
 	if (!rows) {
-		status = main_usage_error("out of memory for the result table");
+		status = cli_usage_error(NULL, "out of memory for the result table");
 		goto out_free_file;
 	}
 	main_say_skipped(o, NULL, skipped);
@@ -833,7 +827,7 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 	struct skips *skipped = calloc(1, sizeof *skipped);
 	*wrote = false;
 	if (!skipped)
-		return main_usage_error("out of memory");
+		return cli_usage_error(NULL, "out of memory");
 	if (main_suite_per_ranks(name))
 		snprintf(out, sizeof out, "%s/%s-p%d.csv", dir, name, dist_size());
 	else
@@ -841,7 +835,7 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 	int unwritable = dist_rank() == 0 && atomic_path_writable(out, err, sizeof err) != 0;
 	if (dist_agree(unwritable, err, sizeof err) >= 0) {
 		free(skipped);
-		return main_usage_error(err);
+		return cli_usage_error(NULL, err);
 	}
 	bool any_n = !o->n_given;
 	for (size_t e = 0; e < suite_entry_count && !main_aborted; e++) {
@@ -870,7 +864,7 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 					timing_result_free(&rows[r].t);
 				free(rows);
 				free(skipped);
-				return main_usage_error("out of memory for the result table");
+				return cli_usage_error(NULL, "out of memory for the result table");
 			}
 			rows = grown;
 			memset(rows + nrows, 0, (need - nrows) * sizeof *rows);
@@ -1002,13 +996,13 @@ static int main_forces(const struct cli_options *o)
 	const char *why;
 	if (!variant_available(v, &why)) {
 		snprintf(err, sizeof err, "variant '%s' is not available: %s", v->name, why);
-		return main_usage_error(err);
+		return cli_usage_error(NULL, err);
 	}
 	struct bodies file = { 0 };
 	size_t n = o->n_count ? o->n_list[0] : 0;
 	if (o->ic_file) {
 		if (bodies_read_file(o->ic_file, &file, err, sizeof err) != 0)
-			return main_usage_error(err);
+			return cli_usage_error(NULL, err);
 		if (!o->n_given)
 			n = file.n;
 	}
@@ -1021,7 +1015,7 @@ static int main_forces(const struct cli_options *o)
 	struct instance in = { 0 };
 	if (main_check_sizes(&local, o->ic_file ? &file : NULL, err, sizeof err) != CLI_OK ||
 	    atomic_path_writable(o->out, err, sizeof err) != 0) {
-		status = main_usage_error(err);
+		status = cli_usage_error(NULL, err);
 		goto out_free;
 	}
 	pos4 = malloc(4 * n * sizeof(float));
@@ -1030,7 +1024,7 @@ static int main_forces(const struct cli_options *o)
 	ref3 = malloc(3 * n * sizeof(double));
 	fsum = malloc(n * sizeof(double));
 	if (!pos4 || !vel4 || !acc3 || !ref3 || !fsum) {
-		status = main_usage_error("out of memory");
+		status = cli_usage_error(NULL, "out of memory");
 		goto out_free;
 	}
 	if (main_bodies(o, o->ic_file ? &file : NULL, n, pos4, vel4) != 0 ||
@@ -1044,7 +1038,7 @@ static int main_forces(const struct cli_options *o)
 	size_t *all = malloc(n * sizeof *all);
 	struct validation val;
 	if (!all) {
-		status = main_usage_error("out of memory");
+		status = cli_usage_error(NULL, "out of memory");
 		goto out_free;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -1096,7 +1090,7 @@ static int main_sph_suite(int argc, char **argv)
 {
 	char **av = malloc((size_t)(argc + 2) * sizeof *av);
 	if (!av)
-		return main_usage_error("out of memory");
+		return cli_usage_error(NULL, "out of memory");
 	av[0] = argv[0];
 	av[1] = "sph";
 	for (int i = 1; i < argc; i++)
@@ -1126,7 +1120,7 @@ static int main_version(int argc, char **argv)
 	if (argc > 1) {
 		char err[256];
 		snprintf(err, sizeof err, "version takes no arguments ('%s')", argv[1]);
-		return main_usage_error(err);
+		return cli_usage_error(NULL, err);
 	}
 	sysinfo_print_version(stdout);
 	return CLI_OK;
@@ -1194,7 +1188,7 @@ static int main_unknown_cmd(const char *name)
 		w += snprintf(err + w, sizeof err - (size_t)w, "%s %s", i ? "," : "", main_cmds[i].name);
 	if (w > 0 && (size_t)w < sizeof err)
 		snprintf(err + w, sizeof err - (size_t)w, ")");
-	return main_usage_error(err);
+	return cli_usage_error(NULL, err);
 }
 
 /* The command line's command. With several ranks only list, run and check
@@ -1208,7 +1202,7 @@ static int main_command(int argc, char **argv)
 	    strcmp(cmd, "check") != 0 && strcmp(cmd, "commbench") != 0) {
 		snprintf(err, sizeof err, "'%s' runs on one process (this run has %d ranks; mpirun runs list, run, check and commbench)",
 			 cmd, dist_size());
-		return main_usage_error(err);
+		return cli_usage_error(NULL, err);
 	}
 	if (strcmp(cmd, "--version") == 0)
 		cmd = "version";
@@ -1221,7 +1215,7 @@ static int main_command(int argc, char **argv)
 	if (!mc)
 		return main_unknown_cmd(cmd);
 	if (testhook_check(cli_names_variant, err, sizeof err) != 0)
-		return main_usage_error(err);
+		return cli_usage_error(NULL, err);
 	if (testhook_active(TESTHOOK_SLOWDOWN) || testhook_active(TESTHOOK_WORK))
 		fprintf(stderr, "harness: test hooks on: %s=%s %s=%s lengthen the timings of those variants\n",
 			TESTHOOK_WORK, testhook_active(TESTHOOK_WORK) ? testhook_active(TESTHOOK_WORK) : "",
@@ -1232,7 +1226,7 @@ static int main_command(int argc, char **argv)
 	if (mc->run)
 		return mc->run(argc - 1, argv + 1);
 	if (cli_parse(argc, argv, &o, err, sizeof err) != CLI_OK)
-		return main_usage_error(err);
+		return cli_usage_error(NULL, err);
 	int status;
 	if (o.help) {
 		cli_print_help(o.cmd);

@@ -123,12 +123,6 @@ static int commbench_timed(void *ctx, int reps, double *seconds)
 	return 0;
 }
 
-static int commbench_usage(const char *msg)
-{
-	fprintf(stderr, "harness: commbench: %s\n", msg);
-	return CLI_USAGE;
-}
-
 static void commbench_help(void)
 {
 	printf("usage: mpirun -np P bin/harness commbench [options]\n"
@@ -232,31 +226,26 @@ static int commbench_options(int argc, char **argv, bool *gpu, size_t *max_bytes
 			*quiet = true;
 			continue;
 		}
-		size_t k = 0;
-		int t = 0;
-		for (; k < nvalued && (t = cli_take_option(argc, argv, &i, valued[k], &val)) == 0; k++)
-			;
-		if (t < 0 || k == nvalued) {
-			snprintf(msg, sizeof msg, t < 0 ? "%s needs a value (see --help)"
-							: "unknown option: %s (see --help)", a);
-			return commbench_usage(msg);
-		}
+		const int found = cli_take_one_of(argc, argv, &i, valued, nvalued, &val, "commbench");
+		if (found < 0)
+			return CLI_USAGE;
+		const size_t k = (size_t)found;
 		switch (k) {
 		case 0:
 			if (strcmp(val, "gpu") != 0 && strcmp(val, "cpu") != 0)
-				return commbench_usage("--device takes gpu or cpu");
+				return cli_usage_error("commbench", "--device takes gpu or cpu");
 			*gpu = strcmp(val, "gpu") == 0;
 			break;
 		case 1:
 			*max_bytes = commbench_parse_bytes(val);
 			if (*max_bytes < COMMBENCH_MIN_BYTES)
-				return commbench_usage("--max-bytes takes a size from 1Ki to 64G, such as 256Mi");
+				return cli_usage_error("commbench", "--max-bytes takes a size from 1Ki to 64G, such as 256Mi");
 			break;
 		case 2:
 		case 3:
 			if (cli_parse_double(valued[k], val, 0, 3600, k == 2 ? &topt->min_time : &topt->max_time,
 					     msg, sizeof msg) != CLI_OK)
-				return commbench_usage(msg);
+				return cli_usage_error("commbench", msg);
 			break;
 		default:
 			*out = val;
@@ -288,7 +277,7 @@ int commbench_command(int argc, char **argv)
 		variant_available(variant_find("dist-allgather"), &why);
 	if (why) {
 		snprintf(err, sizeof err, "%s ranks cannot run here: %s", gpu ? "GPU" : "CPU", why);
-		return commbench_usage(err);
+		return cli_usage_error("commbench", err);
 	}
 	if (!out) {
 		if (dist_rank() == 0)
@@ -298,7 +287,7 @@ int commbench_command(int argc, char **argv)
 	}
 	int unwritable = dist_rank() == 0 && atomic_path_writable(out, err, sizeof err) != 0;
 	if (dist_agree(unwritable, err, sizeof err) >= 0)
-		return commbench_usage(err);
+		return cli_usage_error("commbench", err);
 
 	/* sizes divisible by 4 bytes x P, from 1 KiB up */
 	size_t unit = sizeof(float) * (size_t)dist_size(), nsizes = 0;

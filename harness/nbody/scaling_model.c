@@ -380,12 +380,6 @@ static void model_json(struct json_out *j, const void *ctx)
 	json_end_object(j);
 }
 
-static int model_usage(const char *msg)
-{
-	fprintf(stderr, "harness: model: %s\n", msg);
-	return CLI_USAGE;
-}
-
 static void model_help(void)
 {
 	printf("usage: bin/harness model --comm FILE[,FILE...] --from DIR [options]\n"
@@ -519,22 +513,17 @@ static int model_options(int argc, char **argv, struct model_opts *o, struct mod
 			o->help = true;
 			continue;
 		}
-		size_t k = 0;
-		int t = 0;
-		for (; k < nvalued && (t = cli_take_option(argc, argv, &i, valued[k], &val)) == 0; k++)
-			;
-		if (t < 0 || k == nvalued) {
-			snprintf(msg, sizeof msg, t < 0 ? "%s needs a value (see --help)"
-							: "unknown option: %s (see --help)", a);
-			return model_usage(msg);
-		}
+		const int found = cli_take_one_of(argc, argv, &i, valued, nvalued, &val, "model");
+		if (found < 0)
+			return CLI_USAGE;
+		const size_t k = (size_t)found;
 		/* the numbers: ranks a node, GB/s, microseconds, the largest P */
 		static const double lo[] = { 1, 1e-3, 0, 2 }, hi[] = { 1024, 1e6, 1e6, 65536 };
 		if (k >= 5 && cli_parse_double(valued[k], val, lo[k - 5], hi[k - 5], &x, msg, sizeof msg) != CLI_OK)
-			return model_usage(msg);
+			return cli_usage_error("model", msg);
 		if ((k == 5 || k == 8) && x != floor(x)) {
 			snprintf(msg, sizeof msg, "%s takes a whole number, not %s", valued[k], val);
-			return model_usage(msg);
+			return cli_usage_error("model", msg);
 		}
 		switch (k) {
 		case 0:
@@ -551,7 +540,7 @@ static int model_options(int argc, char **argv, struct model_opts *o, struct mod
 			break;
 		case 4:
 			if (strcmp(val, "gpu") != 0 && strcmp(val, "cpu") != 0)
-				return model_usage("--device takes gpu or cpu");
+				return cli_usage_error("model", "--device takes gpu or cpu");
 			o->gpu = strcmp(val, "gpu") == 0;
 			break;
 		case 5:
@@ -570,7 +559,7 @@ static int model_options(int argc, char **argv, struct model_opts *o, struct mod
 	if (o->help)
 		return CLI_OK;
 	if (!o->comm || !o->from)
-		return model_usage("--comm FILE[,FILE...] and --from DIR are needed (see --help)");
+		return cli_usage_error("model", "--comm FILE[,FILE...] and --from DIR are needed (see --help)");
 	return CLI_OK;
 }
 
@@ -645,13 +634,13 @@ int model_command(int argc, char **argv)
 	char *comm_list = strdup(o.comm), *rate_list = o.rates ? strdup(o.rates) : NULL;
 	int status = CLI_OK;
 	if (!comm_list || (o.rates && !rate_list)) {
-		status = model_usage("out of memory");
+		status = cli_usage_error("model", "out of memory");
 		goto out_free;
 	}
 	if (model_read_comm(comm_list, comm, names, &ncomm, 8, err, sizeof err) != 0 ||
 	    model_fit(&m, comm, ncomm, err, sizeof err) != 0 ||
 	    model_read_runs(o.from, rate_list, o.gpu, &m, &meas, err, sizeof err) != 0) {
-		status = model_usage(err);
+		status = cli_usage_error("model", err);
 		goto out_free;
 	}
 	model_print(&m, &o, &meas);
@@ -659,7 +648,7 @@ int model_command(int argc, char **argv)
 		size_t cap = MODEL_NSCHEMES * (MODEL_LOG2_N_MAX - MODEL_LOG2_N_MIN + 1) * 20, nrows = 0;
 		struct model_row *rows = calloc(cap, sizeof *rows);
 		if (!rows) {
-			status = model_usage("out of memory");
+			status = cli_usage_error("model", "out of memory");
 			goto out_free;
 		}
 		for (size_t s = 0; s < MODEL_NSCHEMES; s++)

@@ -43,12 +43,6 @@ struct render_options {
 #define SPH_RENDER_CONVERGE_RES		2
 #define SPH_RENDER_CONVERGE_SAMPLES	4.0
 
-static int render_usage(const char *msg)
-{
-	fprintf(stderr, "harness: sph render: %s\n", msg);
-	return CLI_USAGE;
-}
-
 static void render_help(void)
 {
 	printf("usage: harness sph render --variant NAME --column C --at STEPS --out DIR\n"
@@ -322,7 +316,7 @@ int sph_render_command(int argc, char **argv)
 	struct render_options o;
 	char err[512];
 	if (render_parse(argc - 1, argv + 1, &o, err, sizeof err) != CLI_OK)
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	if (o.help) {
 		render_help();
 		return CLI_OK;
@@ -331,11 +325,11 @@ int sph_render_command(int argc, char **argv)
 	const char *why;
 	if (!sph_variant_available(v, &why)) {
 		snprintf(err, sizeof err, "%s cannot run here: %s", v->name, why);
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	}
 	if (!png_out_available()) {
 		snprintf(err, sizeof err, "this build has no libpng (make installs libpng-dev)");
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	}
 	/* Memory, before the scene is built (its particles and the image),
 	 * then with the field over the scene's box. */
@@ -347,10 +341,11 @@ int sph_render_command(int argc, char **argv)
 		 o.height);
 	if (sph_render_check_memory(what, sph_scene_particles(o.col.nx, o.col.ny, o.col.nz), 0.0,
 				    pixels, err, sizeof err) != 0)
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	struct sph_scene sc;
 	if (sph_scene_build(&o.col, o.seed, &sc, err, sizeof err) != 0)
-		return render_usage(err);
+<<<<<<< HEAD
+		return cli_usage_error("sph render", err);
 	/* The parameters: derived for this box and image unless --res or
 	 * --samples say otherwise (reference/render_ref.h). */
 	struct render_params rp;
@@ -360,13 +355,13 @@ int sph_render_command(int argc, char **argv)
 				 o.res, o.samples) != 0) {
 		snprintf(err, sizeof err, "--column %s: no rendering parameters for its box", o.col.name);
 		sph_scene_free(&sc);
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	}
 	if (o.converge && v->device == VARIANT_GPU) {
 		snprintf(err, sizeof err, "--converge renders through the double reference: "
 			 "a CPU variant only (sph-cpu-grid)");
 		sph_scene_free(&sc);
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	}
 	snprintf(what, sizeof what, "--column %s at --res %d, %d x %d", o.col.name, rp.res, o.width,
 		 o.height);
@@ -375,17 +370,21 @@ int sph_render_command(int argc, char **argv)
 	const int res_field = o.converge ? (rp.res * SPH_RENDER_CONVERGE_RES > 4096 ? 4096 :
 					    rp.res * SPH_RENDER_CONVERGE_RES) : rp.res;
 	const double voxels = render_field_voxels(sc.p.box_lo, sc.p.box_hi, res_field);
+=======
+		return cli_usage_error("sph render", err);
+	const double voxels = render_field_voxels(sc.p.box_lo, sc.p.box_hi, o.res);
+>>>>>>> main
 	const double bytes = voxels * sizeof(double) +
 			     (o.converge ? 10.0 : 3.0) * o.width * (double)o.height * sizeof(double);
 	if (bytes > (double)RENDER_MAX_FIELD_BYTES) {
 		snprintf(err, sizeof err, "--res %d at %d x %d needs %.1f GiB (at most %zu GiB)",
 			 res_field, o.width, o.height, bytes / (1 << 30), RENDER_MAX_FIELD_BYTES >> 30);
 		sph_scene_free(&sc);
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	}
 	if (sph_render_check_memory(what, sc.n, voxels, pixels, err, sizeof err) != 0) {
 		sph_scene_free(&sc);
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	}
 	/* The directory is made here, last, and taken back if it cannot hold
 	 * the frames: bad input leaves nothing behind. */
@@ -397,7 +396,7 @@ int sph_render_command(int argc, char **argv)
 		if (made)
 			rmdir(o.out);
 		sph_scene_free(&sc);
-		return render_usage(err);
+		return cli_usage_error("sph render", err);
 	}
 
 	int status = CLI_FAILED;

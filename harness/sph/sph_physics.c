@@ -581,12 +581,6 @@ static void phys_help(void)
 	       SPH_PHYSICS_REST_COLUMN);
 }
 
-static int phys_usage(const char *msg)
-{
-	fprintf(stderr, "harness: sph physics: %s\n", msg);
-	return CLI_USAGE;
-}
-
 static int phys_default_variant(void)
 {
 	static const char *const pref[] = { "sph-gpu-verlet", "sph-cpu-grid" };
@@ -699,18 +693,18 @@ int sph_physics_command(int argc, char **argv)
 	char err[512];
 	bool help;
 	if (phys_parse(argc - 1, argv + 1, &o, &help, err, sizeof err) != CLI_OK)
-		return phys_usage(err);
+		return cli_usage_error("sph physics", err);
 	if (help) {
 		phys_help();
 		return CLI_OK;
 	}
 	if (o.variant < 0 && (o.variant = phys_default_variant()) < 0)
-		return phys_usage("no SPH variant can run here");
+		return cli_usage_error("sph physics", "no SPH variant can run here");
 	const struct sph_variant *v = &sph_variants[o.variant];
 	const char *why;
 	if (!sph_variant_available(v, &why)) {
 		snprintf(err, sizeof err, "%s cannot run here: %s", v->name, why);
-		return phys_usage(err);
+		return cli_usage_error("sph physics", err);
 	}
 	static char def[128];
 	const char *out = o.out;
@@ -722,7 +716,7 @@ int sph_physics_command(int argc, char **argv)
 		atomic_mkdir_p("results/local");
 	}
 	if (atomic_path_writable(out, err, sizeof err) != 0)
-		return phys_usage(err);
+		return cli_usage_error("sph physics", err);
 
 	static struct sysinfo_host host;
 	static struct gpu_device_info gpu;

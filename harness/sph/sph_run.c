@@ -86,12 +86,6 @@ struct sph_row {
 	struct render_run_result r; /* with --render */
 };
 
-static int sph_usage(const char *msg)
-{
-	fprintf(stderr, "harness: sph: %s\n", msg);
-	return CLI_USAGE;
-}
-
 static void sph_help(void)
 {
 	printf("usage: harness sph list\n"
@@ -323,7 +317,7 @@ static int sph_list(void)
 {
 	struct skips *unavailable = calloc(1, sizeof *unavailable);
 	if (!unavailable)
-		return sph_usage("out of memory");
+		return cli_usage_error("sph", "out of memory");
 	printf("%-22s %-16s %-4s %-10s %s\n", "variant", "method", "dev", "available", "summary");
 	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
 		const struct sph_variant *v = &sph_variants[i];
@@ -902,17 +896,17 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 	}
 	if (sph_check_memory(o, err, sizeof err) != 0 ||
 	    (out && atomic_path_writable(out, err, sizeof err) != 0))
-		return sph_usage(err);
+		return cli_usage_error("sph", err);
 	if (o->render && gpu_device_count() <= 0) {
 		snprintf(err, sizeof err, "--render needs a GPU: %s", gpu_unavailable_reason());
-		return sph_usage(err);
+		return cli_usage_error("sph", err);
 	}
 	struct sph_row *rows = NULL;
 	size_t nrows = 0;
 	const char *why;
 	struct skips *skipped = calloc(1, sizeof *skipped);
 	if (!skipped)
-		return sph_usage("out of memory");
+		return cli_usage_error("sph", "out of memory");
 	struct progress pg;
 	progress_init(&pg, o->cmd == SPH_RUN ? "sph run" : "sph check", o->quiet);
 	sph_plan(o, &pg);
@@ -926,7 +920,7 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 		}
 		free(rows);
 		free(skipped);
-		return sph_usage(why);
+		return cli_usage_error("sph", why);
 	}
 	sph_say_skipped(o, NULL, skipped);
 	status = sph_finish(argc, argv, o, out, rows, nrows, skipped, status, o->render);
@@ -979,14 +973,14 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 	*wrote = false;
 	snprintf(out, sizeof out, "%s/%s.csv", dir, name);
 	if (atomic_path_writable(out, err, sizeof err) != 0)
-		return sph_usage(err);
+		return cli_usage_error("sph", err);
 	struct sph_row *rows = NULL;
 	size_t nrows = 0;
 	int status = CLI_OK;
 	bool render = false;
 	struct skips *skipped = calloc(1, sizeof *skipped);
 	if (!skipped)
-		return sph_usage("out of memory");
+		return cli_usage_error("sph", "out of memory");
 	for (size_t e = 0; e < sph_suite_count; e++) {
 		const struct sph_suite_line *line = &sph_suite_lines[e];
 		if (strcmp(line->name, name) != 0)
@@ -1023,7 +1017,7 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 		snprintf(err, sizeof err, "suite %s: nothing of it can run here, no file written%s%s", name,
 			 why[0] ? ": " : "", why);
 		if (strcmp(o->suite, "all") != 0)
-			return sph_usage(err);
+			return cli_usage_error("sph", err);
 		if (!o->quiet)
 			fprintf(stderr, "harness: sph: %s\n", err);
 		return status;
@@ -1065,7 +1059,7 @@ static int sph_suites(int argc, char **argv, const struct sph_options *o)
 	}
 	progress_finish(&pg);
 	if (written == 0 && strcmp(o->suite, "all") == 0)
-		return sph_usage("--suite all: no SPH suite has a row that can run here, no file written");
+		return cli_usage_error("sph", "--suite all: no SPH suite has a row that can run here, no file written");
 	return status;
 }
 
@@ -1081,11 +1075,11 @@ static int sph_snapshot(const struct sph_options *o)
 	const char *why;
 	if (!sph_variant_available(v, &why)) {
 		snprintf(err, sizeof err, "%s cannot run here: %s", v->name, why);
-		return sph_usage(err);
+		return cli_usage_error("sph", err);
 	}
 	if (sph_check_memory(o, err, sizeof err) != 0 ||
 	    atomic_path_writable(o->out, err, sizeof err) != 0)
-		return sph_usage(err);
+		return cli_usage_error("sph", err);
 	const struct sph_column *col = &o->columns[0];
 	struct sph_scene sc;
 	if (sph_scene_build(col, o->seed, &sc, err, sizeof err) != 0) {
@@ -1175,7 +1169,7 @@ int sph_command(int argc, char **argv)
 	if (argc > 2 && strcmp(argv[2], "render") == 0)
 		return sph_render_command(argc - 1, argv + 1);
 	if (sph_parse(argc - 1, argv + 1, &o, err, sizeof err) != CLI_OK)
-		return sph_usage(err);
+		return cli_usage_error("sph", err);
 	if (o.help) {
 		sph_help();
 		return CLI_OK;
