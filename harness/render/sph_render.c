@@ -344,7 +344,6 @@ int sph_render_command(int argc, char **argv)
 		return cli_usage_error("sph render", err);
 	struct sph_scene sc;
 	if (sph_scene_build(&o.col, o.seed, &sc, err, sizeof err) != 0)
-<<<<<<< HEAD
 		return cli_usage_error("sph render", err);
 	/* The parameters: derived for this box and image unless --res or
 	 * --samples say otherwise (reference/render_ref.h). */
@@ -370,10 +369,6 @@ int sph_render_command(int argc, char **argv)
 	const int res_field = o.converge ? (rp.res * SPH_RENDER_CONVERGE_RES > 4096 ? 4096 :
 					    rp.res * SPH_RENDER_CONVERGE_RES) : rp.res;
 	const double voxels = render_field_voxels(sc.p.box_lo, sc.p.box_hi, res_field);
-=======
-		return cli_usage_error("sph render", err);
-	const double voxels = render_field_voxels(sc.p.box_lo, sc.p.box_hi, o.res);
->>>>>>> main
 	const double bytes = voxels * sizeof(double) +
 			     (o.converge ? 10.0 : 3.0) * o.width * (double)o.height * sizeof(double);
 	if (bytes > (double)RENDER_MAX_FIELD_BYTES) {
