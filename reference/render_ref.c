@@ -42,13 +42,24 @@ void render_params_default(struct render_params *rp, const struct sph_params *p)
 	rp->samples_per_unit = RENDER_SAMPLES_PER_UNIT;
 	rp->surface_d = 0.5 * d;
 	rp->band = 0.25 * d;
-	rp->alpha_max = 0.6;
+	rp->alpha_max = RENDER_PHONG_ALPHA_MAX;
 	rp->opaque = 0.99;
 	for (int k = 0; k < 3; k++) {
 		rp->light[k] = light[k] / norm;
 		rp->colour[k] = colour[k];
 		rp->background[k] = 1.0;
 	}
+	rp->shading = RENDER_SHADING_PHONG;
+}
+
+int render_params_shading(struct render_params *rp, int shading)
+{
+	if (shading != RENDER_SHADING_PHONG && shading != RENDER_SHADING_PAPER)
+		return -1;
+	rp->shading = shading;
+	rp->alpha_max = shading == RENDER_SHADING_PAPER ? RENDER_PAPER_ALPHA_MAX
+							: RENDER_PHONG_ALPHA_MAX;
+	return 0;
 }
 
 double render_derive_voxel(double d, double pixel)

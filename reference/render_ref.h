@@ -158,6 +158,90 @@
 #define RENDER_BOX_PER_VOXEL		2.0
 #define RENDER_STEPS_PER_FEATURE	2.0
 
+/*
+ * The paper's shading (4.3: "multiple refractions and Fresnel effects
+ * based on the gradient ... environment mapping [mixed] to the color of
+ * the samples"), render_params.shading = RENDER_SHADING_PAPER, beside
+ * Phong (RENDER_SHADING_PHONG, above). The paper gives no formulas; here:
+ *   surface  the ray meets the water's surface where the field's distance
+ *            falls through surface_d between two samples (from above,
+ *            approaching a layer of surface particles), once per layer: a
+ *            ray that has met a surface meets the next only after its
+ *            distance has risen above RENDER_PAPER_REARM surface_d (one
+ *            particle spacing), clear of the layer's bumps, which it would
+ *            otherwise cross again between particles. The normal there is
+ *            the gradient of the interpolated distance by central
+ *            differences RENDER_PAPER_NORMAL_SPAN surface_d apart (one
+ *            particle spacing: the layer's bumps, one a particle, average
+ *            out, where the sample's own gradient points at the nearest
+ *            particle and would scatter the rays), normalised and turned to
+ *            face the ray (n . dir < 0); where it has no direction the ray
+ *            goes on unbent. A surface met an odd number of times is
+ *            entered (air to water), an even number left.
+ *   refraction  at each surface met, the direction bends by Snell's law,
+ *            eta = n1 / n2 (1 / RENDER_WATER_IOR entering, RENDER_WATER_IOR
+ *            leaving): t = eta dir + (eta cos_i - cos_t) n, cos_i = -n . dir,
+ *            cos_t = sqrt(1 - eta^2 (1 - cos_i^2)); where that root would be
+ *            of a negative number (total internal reflection) the ray
+ *            reflects, r = dir + 2 cos_i n, and stays in its medium. At most
+ *            RENDER_PAPER_MAX_BENDS surfaces bend a ray; the path then goes
+ *            on straight. Samples continue every step along the bent path
+ *            from the sample where it bent, until the ray leaves the field's
+ *            box or is opaque.
+ *   colour   each sample's colour is (1 - F) phong + F env(reflect(dir, n)),
+ *            phong the Phong colour above and F Schlick's Fresnel term,
+ *            F = F0 + (1 - F0) (1 - cos_i)^5, F0 = ((1 - n_w) / (1 + n_w))^2
+ *            (0.0204 for water), cos_i = |n . dir|; where the gradient has no
+ *            direction, phong alone.
+ *   background  env(dir) of the ray's last direction instead of the flat
+ *            background: what is seen through the water, bent.
+ *   env      a generated environment (render_ref_env; no image files): sky
+ *            above the horizon, from RENDER_ENV_HORIZON to RENDER_ENV_ZENITH
+ *            as sqrt(z) of the unit direction, and below it a ground plane
+ *            one unit under the eye, shaded 0.75 + 0.25 cos(2 pi u) cos(2 pi v)
+ *            at (u, v) = 2 (x, y) / (|z| + 0.05): smooth stripes whose
+ *            bending shows the refraction; sky and ground blend linearly
+ *            over |z| < 0.02, so the map is continuous.
+ *   shell    the transfer function's band is drawn lighter, alpha_max =
+ *            RENDER_PAPER_ALPHA_MAX instead of Phong's 0.6, so that rays
+ *            pass through the layer of surface particles (the water's
+ *            inside is empty space in the field: only surface particles
+ *            are rasterised) and meet the far surface too: at Phong's
+ *            alpha a ray is opaque before the distance falls to surface_d
+ *            and no ray would ever bend.
+ * Compositing, the transfer function's shape and the skipping are
+ * Phong's; with no surface met, the path and the samples are Phong's too.
+ * render_params_shading sets shading and alpha_max together.
+ */
+#define RENDER_SHADING_PHONG	0
+#define RENDER_SHADING_PAPER	1
+#define RENDER_WATER_IOR	1.333
+#define RENDER_PAPER_MAX_BENDS	8
+#define RENDER_PAPER_REARM	2.0
+#define RENDER_PAPER_NORMAL_SPAN	2.0
+#define RENDER_PAPER_ALPHA_MAX	0.04
+#define RENDER_PHONG_ALPHA_MAX	0.6
+#define RENDER_ENV_HORIZON_RGB	0.85, 0.90, 0.95
+#define RENDER_ENV_ZENITH_RGB	0.30, 0.50, 0.85
+#define RENDER_ENV_GROUND_RGB	0.45, 0.40, 0.35
+#define RENDER_ENV_BLEND	0.02
+
+/* rp drawn with shading (RENDER_SHADING_PHONG or _PAPER): its alpha_max
+ * with it. Returns 0, or -1 (rp unchanged) for another value. */
+struct render_params;
+int render_params_shading(struct render_params *rp, int shading);
+
+/* The environment seen in unit direction dir, into rgb (each in [0, 1]). */
+void render_ref_env(const double dir[3], double rgb[3]);
+/* Schlick's Fresnel reflectance for cos_i = |n . dir| in [0, 1] at an
+ * interface between indices n1 and n2. */
+double render_ref_fresnel(double cos_i, double n1, double n2);
+/* The unit direction dir bent at a surface of unit normal n facing it
+ * (n . dir <= 0), from index n1 into n2, into out. Returns 1 where it
+ * refracted, 0 where it was reflected (total internal reflection). */
+int render_ref_refract(const double dir[3], const double n[3], double n1, double n2,
+		       double out[3]);
+
 /* The Phong model's constants (not parameters: one lighting for all). */
 #define RENDER_PHONG_AMBIENT	0.2
 #define RENDER_PHONG_DIFFUSE	0.7
@@ -181,7 +265,8 @@ struct render_params {
 				 * step corrects it (see above); 0: never */
 	double light[3];	/* direction towards the light, normalised */
 	double colour[3];	/* the water's, in [0, 1] */
-	double background[3];
+	double background[3];	/* Phong's; the paper's shading shows the env */
+	int shading;		/* RENDER_SHADING_PHONG or RENDER_SHADING_PAPER */
 };
 
 /* Neighbours (r < h, self excluded) of an interior particle of the cubic
@@ -307,6 +392,9 @@ struct render_ray_out {
 				 * sample of alpha > alpha_min; -1 if none */
 	double *opacity;	/* A where the ray stopped */
 	long *samples;		/* samples evaluated, skipped ones not counted */
+	double *exit_dir;	/* 3 per pixel: the ray's last direction (bent
+				 * by the paper's shading; the first otherwise) */
+	int *bends;		/* surfaces that bent the ray (paper's shading) */
 	long long skipped;	/* set: the image's samples stepped over */
 };
 

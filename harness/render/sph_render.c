@@ -35,6 +35,7 @@ struct render_options {
 	double samples;	/* per unit distance (0: the default) */
 	uint64_t seed;
 	const char *out;
+	int shading;	/* RENDER_SHADING_PHONG or RENDER_SHADING_PAPER */
 	bool quiet, help, converge;
 };
 
@@ -47,7 +48,7 @@ static void render_help(void)
 {
 	printf("usage: harness sph render --variant NAME --column C --at STEPS --out DIR\n"
 	       "                          [--width W] [--height H] [--res R] [--samples S]\n"
-	       "                          [--seed S] [--converge]\n\n"
+	       "                          [--shading phong|paper] [--seed S] [--converge]\n\n"
 	       "Runs one SPH variant on one column and renders its water at each step of\n"
 	       "--at through the SPH paper's rendering pipeline into\n"
 	       "DIR/<variant>-<column>-<step>.png: a GPU variant extracts the surface with\n"
@@ -63,6 +64,10 @@ static void render_help(void)
 	       "                      image: reference/render_ref.h; 2 .. %d)\n"
 	       "  --samples S         ray samples per unit distance, the box's longest side\n"
 	       "                      (derived)\n"
+	       "  --shading phong|paper  Phong lighting (the default), or the paper's: rays\n"
+	       "                      bent at the surface by Snell's law, a Fresnel term and\n"
+	       "                      a generated environment (reference/render_ref.h); the\n"
+	       "                      paper's through the double reference, the CPU variant only\n"
 	       "  --converge          the CPU variant only: also render each frame converged\n"
 	       "                      (%dx the field's resolution, %gx the samples) and with the\n"
 	       "                      paper's res 256 and 250 samples, and print the PSNR and the\n"
@@ -78,7 +83,7 @@ static void render_help(void)
 static int render_parse(int argc, char **argv, struct render_options *o, char *err, size_t errlen)
 {
 	enum { OPT_COLUMN = 300, OPT_AT, OPT_WIDTH, OPT_HEIGHT, OPT_RES, OPT_SEED, OPT_SAMPLES,
-	       OPT_CONVERGE };
+	       OPT_CONVERGE, OPT_SHADING };
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },
 		{ "column", required_argument, NULL, OPT_COLUMN },
@@ -90,6 +95,7 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 		{ "samples", required_argument, NULL, OPT_SAMPLES },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "converge", no_argument, NULL, OPT_CONVERGE },
+		{ "shading", required_argument, NULL, OPT_SHADING },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -129,6 +135,14 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 					      err, errlen);
 			break;
 		case OPT_CONVERGE: o->converge = true; break;
+		case OPT_SHADING:
+			if (strcmp(optarg, "phong") == 0 || strcmp(optarg, "paper") == 0) {
+				o->shading = optarg[1] == 'h' ? RENDER_SHADING_PHONG : RENDER_SHADING_PAPER;
+			} else {
+				snprintf(err, errlen, "--shading '%s': phong or paper", optarg);
+				rc = CLI_USAGE;
+			}
+			break;
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
 		default: rc = cli_getopt_error(c, argv[optind - 1], "sph render", err, errlen); break;
@@ -353,6 +367,13 @@ int sph_render_command(int argc, char **argv)
 	if (render_params_derive(&rp, &sc.p, sc.p.box_lo, sc.p.box_hi, render_camera_pixel(&cam),
 				 o.res, o.samples) != 0) {
 		snprintf(err, sizeof err, "--column %s: no rendering parameters for its box", o.col.name);
+		sph_scene_free(&sc);
+		return cli_usage_error("sph render", err);
+	}
+	render_params_shading(&rp, o.shading);
+	if (o.shading == RENDER_SHADING_PAPER && v->device == VARIANT_GPU) {
+		snprintf(err, sizeof err, "--shading paper renders through the double reference: "
+			 "a CPU variant only (sph-cpu-grid)");
 		sph_scene_free(&sc);
 		return cli_usage_error("sph render", err);
 	}
