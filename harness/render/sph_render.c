@@ -66,8 +66,7 @@ static void render_help(void)
 	       "                      (derived)\n"
 	       "  --shading phong|paper  Phong lighting (the default), or the paper's: rays\n"
 	       "                      bent at the surface by Snell's law, a Fresnel term and\n"
-	       "                      a generated environment (reference/render_ref.h); the\n"
-	       "                      paper's through the double reference, the CPU variant only\n"
+	       "                      a generated environment (reference/render_ref.h)\n"
 	       "  --converge          the CPU variant only: also render each frame converged\n"
 	       "                      (%dx the field's resolution, %gx the samples) and with the\n"
 	       "                      paper's res 256 and 250 samples, and print the PSNR and the\n"
@@ -371,12 +370,6 @@ int sph_render_command(int argc, char **argv)
 		return cli_usage_error("sph render", err);
 	}
 	render_params_shading(&rp, o.shading);
-	if (o.shading == RENDER_SHADING_PAPER && v->device == VARIANT_GPU) {
-		snprintf(err, sizeof err, "--shading paper renders through the double reference: "
-			 "a CPU variant only (sph-cpu-grid)");
-		sph_scene_free(&sc);
-		return cli_usage_error("sph render", err);
-	}
 	if (o.converge && v->device == VARIANT_GPU) {
 		snprintf(err, sizeof err, "--converge renders through the double reference: "
 			 "a CPU variant only (sph-cpu-grid)");
