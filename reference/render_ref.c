@@ -52,6 +52,19 @@ void render_params_default(struct render_params *rp, const struct sph_params *p)
 	rp->shading = RENDER_SHADING_PHONG;
 }
 
+const char *render_shading_name(int shading)
+{
+	return shading == RENDER_SHADING_PHONG ? "phong" : shading == RENDER_SHADING_PAPER ? "paper" : NULL;
+}
+
+int render_shading_of(const char *name)
+{
+	for (int s = RENDER_SHADING_PHONG; s <= RENDER_SHADING_PAPER; s++)
+		if (strcmp(name, render_shading_name(s)) == 0)
+			return s;
+	return -1;
+}
+
 int render_params_shading(struct render_params *rp, int shading)
 {
 	if (shading != RENDER_SHADING_PHONG && shading != RENDER_SHADING_PAPER)

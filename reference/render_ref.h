@@ -226,6 +226,11 @@
 #define RENDER_ENV_GROUND_RGB	0.45, 0.40, 0.35
 #define RENDER_ENV_BLEND	0.02
 
+/* The shadings' names, "phong" and "paper": the name of shading (NULL
+ * for another value), and the shading of a name (-1 for another). */
+const char *render_shading_name(int shading);
+int render_shading_of(const char *name);
+
 /* rp drawn with shading (RENDER_SHADING_PHONG or _PAPER): its alpha_max
  * with it. Returns 0, or -1 (rp unchanged) for another value. */
 struct render_params;

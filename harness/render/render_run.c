@@ -242,6 +242,7 @@ int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct s
 		out->width = o->width;
 		out->height = o->height;
 		out->res = o->res;
+		out->shading = o->shading;
 	} else if (!out->done || !out->valid) {
 		snprintf(err, errlen, "the pipeline is timed only once it has validated");
 		return -1;
@@ -257,6 +258,10 @@ int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct s
 		return -1;
 	}
 	out->res = rp.res;
+	if (render_params_shading(&rp, o->shading) != 0) {
+		snprintf(err, errlen, "no such shading (%d)", o->shading);
+		return -1;
+	}
 	/* The GPU raycaster takes each sample's alpha as it is: at a step
 	 * other than the derived one its reference is the uncorrected one. */
 	if (rp.samples_per_unit != rp.alpha_samples)

@@ -48,12 +48,14 @@ struct render_run_opts {
 	int width, height, res;	/* the timed image and the field's resolution (0: derived) */
 	double samples_per_unit;	/* along a ray (render_params; 0: derived) */
 	double min_time;	/* seconds of frames, at least */
+	int shading;		/* RENDER_SHADING_PHONG (0) or RENDER_SHADING_PAPER */
 };
 
 struct render_run_result {
 	bool done;		/* the pipeline ran (validated, maybe timed) */
 	bool valid;		/* every stage's check passed */
 	bool timed;
+	int shading;		/* render_run_opts's */
 	struct render_surface_check surface;
 	struct render_field_check field;
 	struct render_image_check image;

@@ -135,9 +135,7 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 			break;
 		case OPT_CONVERGE: o->converge = true; break;
 		case OPT_SHADING:
-			if (strcmp(optarg, "phong") == 0 || strcmp(optarg, "paper") == 0) {
-				o->shading = optarg[1] == 'h' ? RENDER_SHADING_PHONG : RENDER_SHADING_PAPER;
-			} else {
+			if ((o->shading = render_shading_of(optarg)) < 0) {
 				snprintf(err, errlen, "--shading '%s': phong or paper", optarg);
 				rc = CLI_USAGE;
 			}

@@ -309,3 +309,23 @@ Test(render_paper, a_samples_colour_by_hand)
 	}
 	free(f.value);
 }
+
+Test(render_paper, shadings_by_name)
+{
+	struct render_params rp;
+
+	cr_expect_str_eq(render_shading_name(RENDER_SHADING_PHONG), "phong");
+	cr_expect_str_eq(render_shading_name(RENDER_SHADING_PAPER), "paper");
+	cr_expect_null(render_shading_name(2));
+	cr_expect_eq(render_shading_of("phong"), RENDER_SHADING_PHONG);
+	cr_expect_eq(render_shading_of("paper"), RENDER_SHADING_PAPER);
+	cr_expect_eq(render_shading_of("Paper"), -1);
+	cr_expect_eq(render_shading_of(""), -1);
+	params_set(&rp);
+	cr_assert_eq(render_params_shading(&rp, RENDER_SHADING_PHONG), 0);
+	cr_expect_eq(rp.alpha_max, RENDER_PHONG_ALPHA_MAX);
+	cr_assert_eq(render_params_shading(&rp, RENDER_SHADING_PAPER), 0);
+	cr_expect_eq(rp.alpha_max, RENDER_PAPER_ALPHA_MAX);
+	cr_expect_eq(render_params_shading(&rp, 7), -1);
+	cr_expect_eq(rp.shading, RENDER_SHADING_PAPER);
+}
