@@ -117,16 +117,19 @@ endif
 # harness above it; harness/nbody/, sph/ and render/ the problems (as
 # kernels/ has them); harness/ itself the commands built on both (main.c
 # is the program). tests/ (and its problem folders) is the Criterion suite.
-CORE_C    := $(wildcard harness/core/*.c)
-PROBLEM_C := $(filter-out harness/render/render_gpu_stub.c harness/nbody/dist_gpu_stub.c, \
-             $(wildcard harness/nbody/*.c harness/sph/*.c harness/render/*.c))
-CMD_C     := $(filter-out harness/main.c harness/gpu_stub.c,$(wildcard harness/*.c))
+# A *_stub.c file stands in for the .cu of its folder where that cannot be
+# built: without nvcc, or (dist_gpu) without NCCL.
+STUB_C    := $(wildcard harness/*/*_stub.c)
+CORE_C    := $(filter-out $(STUB_C),$(wildcard harness/core/*.c))
+PROBLEM_C := $(filter-out $(STUB_C),$(wildcard harness/nbody/*.c harness/sph/*.c harness/render/*.c))
+CMD_C     := $(filter-out harness/main.c,$(wildcard harness/*.c))
 LIB_C   := $(wildcard variants/*.c reference/*.c kernels/*/*.c) $(CORE_C) $(PROBLEM_C) $(CMD_C)
 ifneq ($(NVCC),)
 LIB_CU  := $(wildcard harness/core/*.cu harness/nbody/*.cu harness/sph/*.cu harness/render/*.cu \
              harness/*.cu kernels/*/*.cu)
 else
-LIB_C   += harness/gpu_stub.c harness/render/render_gpu_stub.c
+LIB_C   += harness/core/gpu_device_stub.c harness/nbody/gpu_instance_stub.c \
+           harness/render/render_gpu_stub.c
 LIB_CU  :=
 endif
 # The GPU ranks of the distributed variants need NCCL (and MPI).
@@ -293,8 +296,7 @@ test: deps-test
 	@$(call build_says,$(BIN) and the tests)
 	@$(MAKE) --no-print-directory $(BIN) $(TESTBIN) $(GPUTESTBIN)
 	@rm -f build/tests-gpu.tap build/tests.tap
-	@echo "HARNESS_BIN=$(BIN) $(GPUTESTBIN) --jobs 1 $(TEST_ARGS)"; \
-	HARNESS_BIN=$(BIN) $(GPUTESTBIN) --jobs 1 --tap=build/tests-gpu.tap $(TEST_ARGS); gpu=$$?; \
+	@tests/run-gpu-tests.sh $(BIN) $(GPUTESTBIN) $(TEST_ARGS); gpu=$$?; \
 	echo "HARNESS_BIN=$(BIN) $(TESTBIN) $(TEST_ARGS)"; \
 	HARNESS_BIN=$(BIN) $(TESTBIN) --tap=build/tests.tap $(TEST_ARGS); cpu=$$?; \
 	awk -f tests/tap-summary.awk build/tests-gpu.tap build/tests.tap; \

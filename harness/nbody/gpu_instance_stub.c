@@ -1,33 +1,9 @@
-/* gpu_stub.c - the GPU API in a build without nvcc: no devices, nothing runs */
+/* gpu_instance_stub.c - the N-body GPU instance in a build without nvcc: nothing runs, and
+ * every call says why */
 #include <stdio.h>
 
-#include "../kernels/nbody/nbody_gpu.h"
-#include "core/gpu_device.h"
-#include "nbody/gpu_instance.h"
-
-static const char gpu_stub_reason[] = "built without CUDA (no nvcc at build time)";
-
-bool gpu_built(void)
-{
-	return false;
-}
-
-int gpu_device_count(void)
-{
-	return 0;
-}
-
-int gpu_device_query(int dev, struct gpu_device_info *info)
-{
-	(void)dev;
-	(void)info;
-	return -1;
-}
-
-const char *gpu_unavailable_reason(void)
-{
-	return gpu_stub_reason;
-}
+#include "../core/gpu_device.h"
+#include "gpu_instance.h"
 
 nbody_gpu_fn nbody_gpu_launcher(int index)
 {
@@ -40,7 +16,7 @@ int gpu_instance_create(struct gpu_instance **out, nbody_gpu_fn fn, int fp64, co
 {
 	(void)fn, (void)fp64, (void)pos4, (void)vel4, (void)n, (void)eps;
 	*out = NULL;
-	snprintf(err, errlen, "%s", gpu_stub_reason);
+	snprintf(err, errlen, "%s", gpu_unavailable_reason());
 	return -1;
 }
 
@@ -71,7 +47,7 @@ int gpu_instance_state(struct gpu_instance *g, float *pos4, float *vel4)
 const char *gpu_instance_error(const struct gpu_instance *g)
 {
 	(void)g;
-	return gpu_stub_reason;
+	return gpu_unavailable_reason();
 }
 
 void gpu_instance_destroy(struct gpu_instance *g)
