@@ -329,3 +329,33 @@ Test(render_paper, shadings_by_name)
 	cr_expect_eq(render_params_shading(&rp, 7), -1);
 	cr_expect_eq(rp.shading, RENDER_SHADING_PAPER);
 }
+
+/* Skipping empty bricks leaves the paper's image as it is, bit for bit:
+ * a bent ray skips from where it is along where it goes. */
+Test(render_paper, skipping_changes_nothing)
+{
+	struct render_params rp;
+	struct render_field f;
+	struct render_camera c;
+	enum { W = 24, H = 18 };
+	double with[3 * W * H], without[3 * W * H];
+	long long skipped = 0;
+	int bends[W * H], most = 0;
+	struct render_ray_out out = { .bends = bends };
+
+	params_set(&rp);
+	slab_field(&f, &rp, 0.2, 0.1);
+	one_ray(deg(40.0), &c);
+	c.fov_deg = 50.0;
+	c.width = W;
+	c.height = H;
+	cr_assert_eq(render_ref_raycast_ex(&rp, &f, &c, 1, with, &out), 0);
+	skipped = out.skipped;
+	for (int p = 0; p < W * H; p++)
+		most = bends[p] > most ? bends[p] : most;
+	cr_assert_eq(render_ref_raycast_ex(&rp, &f, &c, 0, without, NULL), 0);
+	cr_expect_gt(skipped, 0, "nothing was skipped: the test shows nothing");
+	cr_expect_geq(most, 1, "no ray bent: the test shows nothing");
+	cr_expect(memcmp(with, without, sizeof with) == 0, "the image changes when nothing is skipped");
+	free(f.value);
+}
