@@ -641,6 +641,45 @@ Test(compare, render_across_devices)
 	compare_report_free(&r);
 }
 
+/* RENDER_TABLE with a shading column of value v on every row, written to
+ * path (no sidecar: compare reads it unchecked). */
+static void render_table_shaded(const char *v, char *path, size_t len)
+{
+	FILE *in = fopen(RENDER_TABLE, "r");
+	snprintf(path, len, "/tmp/compare-shading-XXXXXX");
+	int fd = mkstemp(path);
+	cr_assert(in && fd >= 0);
+	FILE *out = fdopen(fd, "w");
+	cr_assert_not_null(out);
+	char line[1 << 14];
+	for (int first = 1; fgets(line, sizeof line, in); first = 0) {
+		line[strcspn(line, "\r\n")] = '\0';
+		fprintf(out, "%s,%s\n", line, first ? "shading" : v);
+	}
+	fclose(in);
+	fclose(out);
+}
+
+/* A rendering row in the paper's shading is another measurement than
+ * Phong's: none joins; a file from before the column is Phong's. */
+Test(compare, render_rows_of_two_shadings_do_not_join)
+{
+	char paper[64], phong[64];
+	struct compare_report a, b;
+	render_table_shaded("paper", paper, sizeof paper);
+	render_table_shaded("phong", phong, sizeof phong);
+	compare_fixtures(RENDER_TABLE, paper, &same_device, &a);
+	cr_expect_eq(a.only_base, 48);
+	cr_expect_eq(a.only_new, 48);
+	cr_expect_neq(compare_exit_status(&a), 0, "nothing compared is not a pass");
+	compare_report_free(&a);
+	compare_fixtures(RENDER_TABLE, phong, &same_device, &b);
+	cr_expect_eq(b.only_base + b.only_new, 0);
+	compare_report_free(&b);
+	unlink(paper);
+	unlink(phong);
+}
+
 Test(compare, kinds_are_not_mixed)
 {
 	struct compare_report r;
