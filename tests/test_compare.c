@@ -597,7 +597,7 @@ Test(compare, sph_across_devices)
 #define RENDER_TABLE "results/h200/sph-render-table.csv"
 
 /* Rendering rows (sph run --render) are their own kind: joined on
- * variant, column, width, height and field_res, judged by overall fps
+ * variant, column, width, height, field_res and shading, judged by overall fps
  * with the frames' noise, the stage times shown; a row whose rendering
  * failed its checks is not compared even though its physics validated. */
 Test(compare, render_rows)
