@@ -675,6 +675,7 @@ static __device__ bool render_gpu_wide_normal(const render_gpu_view &v,
  * reflects), as render_raycast.c's raycast_sample; its distance [m]
  * (INFINITY for empty space) in *dist. c is u's cell.
  */
+template <bool PAPER>
 static __device__ __forceinline__ float render_gpu_sample(const render_gpu_view &v,
 							  const float4 *__restrict__ vox,
 							  const int c[3], const float w[3],
@@ -729,7 +730,7 @@ static __device__ __forceinline__ float render_gpu_sample(const render_gpu_view 
 			p *= p;
 			spec = (float)RENDER_PHONG_SPECULAR * p;
 		}
-		if (v.paper) {
+		if (PAPER) {
 			/* the normal facing the ray, the environment it reflects */
 			const float nd = render_gpu_dot(n, dir), side = nd > 0.0f ? -1.0f : 1.0f;
 			const float cos_i = -side * nd;
@@ -771,8 +772,11 @@ static __device__ __forceinline__ int render_gpu_brick_exit(const render_gpu_vie
  * One thread per pixel: render_raycast.c's raycast_ray in float, in voxel
  * units (see the top). A sample whose cell lies in an empty brick jumps
  * to the first sample index past the brick's exit, less
- * RENDER_GPU_SKIP_MARGIN.
+ * RENDER_GPU_SKIP_MARGIN. PAPER: the paper's shading (bent rays, Fresnel,
+ * the environment), a kernel of its own so that Phong's keeps its
+ * registers.
  */
+template <bool PAPER>
 static __global__ void __launch_bounds__(RENDER_GPU_RAY_X * RENDER_GPU_RAY_Y)
 render_gpu_raycast_kernel(const __grid_constant__ render_gpu_view v,
 			  const float4 *__restrict__ vox, const unsigned char *__restrict__ occ,
@@ -829,8 +833,8 @@ render_gpu_raycast_kernel(const __grid_constant__ render_gpu_view v,
 		}
 		float3 cs;
 		float d;
-		const float alpha = render_gpu_sample(v, vox, c, w, dir, &cs, &d);
-		const bool cross = v.paper && armed && d <= v.surface_d && prev_d > v.surface_d &&
+		const float alpha = render_gpu_sample<PAPER>(v, vox, c, w, dir, &cs, &d);
+		const bool cross = PAPER && armed && d <= v.surface_d && prev_d > v.surface_d &&
 				   bends < RENDER_PAPER_MAX_BENDS;
 
 		prev_d = d;
@@ -873,7 +877,7 @@ render_gpu_raycast_kernel(const __grid_constant__ render_gpu_view v,
 		}
 		s++;
 	}
-	const float3 back = v.paper ? render_gpu_env(dir) : v.background;
+	const float3 back = PAPER ? render_gpu_env(dir) : v.background;
 	float *out = &rgb[3 * ((size_t)py * v.width + px)];
 
 	out[0] = col.x + (1.0f - acc) * back.x;
@@ -1054,7 +1058,12 @@ int render_gpu_raycast(struct render_gpu *r)
 
 	if (RENDER_GPU_CHECK(r, cudaEventRecord(r->ev[2], r->stream)))
 		return -1;
-	render_gpu_raycast_kernel<<<grid, block, 0, r->stream>>>(r->view, r->vox, r->occ, r->rgb);
+	if (r->view.paper)
+		render_gpu_raycast_kernel<true><<<grid, block, 0, r->stream>>>(r->view, r->vox, r->occ,
+									  r->rgb);
+	else
+		render_gpu_raycast_kernel<false><<<grid, block, 0, r->stream>>>(r->view, r->vox, r->occ,
+									   r->rgb);
 	return RENDER_GPU_LAUNCHED(r, "raycast kernel") ||
 		       RENDER_GPU_CHECK(r, cudaEventRecord(r->ev[3], r->stream)) ||
 		       render_gpu_timed(r, 2, 3, &r->times.raycast_s)
