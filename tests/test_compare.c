@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "csv_column.h"
 #include "../harness/compare.h"
 #include "../harness/core/csv_table.h"
 #include "../harness/core/json_in.h"
@@ -645,19 +646,11 @@ Test(compare, render_across_devices)
  * path (no sidecar: compare reads it unchecked). */
 static void render_table_shaded(const char *v, char *path, size_t len)
 {
-	FILE *in = fopen(RENDER_TABLE, "r");
 	snprintf(path, len, "/tmp/compare-shading-XXXXXX");
 	int fd = mkstemp(path);
-	cr_assert(in && fd >= 0);
-	FILE *out = fdopen(fd, "w");
-	cr_assert_not_null(out);
-	char line[1 << 14];
-	for (int first = 1; fgets(line, sizeof line, in); first = 0) {
-		line[strcspn(line, "\r\n")] = '\0';
-		fprintf(out, "%s,%s\n", line, first ? "shading" : v);
-	}
-	fclose(in);
-	fclose(out);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	csv_with_column(RENDER_TABLE, path, "shading", v);
 }
 
 /* A rendering row in the paper's shading is another measurement than
