@@ -287,8 +287,11 @@ run: deps-run
 
 # Criterion runs each test in its own process. The GPU tests run first and
 # one at a time (they skip, saying why, where no GPU is); the CPU tests
-# follow in parallel. HARNESS_BIN lets the command-line tests find the
-# program. Both write TAP reports, from which the last lines say how many
+# follow in parallel, each test's OpenMP threads waiting passively (many
+# tests run beside each other, each with a thread per core; spinning
+# threads would take the cores from the tests that time things). With the
+# first GPU alone visible (tests/on-first-gpu.sh) but for the distributed
+# GPU tests. HARNESS_BIN lets the command-line tests find the program. Both write TAP reports, from which the last lines say how many
 # tests were skipped and why (no GPU, no gnuplot, ...), so a run that
 # skipped things cannot look complete; the status is that of the tests.
 TEST_ARGS ?=
@@ -297,8 +300,9 @@ test: deps-test
 	@$(MAKE) --no-print-directory $(BIN) $(TESTBIN) $(GPUTESTBIN)
 	@rm -f build/tests-gpu.tap build/tests.tap
 	@tests/run-gpu-tests.sh $(BIN) $(GPUTESTBIN) $(TEST_ARGS); gpu=$$?; \
-	echo "HARNESS_BIN=$(BIN) $(TESTBIN) $(TEST_ARGS)"; \
-	HARNESS_BIN=$(BIN) $(TESTBIN) --tap=build/tests.tap $(TEST_ARGS); cpu=$$?; \
+	export OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive}; \
+	echo "OMP_WAIT_POLICY=$$OMP_WAIT_POLICY HARNESS_BIN=$(BIN) tests/on-first-gpu.sh $(TESTBIN) $(TEST_ARGS)"; \
+	HARNESS_BIN=$(BIN) tests/on-first-gpu.sh $(TESTBIN) --tap=build/tests.tap $(TEST_ARGS); cpu=$$?; \
 	awk -f tests/tap-summary.awk build/tests-gpu.tap build/tests.tap; \
 	[ $$gpu -eq 0 ] && [ $$cpu -eq 0 ]
 

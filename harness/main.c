@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../reference/ic.h"
+#include "../kernels/nbody/nbody_cpu.h"
 #include "../reference/nbody_ref.h"
 #include "ab.h"
 #include "core/atomic_file.h"
@@ -639,7 +640,7 @@ static int main_finish(int argc, char **argv, const struct cli_options *o, const
 		       struct result_row *rows, size_t nrows, const struct skips *skipped, int status)
 {
 	char err[512];
-	struct dist_rank_facts *facts = NULL;
+	struct sysinfo_rank *facts = NULL;
 	if (main_aborted) {
 		status = CLI_FAILED;
 		goto out_free;
@@ -1246,6 +1247,8 @@ static int main_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	static const struct results_cpu_facts cpu_facts = { nbody_cpu_simd_isa, nbody_cpu_simd_threads };
+	results_set_cpu_facts(&cpu_facts);
 	char err[512];
 	if (dist_init(&argc, &argv, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: %s\n", err);

@@ -8,10 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../kernels/nbody/nbody_cpu.h"
 #include "core/atomic_file.h"
 #include "core/csv_table.h"
-#include "nbody/dist_instance.h"
 #include "core/gpu_device.h"
 #include "core/json_in.h"
 #include "core/json_out.h"
@@ -201,6 +199,13 @@ static void results_json_build(struct json_out *j)
 	json_end_object(j);
 }
 
+static const struct results_cpu_facts *results_cpu;
+
+void results_set_cpu_facts(const struct results_cpu_facts *facts)
+{
+	results_cpu = facts;
+}
+
 static void results_json_host(struct json_out *j)
 {
 	struct sysinfo_host h;
@@ -211,8 +216,10 @@ static void results_json_host(struct json_out *j)
 	json_kv_string(j, "cpu_model", h.cpu_model);
 	json_kv_int(j, "logical_cpus", h.logical_cpus);
 	json_kv_string(j, "os", h.os);
-	json_kv_string(j, "cpu_simd_isa", nbody_cpu_simd_isa());
-	json_kv_int(j, "cpu_simd_threads", nbody_cpu_simd_threads());
+	if (results_cpu) {
+		json_kv_string(j, "cpu_simd_isa", results_cpu->simd_isa());
+		json_kv_int(j, "cpu_simd_threads", results_cpu->simd_threads());
+	}
 	json_end_object(j);
 
 	json_key(j, "gpus");
@@ -248,7 +255,7 @@ static void results_json_ranks(struct json_out *j, const struct results_meta *me
 	json_key(j, "ranks");
 	json_begin_array(j);
 	for (int r = 0; r < meta->nranks; r++) {
-		const struct dist_rank_facts *f = &meta->ranks[r];
+		const struct sysinfo_rank *f = &meta->ranks[r];
 		json_begin_object(j);
 		json_kv_int(j, "rank", r);
 		json_kv_string(j, "host", f->host);

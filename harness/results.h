@@ -72,15 +72,26 @@ void results_format(const struct result_row *r, char (*cells)[RESULTS_CELL]);
 /* Where the sidecar of a CSV goes: "x.csv" -> "x.meta.json". Caller frees. */
 char *results_sidecar_path(const char *csv_path);
 
-struct dist_rank_facts;
+struct sysinfo_rank;
 struct skips;
+
+/* What the sidecar's host object says of the CPU kernels (cpu_simd_isa,
+ * cpu_simd_threads), asked each time a sidecar is written, since a run may
+ * change its threads: the program hands the two functions over at start,
+ * so that this layer does not reach into a problem's kernels. Where none
+ * were handed over (a test's own writer) the two keys are left out. */
+struct results_cpu_facts {
+	const char *(*simd_isa)(void);
+	int (*simd_threads)(void);
+};
+void results_set_cpu_facts(const struct results_cpu_facts *facts);
 
 /* Run-wide facts for the sidecar. */
 struct results_meta {
 	int argc;
 	char **argv;
 	const struct timing_opts *timing;
-	const struct dist_rank_facts *ranks; /* every rank's host and device; NULL: none */
+	const struct sysinfo_rank *ranks; /* every rank's host and device; NULL: none */
 	int nranks;
 	const struct skips *skipped;  /* variants the run left out as unable to run here
 				       * ("skipped" in the sidecar, skips.h); NULL: not a run */

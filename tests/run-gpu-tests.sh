@@ -24,15 +24,11 @@ for a in "$@"; do
 	esac
 done
 
-# CUDA_VISIBLE_DEVICES unset means every GPU; its first entry is the first
-# GPU; set but empty means none, and stays so
-if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then first=${CUDA_VISIBLE_DEVICES%%,*}; else first=0; fi
-
 echo "HARNESS_BIN=$bin $gpubin --jobs 1 --filter 'gpu_dist/*' $*"
 HARNESS_BIN=$bin "$gpubin" --jobs 1 --filter 'gpu_dist/*' --tap="$tap.dist" "$@"
 dist=$?
-echo "CUDA_VISIBLE_DEVICES=$first HARNESS_BIN=$bin $gpubin --jobs 1 --filter '!(gpu_dist)/*' $*"
-CUDA_VISIBLE_DEVICES=$first HARNESS_BIN=$bin "$gpubin" --jobs 1 --filter '!(gpu_dist)/*' \
+echo "HARNESS_BIN=$bin tests/on-first-gpu.sh $gpubin --jobs 1 --filter '!(gpu_dist)/*' $*"
+HARNESS_BIN=$bin "$(dirname "$0")/on-first-gpu.sh" "$gpubin" --jobs 1 --filter '!(gpu_dist)/*' \
 	--tap="$tap.one" "$@"
 one=$?
 

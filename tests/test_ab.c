@@ -224,26 +224,31 @@ Test(ab, an_identical_tree_is_the_same_everywhere)
 	}
 }
 
-/* A slowdown of 0.5 % against a threshold of 0: never decidable (a
- * slowdown, so never "no regression"; a few % of noise, so never surely
- * beyond 0 either). Rounds are added until the budget ends, and the rows
- * stay inconclusive: exit 3, each row's resolution in the verdict file.
- * The budget leaves room for a third round on a loaded host too (two runs
- * of these rows took 9 s each beside another make test). */
+/* A slowdown of 0.2 % against a threshold of 0: a slowdown, so never "no
+ * regression", and too small to be told from none within the budget
+ * (deciding it needs a resolution below 0.2 %; an idle 2-core machine
+ * reaches 0.84 % in 15 rounds, 30 s, and passed 0.5 % in 28 rounds, 60 s,
+ * so 0.5 % was decided there). Rounds are added until the budget ends, and
+ * the rows stay inconclusive: exit 3, each row's resolution in the verdict
+ * file. The budget leaves room for a third round on a loaded host too: a
+ * run of these rows takes 1 s alone on 2 cores and took 7 s among the CPU
+ * tests on a host of 64 cores and four GPUs, and 9 s beside another make
+ * test. */
 Test(ab, the_budget_ends_with_rows_undecided)
 {
-	char args[1024], out[16384], err[8192], dir[128];
+	/* err holds a few lines a round, and an idle host runs some thirty */
+	char args[1024], out[16384], err[65536], dir[128];
 	snprintf(dir, sizeof dir, "%s/ab", tmp);
 	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable --n 16,32 --min-time 0.2 "
-		 "--max-time 0.4 --threshold 0 --min-change 0 --rounds 2 --budget 30 --out-dir %s",
+		 "--max-time 0.4 --threshold 0 --min-change 0 --rounds 2 --budget 60 --out-dir %s",
 		 cli_harness_bin(), dir);
 	time_t t0 = time(NULL);
-	int rc = ab_cli(AB_TEST_WORK " HARNESS_TEST_SLOWDOWN=cpu-portable:0.5", args, out, sizeof out,
+	int rc = ab_cli(AB_TEST_WORK " HARNESS_TEST_SLOWDOWN=cpu-portable:0.2", args, out, sizeof out,
 			err, sizeof err);
 	cr_assert_eq(rc, 3, "exit %d\n%s\n%s", rc, out, err);
-	cr_expect_lt(time(NULL) - t0, 75, "the 30 s budget was kept (within a round or so)");
+	cr_expect_lt(time(NULL) - t0, 100, "the 60 s budget was kept (within a round or so)");
 	cr_assert_eq(count_rows(out, "cpu-portable", "inconclusive"), 2, "%s", out);
-	cr_assert(strstr(out, "still inconclusive when the 30 s budget ended"), "%s", out);
+	cr_assert(strstr(out, "still inconclusive when the 60 s budget ended"), "%s", out);
 	cr_assert(strstr(out, "verdict: NOT A PASS (exit 3)"), "%s", out);
 	cr_assert(strstr(err, "2 rows inconclusive") && strstr(err, "exit 3"), "%s", err);
 	/* rounds were added past --rounds 2 */
@@ -252,7 +257,7 @@ Test(ab, the_budget_ends_with_rows_undecided)
 	verdict_column(dir, "resolution_pct", res, 2);
 	verdict_column(dir, "rounds", rounds, 2);
 	for (int r = 0; r < 2; r++) {
-		cr_expect(res[r] > 0.5 && isfinite(res[r]), "row %d: resolution %g %%", r, res[r]);
+		cr_expect(res[r] > 0.2 && isfinite(res[r]), "row %d: resolution %g %%", r, res[r]);
 		cr_expect(rounds[r] > 2 && rounds[r] < 100, "row %d: %g rounds, more than --rounds 2", r,
 			  rounds[r]);
 	}
@@ -261,7 +266,7 @@ Test(ab, the_budget_ends_with_rows_undecided)
 	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable --n 16,32 --min-time 0.2 "
 		 "--max-time 0.4 --threshold 0 --min-change 0 --rounds 3 --budget 0 --allow-inconclusive --out-dir %s2",
 		 cli_harness_bin(), dir);
-	rc = ab_cli(AB_TEST_WORK " HARNESS_TEST_SLOWDOWN=cpu-portable:0.5", args, out, sizeof out,
+	rc = ab_cli(AB_TEST_WORK " HARNESS_TEST_SLOWDOWN=cpu-portable:0.2", args, out, sizeof out,
 		    err, sizeof err);
 	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, err);
 	cr_assert(strstr(out, "2 inconclusive accepted (--allow-inconclusive)"), "%s", out);

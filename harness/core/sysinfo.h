@@ -15,6 +15,15 @@ struct sysinfo_host {
 
 void sysinfo_host_read(struct sysinfo_host *h);
 
+/* One process's host and GPU as a sidecar lists them (every rank of a
+ * distributed run has one). */
+struct sysinfo_rank {
+	char host[128];
+	char cpu_model[128];
+	char gpu_name[128]; /* "" without a GPU */
+	char gpu_bus[32];
+};
+
 /* Build facts baked in by the Makefile (build/buildinfo.h). */
 const char *sysinfo_compiler(void);   /* C compiler version */
 const char *sysinfo_cflags(void);     /* flags the harness was built with */

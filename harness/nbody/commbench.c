@@ -351,7 +351,7 @@ int commbench_command(int argc, char **argv)
 		}
 	}
 	if (status == CLI_OK) {
-		struct dist_rank_facts *facts = NULL;
+		struct sysinfo_rank *facts = NULL;
 		int nfacts = dist_rank_facts_gather(&facts);
 		char name[128] = "";
 		struct sysinfo_host h;

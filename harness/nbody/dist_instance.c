@@ -814,9 +814,9 @@ void dist_instance_destroy(struct dist_instance *d)
 	free(d);
 }
 
-int dist_rank_facts_gather(struct dist_rank_facts **out)
+int dist_rank_facts_gather(struct sysinfo_rank **out)
 {
-	struct dist_rank_facts mine;
+	struct sysinfo_rank mine;
 	struct sysinfo_host h;
 	memset(&mine, 0, sizeof mine);
 	sysinfo_host_read(&h);

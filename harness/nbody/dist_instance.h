@@ -8,6 +8,7 @@
 #include "../../variants/registry.h"
 #include "dist.h"
 #include "dist_gpu.h"
+#include "../core/sysinfo.h"
 
 /*
  * Every function here is collective: all ranks call it together, in the
@@ -97,16 +98,9 @@ const char *dist_instance_error(const struct dist_instance *d);
 
 void dist_instance_destroy(struct dist_instance *d);
 
-/* One rank's host and device, for the sidecar. */
-struct dist_rank_facts {
-	char host[128];
-	char cpu_model[128];
-	char gpu_name[128]; /* "" without a GPU */
-	char gpu_bus[32];
-};
-
-/* Gathers every rank's facts to rank 0: returns the number of ranks with
- * a malloc'ed array in *out on rank 0 (NULL elsewhere), or -1. */
-int dist_rank_facts_gather(struct dist_rank_facts **out);
+/* Gathers every rank's host and device (for the sidecar) to rank 0:
+ * returns the number of ranks with a malloc'ed array in *out on rank 0
+ * (NULL elsewhere), or -1. */
+int dist_rank_facts_gather(struct sysinfo_rank **out);
 
 #endif

@@ -124,15 +124,23 @@ static int run_lines_with(const char *text, const char *word)
 /* A whole suite from suites.def: what this machine can run of it (the
  * CPU variants everywhere; the GPU ones where there is a GPU), and one
  * line naming what it skipped, also listed in the sidecar. */
+/* `run --suite cpu-speedup` with extra options into a fresh dir (exit 0
+ * asserted; its stderr in err): the rows it wrote. */
+static struct csv_table run_cpu_speedup(const char *extra, char *dir, char *err, size_t errlen)
+{
+	char cmd[1024], path[128];
+	run_tmpdir(dir);
+	snprintf(cmd, sizeof cmd, "%s run --suite cpu-speedup %s " RUN_TIMING " --out-dir %s",
+		 cli_harness_bin(), extra, dir);
+	cr_assert_eq(cli_run(cmd, err, errlen), 0, "%s", err);
+	snprintf(path, sizeof path, "%s/cpu-speedup.csv", dir);
+	return run_read_results(path);
+}
+
 Test(run, suite_writes_its_csv, .timeout = 300)
 {
-	char dir[32], cmd[1024], err[8192], path[128];
-	run_tmpdir(dir);
-	snprintf(cmd, sizeof cmd, "%s run --suite cpu-speedup " RUN_TIMING " --out-dir %s",
-		 cli_harness_bin(), dir);
-	cr_assert_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
-	snprintf(path, sizeof path, "%s/cpu-speedup.csv", dir);
-	struct csv_table t = run_read_results(path);
+	char dir[32], err[8192], path[128];
+	struct csv_table t = run_cpu_speedup("", dir, err, sizeof err);
 	cr_expect_eq(run_rows_of(&t, "cpu-portable"), 5, "1024..16384");
 	cr_expect_eq(run_rows_of(&t, "cpu-simd"), 7, "1024..65536");
 	csv_table_free(&t);
@@ -172,13 +180,8 @@ Test(run, suite_that_cannot_run_here_writes_nothing)
  * order); an N the suite does not have is an error, and no file. */
 Test(run, suite_rows_at_the_given_n, .timeout = 120)
 {
-	char dir[32], cmd[1024], err[8192], path[128];
-	run_tmpdir(dir);
-	snprintf(cmd, sizeof cmd, "%s run --suite cpu-speedup --n 2^11,2^15 " RUN_TIMING " --out-dir %s",
-		 cli_harness_bin(), dir);
-	cr_assert_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
-	snprintf(path, sizeof path, "%s/cpu-speedup.csv", dir);
-	struct csv_table t = run_read_results(path);
+	char dir[32], cmd[1024], err[8192];
+	struct csv_table t = run_cpu_speedup("--n 2^11,2^15", dir, err, sizeof err);
 	cr_expect_eq(run_rows_of(&t, "cpu-portable"), 1, "2048 only: cpu-portable stops at 16384");
 	cr_expect_eq(run_rows_of(&t, "cpu-simd"), 2, "2048 and 32768");
 	for (size_t r = 0; r < t.nrows; r++) {
