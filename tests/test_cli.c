@@ -11,6 +11,7 @@
 #include "../harness/cli.h"
 #include "../harness/core/csv_table.h"
 #include "../harness/core/sysinfo.h"
+#include "../harness/nbody/instance.h"
 #include "../variants/sph_registry.h"
 #include "cli_run.h"
 

@@ -74,7 +74,7 @@ Test(registry, cpu_variants_always_available)
 		const char *why = "unset";
 		if (nbody_variants[i].device != VARIANT_CPU || nbody_variants[i].dist)
 			continue;
-		cr_assert(variant_available(&nbody_variants[i], &why));
+		cr_assert(variant_device_available(&nbody_variants[i], &why));
 		cr_assert_null(why);
 	}
 	cr_assert_str_eq(variant_precision_name(VARIANT_FP64), "fp64");

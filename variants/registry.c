@@ -6,8 +6,6 @@
 #include <string.h>
 
 #include "../kernels/nbody/nbody_cpu.h"
-#include "../harness/nbody/dist.h"
-#include "../harness/nbody/dist_gpu.h"
 #include "../harness/core/gpu_device.h"
 
 /* A line's impl is a CPU function for CPU variants; for GPU variants it
@@ -88,17 +86,13 @@ size_t variant_match(const char *pattern, bool selected[NBODY_VARIANT_COUNT])
 	return matched;
 }
 
-bool variant_available(const struct variant *v, const char **why)
+bool variant_device_available(const struct variant *v, const char **why)
 {
 	const char *reason = NULL;
 	if (v->device == VARIANT_CPU && v->cpu_forces == NULL && v->cpu_block == NULL)
 		reason = "no CPU implementation";
 	else if (v->device == VARIANT_GPU)
 		reason = gpu_unavailable_reason();
-	if (!reason && v->dist)
-		reason = dist_unavailable_reason();
-	if (!reason && v->dist && v->device == VARIANT_GPU)
-		reason = dist_gpu_unavailable_reason();
 
 	if (why)
 		*why = reason;

@@ -17,6 +17,10 @@ typedef void (*nbody_cpu_fn)(const float *pos4, float *acc4, size_t n, float eps
 typedef void (*nbody_cpu_block_fn)(const float *pos_i, size_t n_i, const float *pos_j, size_t n_j,
 				   size_t self, float *acc4, float eps2, int accumulate);
 
+/* The exchange schemes of the distributed lines (NBODY_DIST_VARIANT in
+ * nbody.def; harness/nbody/dist_gpu.h runs them). */
+enum dist_scheme { DIST_NONE = 0, DIST_ALLGATHER, DIST_RING, DIST_2D };
+
 struct variant {
 	const char *name;
 	const char *family;
@@ -54,9 +58,11 @@ const struct variant *variant_find(const char *name);
  * pattern (exact name or fnmatch(3) glob). Returns how many matched. */
 size_t variant_match(const char *pattern, bool selected[NBODY_VARIANT_COUNT]);
 
-/* Whether this build and machine can run v; when not, *why (if why is not
- * NULL) points to a static reason such as "built without CUDA". */
-bool variant_available(const struct variant *v, const char **why);
+/* Whether this build and machine have v's device (a CPU implementation,
+ * or a GPU); when not, *why (if why is not NULL) points to a static reason
+ * such as "built without CUDA". A distributed variant needs more (MPI, a
+ * GPU per rank): variant_available in harness/nbody/instance.h asks both. */
+bool variant_device_available(const struct variant *v, const char **why);
 
 /* A test hook, read from the environment on every call: whether
  * $HARNESS_PLANT_SKIP_BODY names v (a name or glob). Such a variant is run

@@ -11,6 +11,7 @@
 #include "../cli.h"
 #include "../core/json_out.h"
 #include "../results.h"
+#include "instance.h"
 #include "../core/sysinfo.h"
 #include "../core/timing.h"
 #include "dist.h"

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "../../kernels/nbody/nbody_gpu.h"
+#include "../../variants/registry.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,9 +29,6 @@ struct dist_layout {
 	 * `col` blocks col, cols + col, ... (its j-block). */
 	int rows, cols, row, col;
 };
-
-/* The exchange schemes of the registry (nbody.def). */
-enum dist_scheme { DIST_NONE = 0, DIST_ALLGATHER, DIST_RING, DIST_2D };
 
 /* What one dist_gpu_run call repeats. DIST_RECORD is one force evaluation
  * that also keeps every block the exchange delivered (the ring reuses two

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "../core/timing.h"
+#include "dist.h"
+#include "dist_gpu.h"
 #include "leapfrog.h"
 
 /* The registry's test hook (variant_planted_skip_body): a copy of the
@@ -22,6 +24,19 @@ static float *instance_plant_skip_body(const struct variant *v, const float *pos
 	memcpy(copy, pos4, 4 * n * sizeof(float));
 	copy[4 * (n / 2) + 3] = 0.0f;
 	return copy;
+}
+
+bool variant_available(const struct variant *v, const char **why)
+{
+	const char *reason = NULL;
+	if (variant_device_available(v, &reason) && v->dist) {
+		reason = dist_unavailable_reason();
+		if (!reason && v->device == VARIANT_GPU)
+			reason = dist_gpu_unavailable_reason();
+	}
+	if (why)
+		*why = reason;
+	return reason == NULL;
 }
 
 int instance_create(struct instance *in, const struct variant *v, const float *pos4,

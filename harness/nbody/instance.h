@@ -26,6 +26,13 @@ struct instance {
 	int have_acc;
 };
 
+/* Whether this build and machine can run v: its device
+ * (variant_device_available) and, for a distributed variant, MPI and a GPU
+ * for each rank of a host (dist_unavailable_reason,
+ * dist_gpu_unavailable_reason). When not, *why (if why is not NULL)
+ * points to a static reason such as "built without CUDA". */
+bool variant_available(const struct variant *v, const char **why);
+
 /* Copies the bodies into a new instance of v. vel4 may be NULL (at rest).
  * Returns 0, or -1 with a message in err (no memory, variant unavailable). */
 int instance_create(struct instance *in, const struct variant *v, const float *pos4,

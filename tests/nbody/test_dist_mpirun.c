@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../../harness/core/csv_table.h"
+#include "../../harness/nbody/instance.h"
 #include "../../kernels/nbody/nbody_cpu.h"
 #include "../../variants/registry.h"
 #include "mpi_run.h"
