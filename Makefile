@@ -291,9 +291,10 @@ run: deps-run
 # tests run beside each other, each with a thread per core; spinning
 # threads would take the cores from the tests that time things). With the
 # first GPU alone visible (tests/on-first-gpu.sh) but for the distributed
-# GPU tests. HARNESS_BIN lets the command-line tests find the program. Both write TAP reports, from which the last lines say how many
-# tests were skipped and why (no GPU, no gnuplot, ...), so a run that
-# skipped things cannot look complete; the status is that of the tests.
+# GPU tests. HARNESS_BIN lets the command-line tests find the program.
+# Both write TAP reports, from which the last lines say how many tests
+# were skipped and why (no GPU, no gnuplot, ...), so a run that skipped
+# things cannot look complete; the status is that of the tests.
 TEST_ARGS ?=
 test: deps-test
 	@$(call build_says,$(BIN) and the tests)

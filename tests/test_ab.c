@@ -227,8 +227,8 @@ Test(ab, an_identical_tree_is_the_same_everywhere)
 /* A slowdown of 0.2 % against a threshold of 0: a slowdown, so never "no
  * regression", and too small to be told from none within the budget
  * (deciding it needs a resolution below 0.2 %; an idle 2-core machine
- * reaches 0.84 % in 15 rounds, 30 s, and passed 0.5 % in 28 rounds, 60 s,
- * so 0.5 % was decided there). Rounds are added until the budget ends, and
+ * reaches 0.84 % in 15 rounds, 30 s, and got below 0.5 % in 28 rounds,
+ * 60 s, so a planted 0.5 % was decided there). Rounds are added until the budget ends, and
  * the rows stay inconclusive: exit 3, each row's resolution in the verdict
  * file. The budget leaves room for a third round on a loaded host too: a
  * run of these rows takes 1 s alone on 2 cores and took 7 s among the CPU
