@@ -289,8 +289,10 @@ run: deps-run
 # one at a time (they skip, saying why, where no GPU is); the CPU tests
 # follow in parallel, each test's OpenMP threads waiting passively (many
 # tests run beside each other, each with a thread per core; spinning
-# threads would take the cores from the tests that time things). With the
-# first GPU alone visible (tests/on-first-gpu.sh) but for the distributed
+# threads would take the cores from the tests that time things). On more
+# than 16 cores, 16 tests run at a time with cores/16 threads each, the
+# load of a 16-core machine (64 tests of 64 threads each on 64 cores made
+# the timing tests noisy and slow). With the first GPU alone visible (tests/on-first-gpu.sh) but for the distributed
 # GPU tests. HARNESS_BIN lets the command-line tests find the program.
 # Both write TAP reports, from which the last lines say how many tests
 # were skipped and why (no GPU, no gnuplot, ...), so a run that skipped
@@ -302,8 +304,10 @@ test: deps-test
 	@rm -f build/tests-gpu.tap build/tests.tap
 	@tests/run-gpu-tests.sh $(BIN) $(GPUTESTBIN) $(TEST_ARGS); gpu=$$?; \
 	export OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive}; \
-	echo "OMP_WAIT_POLICY=$$OMP_WAIT_POLICY HARNESS_BIN=$(BIN) tests/on-first-gpu.sh $(TESTBIN) $(TEST_ARGS)"; \
-	HARNESS_BIN=$(BIN) tests/on-first-gpu.sh $(TESTBIN) --tap=build/tests.tap $(TEST_ARGS); cpu=$$?; \
+	cores=$$(nproc 2>/dev/null || echo 1); jobs=$$cores; \
+	if [ $$cores -gt 16 ]; then jobs=16; export OMP_NUM_THREADS=$${OMP_NUM_THREADS:-$$((cores / 16))}; fi; \
+	echo "OMP_WAIT_POLICY=$$OMP_WAIT_POLICY$${OMP_NUM_THREADS:+ OMP_NUM_THREADS=$$OMP_NUM_THREADS} HARNESS_BIN=$(BIN) tests/on-first-gpu.sh $(TESTBIN) --jobs $$jobs $(TEST_ARGS)"; \
+	HARNESS_BIN=$(BIN) tests/on-first-gpu.sh $(TESTBIN) --jobs $$jobs --tap=build/tests.tap $(TEST_ARGS); cpu=$$?; \
 	awk -f tests/tap-summary.awk build/tests-gpu.tap build/tests.tap; \
 	[ $$gpu -eq 0 ] && [ $$cpu -eq 0 ]
 

@@ -246,11 +246,11 @@ static double main_gpu_clock(const struct gpu_device_info *gpu)
 
 /* The ceiling of a GPU row: at the maximum SM clock NVML reports, else the
  * clock the CUDA driver reports. */
-static double main_gpu_ceiling(const struct gpu_device_info *gpu, enum variant_precision p)
+static double main_gpu_ceiling(const struct gpu_device_info *gpu, const struct variant *v)
 {
 	unsigned mhz;
 	double clock = nvml_max_sm_clock_mhz(gpu->pci_bus_id, &mhz) == 0 ? mhz : gpu->clock_khz / 1e3;
-	return ceiling_interactions_per_s(gpu->cc_major, gpu->cc_minor, gpu->sm_count, clock, p);
+	return ceiling_variant_interactions_per_s(v, gpu->cc_major, gpu->cc_minor, gpu->sm_count, clock);
 }
 
 /* The one-device accelerations the distributed rows at one N must equal
@@ -345,7 +345,7 @@ static void main_measure(const struct cli_options *o, const struct variant *v, c
 	topt.slowdown = testhook_slowdown(v->name);
 	topt.test_work = testhook_work(v->name);
 	if (v->device == VARIANT_GPU) {
-		row->ceiling = main_gpu_ceiling(gpu, v->precision);
+		row->ceiling = main_gpu_ceiling(gpu, v);
 		row->clock_start_mhz = main_gpu_clock(gpu);
 	}
 	if (o->steps) {
@@ -505,7 +505,7 @@ static void main_measure_dist(const struct cli_options *o, const struct variant 
 	}
 	if (!failed && o->cmd == CLI_RUN) {
 		if (v->device == VARIANT_GPU && gpu) {
-			row->ceiling = dist_size() * main_gpu_ceiling(gpu, v->precision);
+			row->ceiling = dist_size() * main_gpu_ceiling(gpu, v);
 			row->clock_start_mhz = main_gpu_clock(gpu);
 		}
 		failed = main_time_dist(o, &in, row, err, sizeof err) != 0 ||

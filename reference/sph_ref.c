@@ -257,6 +257,32 @@ size_t sph_ref_grid_index(const struct sph_ref_grid *g, int cx, int cy,
 	       ((size_t)cy + (size_t)g->dim[1] * (size_t)cz);
 }
 
+unsigned long long sph_ref_grid_band_pairs(const struct sph_ref_grid *g, const double *y,
+					   const double xi[3], size_t self, double h, double band)
+{
+	const double lo = h * h * (1.0 - band), hi = h * h * (1.0 + band);
+	unsigned long long count = 0;
+	int c[3];
+	sph_ref_grid_cell(g, xi, c);
+	for (int dz = -1; dz <= 1; dz++)
+		for (int dy = -1; dy <= 1; dy++)
+			for (int dx = -1; dx <= 1; dx++) {
+				int cx = c[0] + dx, cy = c[1] + dy, cz = c[2] + dz;
+				if (cx < 0 || cy < 0 || cz < 0 || cx >= g->dim[0] || cy >= g->dim[1] ||
+				    cz >= g->dim[2])
+					continue;
+				size_t cell = sph_ref_grid_index(g, cx, cy, cz);
+				for (size_t k = g->start[cell]; k < g->start[cell + 1]; k++) {
+					size_t j = g->order[k];
+					double r2 = 0;
+					for (int d = 0; d < 3; d++)
+						r2 += (xi[d] - y[3 * j + d]) * (xi[d] - y[3 * j + d]);
+					count += j != self && r2 >= lo && r2 <= hi;
+				}
+			}
+	return count;
+}
+
 /* Cell index of particle i. */
 static size_t sph_ref_grid_of(const struct sph_ref_grid *g, const double *x,
 			      size_t i)

@@ -227,6 +227,13 @@ size_t sph_ref_grid_index(const struct sph_ref_grid *g, int cx, int cy,
 /* Free the arrays of g (safe on a zeroed or freed grid). */
 void sph_ref_grid_free(struct sph_ref_grid *g);
 
+/* Pairs of point xi with the targets y[3 m] that grid g was built over
+ * (index self left out; (size_t)-1: none) whose r^2 lies within the band
+ * |r^2 / h^2 - 1| <= band: the pairs whose side of h float rounding may
+ * decide (SPH_H_BAND in kernels/sph/sph.h). */
+unsigned long long sph_ref_grid_band_pairs(const struct sph_ref_grid *g, const double *y,
+					   const double xi[3], size_t self, double h, double band);
+
 /*
  * Build nl with a grid: the candidates of i are the particles in the 27
  * cells around its own. Same lists as sph_ref_neighbours_brute, element

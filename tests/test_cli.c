@@ -160,7 +160,13 @@ Test(cli_program, user_errors_get_one_line_and_status_2)
 	expect_usage_error("run --n abc", "abc");
 	expect_usage_error("run --n 2^10..2^5", "2^10..2^5");
 	expect_usage_error("run --n 2^40", "2^40");
-	expect_usage_error("check --n 2^30", "memory");
+	/* 2^30 bodies need 136 GiB: more than HARNESS_MEMORY allows on any
+	 * machine (a machine with more would start the check instead) */
+	setenv("HARNESS_MEMORY", "64G", 1);
+	expect_usage_error("check --n 2^30", "needs about 136.0 GiB of memory");
+	setenv("HARNESS_MEMORY", "lots", 1);
+	expect_usage_error("check --n 3", "HARNESS_MEMORY='lots' is not a size");
+	unsetenv("HARNESS_MEMORY");
 	expect_usage_error("run --eps -1", "--eps");
 	expect_usage_error("run --eps 0.1.2", "0.1.2");
 	expect_usage_error("run --seed -3", "--seed");

@@ -78,5 +78,6 @@ Test(registry, cpu_variants_always_available)
 		cr_assert_null(why);
 	}
 	cr_assert_str_eq(variant_precision_name(VARIANT_FP64), "fp64");
+	cr_assert_str_eq(variant_precision_name(VARIANT_TF32), "tf32");
 	cr_assert_str_eq(variant_device_name(VARIANT_GPU), "gpu");
 }

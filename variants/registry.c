@@ -57,7 +57,7 @@ _Static_assert(sizeof nbody_variants / sizeof nbody_variants[0] == NBODY_VARIANT
 
 const char *variant_precision_name(enum variant_precision p)
 {
-	return p == VARIANT_FP64 ? "fp64" : "fp32";
+	return p == VARIANT_FP64 ? "fp64" : p == VARIANT_TF32 ? "tf32" : "fp32";
 }
 
 const char *variant_device_name(enum variant_device d)

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum variant_precision { VARIANT_FP32, VARIANT_FP64 };
+enum variant_precision { VARIANT_FP32, VARIANT_FP64, VARIANT_TF32 };
 enum variant_device { VARIANT_CPU, VARIANT_GPU };
 
 /* A CPU force kernel: pos4 holds n bodies as (x, y, z, mass); acc4 receives
@@ -48,7 +48,7 @@ enum nbody_variant_id {
 
 extern const struct variant nbody_variants[NBODY_VARIANT_COUNT];
 
-const char *variant_precision_name(enum variant_precision p); /* "fp32", "fp64" */
+const char *variant_precision_name(enum variant_precision p); /* "fp32", "fp64", "tf32" */
 const char *variant_device_name(enum variant_device d);       /* "cpu", "gpu" */
 
 /* The variant called exactly name, or NULL. */

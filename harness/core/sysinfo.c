@@ -3,6 +3,7 @@
 #include "sysinfo.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -133,19 +134,97 @@ void sysinfo_utc_stamp(char *buf, size_t len)
 	strftime(buf, len, "%Y%m%dT%H%M%SZ", &tm);
 }
 
+/* Reads one number from a cgroup file; -1 when absent or "max". */
+static long long sysinfo_cgroup_value(const char *dir, const char *file)
+{
+	char path[4300];
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return -1;
+	long long v;
+	int ok = fscanf(fp, "%lld", &v) == 1;
+	fclose(fp);
+	return ok ? v : -1;
+}
+
+/* Bytes the process's cgroup (v2) and those above it still allow, or 0
+ * when none sets memory.max. */
+static size_t sysinfo_cgroup_room(void)
+{
+	char line[4096], dir[4200];
+	FILE *fp = fopen("/proc/self/cgroup", "r");
+	if (!fp)
+		return 0;
+	dir[0] = '\0';
+	while (fgets(line, sizeof line, fp))
+		if (strncmp(line, "0::", 3) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(dir, sizeof dir, "/sys/fs/cgroup%s", line + 3);
+			break;
+		}
+	fclose(fp);
+	size_t room = 0;
+	for (size_t len = strlen(dir); len > strlen("/sys/fs/cgroup"); len = strlen(dir)) {
+		long long max = sysinfo_cgroup_value(dir, "memory.max");
+		long long cur = sysinfo_cgroup_value(dir, "memory.current");
+		if (max >= 0) {
+			size_t r = cur >= 0 && cur < max ? (size_t)(max - cur) : 1;
+			if (!room || r < room)
+				room = r;
+		}
+		*strrchr(dir, '/') = '\0';
+	}
+	return room;
+}
+
+/* HARNESS_MEMORY as bytes: a number with an optional K, M, G or T (powers
+ * of 1024). 0 when unset, -1 when it is not a size. */
+static int sysinfo_env_memory(size_t *bytes)
+{
+	const char *s = getenv("HARNESS_MEMORY");
+	*bytes = 0;
+	if (!s || !*s)
+		return 0;
+	char *end;
+	double v = strtod(s, &end);
+	double scale = 1;
+	switch (*end) {
+	case 'K': case 'k': scale = 1024.0; end++; break;
+	case 'M': case 'm': scale = 1024.0 * 1024; end++; break;
+	case 'G': case 'g': scale = 1024.0 * 1024 * 1024; end++; break;
+	case 'T': case 't': scale = 1024.0 * 1024 * 1024 * 1024; end++; break;
+	}
+	if (end == s || *end || !(v > 0) || v * scale > 1e18)
+		return -1;
+	*bytes = (size_t)(v * scale);
+	return 0;
+}
+
 size_t sysinfo_mem_available(void)
 {
 	char v[64];
 	unsigned long long kib;
-	if (sysinfo_proc_value("/proc/meminfo", "MemAvailable", v, sizeof v) != 0 ||
-	    sscanf(v, "%llu", &kib) != 1)
-		return 0;
-	return (size_t)kib * 1024;
+	size_t avail = 0, room = sysinfo_cgroup_room(), cap;
+	if (sysinfo_proc_value("/proc/meminfo", "MemAvailable", v, sizeof v) == 0 &&
+	    sscanf(v, "%llu", &kib) == 1)
+		avail = (size_t)kib * 1024;
+	if (room && (!avail || room < avail))
+		avail = room;
+	if (sysinfo_env_memory(&cap) == 0 && cap && (!avail || cap < avail))
+		avail = cap;
+	return avail;
 }
 
 int sysinfo_check_memory_plus(const char *what, size_t count, size_t bytes_each,
 			      double fixed_bytes, const char *unit, char *err, size_t errlen)
 {
+	size_t cap;
+	if (sysinfo_env_memory(&cap) != 0) {
+		snprintf(err, errlen, "HARNESS_MEMORY='%s' is not a size (for example 16G or 512M)",
+			 getenv("HARNESS_MEMORY"));
+		return -1;
+	}
 	size_t avail = sysinfo_mem_available();
 	double need = (double)count * (double)bytes_each + fixed_bytes;
 	if (!avail || need <= (double)avail)

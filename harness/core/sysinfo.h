@@ -59,8 +59,11 @@ void sysinfo_utc_now(char *buf, size_t len);
 /* The same for file names: "20261122T010203Z". */
 void sysinfo_utc_stamp(char *buf, size_t len);
 
-/* Bytes of memory the kernel reports available (MemAvailable), or 0 when
- * unknown. */
+/* Bytes of memory the harness may plan for, or 0 when unknown: what the
+ * kernel reports available (MemAvailable), less where the process's
+ * cgroup (memory.max less memory.current, at its level or above) leaves
+ * less, and at most HARNESS_MEMORY (16G, 512M, ...) when that is set, for
+ * a machine shared with other work. */
 size_t sysinfo_mem_available(void);
 
 /* Whether count things (bodies, particles) of bytes_each bytes fit in the

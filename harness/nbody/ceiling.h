@@ -28,4 +28,27 @@ const struct ceiling_arch *ceiling_arch_find(int cc_major, int cc_minor);
 double ceiling_interactions_per_s(int cc_major, int cc_minor, int sm_count, double clock_mhz,
 				  enum variant_precision p);
 
+/* A formulation whose limit is not the FP32 pipe (the tensor-core
+ * variants): its j-loop issues `instructions` warp instructions per
+ * iteration of `interactions` interactions (the near-pair path left out),
+ * counted in its SASS on cc_major.cc_minor at `commit`. */
+struct ceiling_issue {
+	const char *variant;
+	int cc_major, cc_minor;
+	int instructions, interactions;
+	const char *commit;
+};
+
+/* The entry of variant on that architecture, or NULL. */
+const struct ceiling_issue *ceiling_issue_find(const char *variant, int cc_major, int cc_minor);
+
+/* The ceiling of variant v's rows: for a formulation with an entry, what
+ * issue allows (4 schedulers x interactions / instructions per SM and
+ * clock, each scheduler issuing one warp instruction a clock), capped by
+ * the SFU (one rsqrt per interaction); for one without, where the variant
+ * is of the tensor-core family, NAN (no model); else the classic
+ * ceiling_interactions_per_s. */
+double ceiling_variant_interactions_per_s(const struct variant *v, int cc_major, int cc_minor,
+					  int sm_count, double clock_mhz);
+
 #endif

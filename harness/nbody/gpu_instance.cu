@@ -11,7 +11,7 @@ struct gpu_instance {
 	int fp64;
 	size_t esize; /* bytes per body: 16 (float4) or 32 (double4) */
 	struct nbody_gpu_launch launch;
-	void *d_pos, *d_vel, *d_acc, *d_partial;
+	void *d_pos, *d_vel, *d_acc, *d_partial, *d_sort;
 	unsigned *d_counters;
 	cudaStream_t stream;
 	cudaEvent_t start, stop;
@@ -53,6 +53,16 @@ static int gpu_max_split(size_t n_alloc, size_t esize)
 {
 	size_t fit = ((size_t)2 << 30) / (n_alloc * esize);
 	return fit < 1 ? 1 : fit > NBODY_GPU_MAX_SPLIT ? NBODY_GPU_MAX_SPLIT : (int)fit;
+}
+
+/* The scratch of the variants that sort the bodies (tc-*), for any
+ * variant (the launcher does not say whether it sorts): about 48 bytes a
+ * body, against at least 16 of partial. Where the radix sort's scratch
+ * cannot be sized, none: those variants then refuse to run. */
+static int gpu_alloc_sort(struct gpu_instance *g, size_t n_alloc)
+{
+	size_t bytes = nbody_gpu_sort_scratch_bytes((int)n_alloc);
+	return bytes ? GPU_CHECK(g, cudaMalloc(&g->d_sort, bytes)) : 0;
 }
 
 static int gpu_upload(struct gpu_instance *g, void *dst, const float *src4, size_t n)
@@ -105,6 +115,7 @@ extern "C" int gpu_instance_create(struct gpu_instance **out, nbody_gpu_fn fn, i
 	    GPU_CHECK(g, cudaMalloc(&g->d_partial, (size_t)l->max_split * n_alloc * g->esize)) ||
 	    GPU_CHECK(g, cudaMalloc((void **)&g->d_counters, n_alloc / 32 * sizeof(unsigned))) ||
 	    GPU_CHECK(g, cudaMemset(g->d_counters, 0, n_alloc / 32 * sizeof(unsigned))) ||
+	    gpu_alloc_sort(g, n_alloc) ||
 	    GPU_CHECK(g, cudaMemset(g->d_acc, 0, n_alloc * g->esize)) ||
 	    gpu_upload(g, g->d_pos, pos4, n) || gpu_upload(g, g->d_vel, vel4, n)) {
 		snprintf(err, errlen, "N = %zu on the GPU: %s", n, g->error);
@@ -115,6 +126,7 @@ extern "C" int gpu_instance_create(struct gpu_instance **out, nbody_gpu_fn fn, i
 	l->acc = g->d_acc;
 	l->partial = g->d_partial;
 	l->counters = g->d_counters;
+	l->sort_scratch = g->d_sort;
 	l->sm_count = sms;
 	l->stream = g->stream;
 	*out = g;
@@ -231,6 +243,7 @@ extern "C" void gpu_instance_destroy(struct gpu_instance *g)
 	cudaFree(g->d_acc);
 	cudaFree(g->d_partial);
 	cudaFree(g->d_counters);
+	cudaFree(g->d_sort);
 	if (g->start)
 		cudaEventDestroy(g->start);
 	if (g->stop)

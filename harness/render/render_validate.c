@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sph/sph_validate.h"
+#include "../../kernels/sph/sph.h"
+#include "../../reference/sph_ref.h"
 
 /*
  * Why these tolerances. u = 2^-24 ~ 6e-8 is float's unit roundoff: a
@@ -26,8 +27,8 @@
  * smallest wrong formula (dividing by n_i instead of 1 + n_i moves com_off
  * by 1 / n_i of itself, 4e-3 at the threshold 0.1). The count threshold
  * compares integers, so float rounding changes a count only by moving a
- * pair across h: r^2 / h^2 is uncertain by ~1e-5 (sph_validate.c), hence
- * SPH_VALIDATE_H_BAND; such a pair moves the centre of mass too (by up to
+ * pair across h: r^2 / h^2 is uncertain by ~1e-5 (kernels/sph/sph.h), hence
+ * SPH_H_BAND; such a pair moves the centre of mass too (by up to
  * h / (1 + n_i)), so a particle with one is excused whichever criterion
  * disagrees.
  *
@@ -96,7 +97,7 @@ int render_validate_surface(const struct sph_params *p, const struct render_para
 		render_ref_surface_criterion(p, x, &nl, i, &off, &nb);
 		if (var_surface[i] <= 1 &&
 		    (fabs(off - rp->com_threshold) <= RENDER_VALIDATE_COM_BAND ||
-		     sph_validate_band_pairs(&g, x, &x[3 * i], i, p->h) > 0)) {
+		     sph_ref_grid_band_pairs(&g, x, &x[3 * i], i, p->h, SPH_H_BAND) > 0)) {
 			out->borderline++;
 			continue;
 		}

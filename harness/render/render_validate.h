@@ -18,7 +18,7 @@
  *            particle, except where the particle's criterion lies within
  *            float rounding of a threshold: |com_off - com_threshold| <=
  *            RENDER_VALIDATE_COM_BAND (com_off in units of h), or the
- *            particle has a pair with |r^2 / h^2 - 1| < SPH_VALIDATE_H_BAND
+ *            particle has a pair with |r^2 / h^2 - 1| < SPH_H_BAND
  *            (its neighbour set, hence its count and centre of mass, may
  *            differ in float);
  *   field:   every voxel's value within RENDER_VALIDATE_FIELD_ULPS ulps

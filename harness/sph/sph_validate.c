@@ -31,32 +31,6 @@
  * wrong force term the acceleration bound, as before.
  */
 
-unsigned long long sph_validate_band_pairs(const struct sph_ref_grid *g, const double *y,
-					  const double xi[3], size_t self, double h)
-{
-	const double lo = h * h * (1.0 - SPH_VALIDATE_H_BAND), hi = h * h * (1.0 + SPH_VALIDATE_H_BAND);
-	unsigned long long count = 0;
-	int c[3];
-	sph_ref_grid_cell(g, xi, c);
-	for (int dz = -1; dz <= 1; dz++)
-		for (int dy = -1; dy <= 1; dy++)
-			for (int dx = -1; dx <= 1; dx++) {
-				int cx = c[0] + dx, cy = c[1] + dy, cz = c[2] + dz;
-				if (cx < 0 || cy < 0 || cz < 0 || cx >= g->dim[0] || cy >= g->dim[1] ||
-				    cz >= g->dim[2])
-					continue;
-				size_t cell = sph_ref_grid_index(g, cx, cy, cz);
-				for (size_t k = g->start[cell]; k < g->start[cell + 1]; k++) {
-					size_t j = g->order[k];
-					double r2 = 0;
-					for (int d = 0; d < 3; d++)
-						r2 += (xi[d] - y[3 * j + d]) * (xi[d] - y[3 * j + d]);
-					count += j != self && r2 >= lo && r2 <= hi;
-				}
-			}
-	return count;
-}
-
 /* Pairs (i, j) of fluid particle i (x, n of them) and target j (y, m of
  * them; the fluid itself when y == x, j != i) within the band. */
 static unsigned long long sph_validate_near_h(const double *x, size_t n, const double *y,
@@ -67,7 +41,8 @@ static unsigned long long sph_validate_near_h(const double *x, size_t n, const d
 		return 0;
 	unsigned long long count = 0;
 	for (size_t i = 0; i < n; i++)
-		count += sph_validate_band_pairs(&g, y, &x[3 * i], y == x ? i : (size_t)-1, h);
+		count += sph_ref_grid_band_pairs(&g, y, &x[3 * i], y == x ? i : (size_t)-1, h,
+						 SPH_H_BAND);
 	sph_ref_grid_free(&g);
 	return count;
 }

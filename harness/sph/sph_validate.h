@@ -12,12 +12,11 @@
  *   density:      max_i |rho_i - rho_ref_i| / rho0
  *   acceleration: max_i |a_i - a_ref_i| / rms_i |a_ref_i|
  *   neighbours:   the variant's pair count equals the reference's, except
- *                 for pairs whose |r^2 / h^2 - 1| < SPH_VALIDATE_H_BAND,
+ *                 for pairs whose |r^2 / h^2 - 1| < SPH_H_BAND (kernels/sph/sph.h),
  *                 which float rounding may put on either side of h.
  */
 #define SPH_VALIDATE_RHO_TOL 1e-5
 #define SPH_VALIDATE_ACC_TOL 1e-3
-#define SPH_VALIDATE_H_BAND 1e-4
 
 struct sph_validation {
 	size_t n;
@@ -28,13 +27,6 @@ struct sph_validation {
 	unsigned long long var_pairs; /* the variant's count */
 	bool pairs_ok, overflow, pass;
 };
-
-/* Pairs of point xi with the targets y[3 m] that grid g was built over
- * (index self left out; (size_t)-1: none) whose r^2 is within the band
- * |r^2 / h^2 - 1| <= SPH_VALIDATE_H_BAND, which float rounding may put
- * on either side of h. */
-unsigned long long sph_validate_band_pairs(const struct sph_ref_grid *g, const double *y,
-					  const double xi[3], size_t self, double h);
 
 /* Compares a variant's state (pos4, vel4, rho, acc4 of its n fluid
  * particles in original order, as its read() gives them after evaluate)

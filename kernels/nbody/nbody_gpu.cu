@@ -20,6 +20,8 @@
  *                 through pos_i / n_i / accumulate of the launch
  *   fp64-tiled    double, precise rsqrt
  *   fp64-fast     double, k = 2, j-split, rsqrt from a float seed refined
+ *   tc-3x-p*      the tensor-core formulation (nbody_tc.cu); its launcher
+ *                 template is here with the others
  *
  * The chapter's families keep Listing 31-1's arithmetic (1.0f/sqrtf of
  * distSqr^3) as written; a modern nvcc compiles it to an IEEE square root
@@ -28,9 +30,11 @@
  * multiple of NBODY_GPU_PAD); padding bodies have zero mass.
  */
 #include "nbody_gpu.h"
+#include "nbody_gpu_common.cuh"
 
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <cuda_runtime.h>
 
 #include "../../variants/registry.h"
@@ -57,15 +61,6 @@ __device__ __forceinline__ float3 body_body_chapter(float4 bi, float4 bj, float3
 	ai.y += r.y * s;
 	ai.z += r.z * s;
 	return ai;
-}
-
-/* One MUFU.RSQ: about 2 ulp, flushes denormals (never seen here: the
- * argument is at least eps^2). */
-__device__ __forceinline__ float rsqrt_approx(float x)
-{
-	float y;
-	asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-	return y;
 }
 
 /* rsqrt on the FMA pipe instead of the SFU: the integer estimate of
@@ -105,40 +100,7 @@ __device__ __forceinline__ double4_ load_cg(const double4_ *p)
 	return r;
 }
 
-__device__ __forceinline__ float fma_(float a, float b, float c)
-{
-	return fmaf(a, b, c);
-}
-
-__device__ __forceinline__ double fma_(double a, double b, double c)
-{
-	return fma(a, b, c);
-}
-
-/* The pair of the newer variants, in float or double: 12 arithmetic
- * instructions and one reciprocal square root (Rsqrt::of), the same 20
- * flops by the chapter's count. */
-template <class Rsqrt, class real, class real3, class real4>
-__device__ __forceinline__ void pair_add(real3 &a, real3 xi, real4 bj, real eps2)
-{
-	// r_ij [3 FLOPS]
-	real rx = bj.x - xi.x, ry = bj.y - xi.y, rz = bj.z - xi.z;
-	// distSqr = EPS^2 + dot(r_ij, r_ij), one FMA chain [6 FLOPS]
-	real d2 = fma_(rz, rz, fma_(ry, ry, fma_(rx, rx, eps2)));
-	// invDist = 1/sqrt(distSqr) [2 FLOPS (1 sqrt, 1 inv): one rsqrt]
-	real inv = Rsqrt::of(d2);
-	// s = m_j * invDist^3 [3 FLOPS (2 mul for the cube, 1 for the mass)]
-	real s = (bj.w * inv) * (inv * inv);
-	// a_i = a_i + s * r_ij [6 FLOPS]
-	a.x = fma_(rx, s, a.x);
-	a.y = fma_(ry, s, a.y);
-	a.z = fma_(rz, s, a.z);
-}
-
-/* The reciprocal square roots the pairs use. */
-struct rsqrt_mufu {
-	static __device__ __forceinline__ float of(float x) { return rsqrt_approx(x); }
-};
+/* The other reciprocal square roots the pairs use (rsqrt_mufu: nbody_gpu_common.cuh). */
 struct rsqrt_fma_pipe {
 	static __device__ __forceinline__ float of(float x) { return rsqrt_soft(x); }
 };
@@ -206,21 +168,6 @@ template <> struct vec3_of<float> {
 template <> struct vec3_of<double> {
 	typedef double3_ type;
 };
-
-/* ---- launch helpers ----------------------------------------------------- */
-
-static inline int ceil_div(int a, int b)
-{
-	return (a + b - 1) / b;
-}
-
-/* 0 when the launch just queued went well, else the cudaError_t. */
-static inline int launch_status(void)
-{
-	return (int)cudaGetLastError();
-}
-
-#define STREAM(l) ((cudaStream_t)(l)->stream)
 
 /* ---- naive ---------------------------------------------------------------- */
 
@@ -554,6 +501,31 @@ template <int P, int Q, int U, int K> int nbody_gpu_shuffle(const struct nbody_g
 	return launch_status();
 }
 
+/* ---- tensor cores (nbody_tc.cu) -------------------------------------------- */
+
+/* p bodies per warp sharing one centre, both products split (3xTF32) */
+template <int P, int Q, int U, int K> int nbody_gpu_tc(const struct nbody_gpu_launch *l)
+{
+	return nbody_tc_forces(l, P, 1, 1);
+}
+
+/* the tf32 variants: r^2 + eps^2 (d), the weights (w) or both in one
+ * TF32 product, unsplit */
+template <int P, int Q, int U, int K> int nbody_gpu_tc_1xd(const struct nbody_gpu_launch *l)
+{
+	return nbody_tc_forces(l, P, 0, 1);
+}
+
+template <int P, int Q, int U, int K> int nbody_gpu_tc_1xw(const struct nbody_gpu_launch *l)
+{
+	return nbody_tc_forces(l, P, 1, 0);
+}
+
+template <int P, int Q, int U, int K> int nbody_gpu_tc_1x(const struct nbody_gpu_launch *l)
+{
+	return nbody_tc_forces(l, P, 0, 0);
+}
+
 /* ---- auto --------------------------------------------------------------- */
 
 /* The best variant measured for each N range on the H200 (the baseline
@@ -568,6 +540,16 @@ static const struct {
 	{ INT_MAX, NBODY_V_jsplit_k4 },
 };
 
+/* The table's pick, unless it cannot take the launch: the tensor-core
+ * family sorts every body it works on, so it takes no part of a problem
+ * (pos_i, the ranks of the distributed variants, whose launches also
+ * have no sort_scratch); jsplit-k4 of the kbody family does that. */
+static int auto_pick(int variant, const struct nbody_gpu_launch *l)
+{
+	bool sorts = strcmp(nbody_variants[variant].family, "tensor-core") == 0;
+	return sorts && (l->pos_i || !l->sort_scratch) ? NBODY_V_jsplit_k4 : variant;
+}
+
 template <int P, int Q, int U, int K> int nbody_gpu_auto(const struct nbody_gpu_launch *l)
 {
 	/* On part of the problem (a rank's share) the i-bodies decide: they
@@ -575,7 +557,7 @@ template <int P, int Q, int U, int K> int nbody_gpu_auto(const struct nbody_gpu_
 	int n = l->pos_i ? l->n_i : l->n;
 	for (size_t k = 0; k < sizeof auto_table / sizeof auto_table[0]; k++)
 		if (n <= auto_table[k].max_n)
-			return nbody_gpu_launcher(auto_table[k].variant)(l);
+			return nbody_gpu_launcher(auto_pick(auto_table[k].variant, l))(l);
 	return (int)cudaErrorInvalidValue;
 }
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cuda_runtime.h>
 
+#include "morton.cuh"
 #include "sph_gpu.h"
 #include "sph_physics.h"
 
@@ -201,40 +202,6 @@ int sph_gpu_collect(struct sph_gpu *s, int steps, struct sph_phase_times *t);
 	}
 
 /* ---- device helpers ------------------------------------------------------ */
-
-/* Bits 0..9 of v spread to bits 0, 3, 6, ..., 27. */
-__host__ __device__ __forceinline__ unsigned morton_expand10(unsigned v)
-{
-	v &= 0x3ffu;
-	v = (v ^ (v << 16)) & 0xff0000ffu;
-	v = (v ^ (v << 8)) & 0x0300f00fu;
-	v = (v ^ (v << 4)) & 0x030c30c3u;
-	v = (v ^ (v << 2)) & 0x09249249u;
-	return v;
-}
-
-/* The inverse: bits 0, 3, ..., 27 of v gathered into bits 0..9. */
-__host__ __device__ __forceinline__ unsigned morton_compact10(unsigned v)
-{
-	v &= 0x09249249u;
-	v = (v ^ (v >> 2)) & 0x030c30c3u;
-	v = (v ^ (v >> 4)) & 0x0300f00fu;
-	v = (v ^ (v >> 8)) & 0xff0000ffu;
-	v = (v ^ (v >> 16)) & 0x000003ffu;
-	return v;
-}
-
-/* Morton key of cell (x, y, z), each in 0 .. 1023: x in bit 0. */
-__host__ __device__ __forceinline__ unsigned morton_encode3(unsigned x, unsigned y, unsigned z)
-{
-	return morton_expand10(x) | morton_expand10(y) << 1 | morton_expand10(z) << 2;
-}
-
-__host__ __device__ __forceinline__ int3 morton_decode3(unsigned key)
-{
-	return make_int3((int)morton_compact10(key), (int)morton_compact10(key >> 1),
-			 (int)morton_compact10(key >> 2));
-}
 
 /* Cell coordinate of x along one axis, clamped into 0 .. dim - 1 (NaN: 0),
  * computed in double as sph_ref_grid_cell does. */

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include "../../kernels/nbody/nbody_gpu.h"
+#include "../../kernels/nbody/nbody_tc.cuh"
 
 #define PLANTED_P 256
 
@@ -74,4 +75,21 @@ extern "C" int planted_no_trailing_barrier(const struct nbody_gpu_launch *l)
 extern "C" int planted_off_by_one_in_tile(const struct nbody_gpu_launch *l)
 {
 	return planted_launch(l, PLANTED_OFF_BY_ONE_IN_TILE);
+}
+
+/* ---- the tensor-core formulation, broken (kernels/nbody/nbody_tc.cuh) ---- */
+
+/* The warp's centre subtracted from the i side only: the expansion's
+ * terms no longer describe r_ij, and every weight is wrong. */
+extern "C" int planted_tc_one_side_shift(const struct nbody_gpu_launch *l)
+{
+	return tc_launch<1, TC_SHIFT_I_ONLY>(l);
+}
+
+/* No centre at all: the plain expansion |x_i|^2 + |x_j|^2 - 2 x_i . x_j
+ * about the origin, whose terms grow with the distance from it (a
+ * measurement of what the shift buys, with the same near pairs). */
+extern "C" int planted_tc_unshifted(const struct nbody_gpu_launch *l)
+{
+	return tc_launch<1, TC_SHIFT_NONE>(l);
 }

@@ -12,6 +12,7 @@
 #include "../../harness/nbody/validate.h"
 #include "../../reference/ic.h"
 #include "../../reference/nbody_ref.h"
+#include "../gpu_require.h"
 
 /* Launchers of tests/nbody/gpu_planted.cu; weak, so a build without nvcc links
  * (its GPU tests skip before they could call them). */
@@ -21,14 +22,6 @@ int planted_no_trailing_barrier(const struct nbody_gpu_launch *l) __attribute__(
 int planted_off_by_one_in_tile(const struct nbody_gpu_launch *l) __attribute__((weak));
 
 #define GPU_EPS 0.01
-
-/* Skips the calling test, with the reason, when no GPU can run here. */
-static void require_gpu(void)
-{
-	const char *why = gpu_unavailable_reason();
-	if (why)
-		cr_skip_test("no GPU here: %s", why);
-}
 
 /* One line at the end, so a log shows why the GPU tests were skipped
  * without --verbose. Runs in the parent once every test is done. */

@@ -256,7 +256,9 @@ Test(validate, sample_for_large_n)
 static double documented_bound(enum variant_precision p, size_t n)
 {
 	double u = p == VARIANT_FP64 ? ldexp(1.0, -53) : ldexp(1.0, -24);
-	return u * (64.0 + 8.0 * sqrt((double)n));
+	/* tf32: the terms' 64 u at TF32's u = 2^-11, the sum's at FP32's */
+	double term_u = p == VARIANT_TF32 ? ldexp(1.0, -11) : u;
+	return 64.0 * term_u + 8.0 * sqrt((double)n) * u;
 }
 
 /* Plummer bodies, the bodies validation checks at this N, their
@@ -392,6 +394,8 @@ Test(validate, max_norm_error_at_the_bound)
 	expect_max_norm_edges(1000, VARIANT_FP32);
 	expect_max_norm_edges(20000, VARIANT_FP32);
 	expect_max_norm_edges(1000, VARIANT_FP64);
+	expect_max_norm_edges(1000, VARIANT_TF32);
+	expect_max_norm_edges(20000, VARIANT_TF32);
 }
 
 Test(validate, rel_l2_error_at_the_bound)
@@ -399,6 +403,7 @@ Test(validate, rel_l2_error_at_the_bound)
 	expect_rel_l2_edges(1000, VARIANT_FP32);
 	expect_rel_l2_edges(20000, VARIANT_FP32);
 	expect_rel_l2_edges(1000, VARIANT_FP64);
+	expect_rel_l2_edges(1000, VARIANT_TF32);
 }
 
 /* Above VALIDATE_FULL_MAX the first and the last body are always checked:

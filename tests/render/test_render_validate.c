@@ -100,7 +100,7 @@ static void rv_float_surface(const struct rv_case *c, unsigned char *out)
 	}
 }
 
-/* Whether particle i has a pair within SPH_VALIDATE_H_BAND of h. */
+/* Whether particle i has a pair within SPH_H_BAND of h. */
 static bool rv_near_h(const struct rv_case *c, size_t i)
 {
 	const double h2 = c->sc.p.h * c->sc.p.h;
@@ -110,7 +110,7 @@ static bool rv_near_h(const struct rv_case *c, size_t i)
 
 		for (int d = 0; d < 3; d++)
 			r2 += (c->x[3 * j + d] - c->x[3 * i + d]) * (c->x[3 * j + d] - c->x[3 * i + d]);
-		if (j != i && fabs(r2 / h2 - 1.0) < SPH_VALIDATE_H_BAND)
+		if (j != i && fabs(r2 / h2 - 1.0) < SPH_H_BAND)
 			return true;
 	}
 	return false;

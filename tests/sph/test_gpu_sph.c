@@ -113,7 +113,7 @@ ParameterizedTest(struct gpu_sph_case *c, gpu_sph, no_clamps_after_20_steps, .ti
 
 /* Ordered pairs (fluid i, fluid or wall j != i) whose squared distance,
  * in double from the floats of r's state and walls, is within
- * SPH_VALIDATE_H_BAND of h^2: the pairs float rounding may decide either
+ * SPH_H_BAND of h^2: the pairs float rounding may decide either
  * way. */
 static unsigned long long gpu_sph_near_h(const struct gpu_sph_run *r)
 {
@@ -131,7 +131,7 @@ static unsigned long long gpu_sph_near_h(const struct gpu_sph_run *r)
 
 				r2 += dx * dx;
 			}
-			band += j != i && fabs(r2 / h2 - 1.0) < SPH_VALIDATE_H_BAND;
+			band += j != i && fabs(r2 / h2 - 1.0) < SPH_H_BAND;
 		}
 	return band;
 }
