@@ -57,10 +57,9 @@ void render_ref_env(const double dir[3], double rgb[3])
 	const double horizon[3] = { RENDER_ENV_HORIZON_RGB }, zenith[3] = { RENDER_ENV_ZENITH_RGB };
 	const double ground[3] = { RENDER_ENV_GROUND_RGB };
 	const double z = dir[2], sky_w = fmin(fmax(0.5 + 0.5 * z / RENDER_ENV_BLEND, 0.0), 1.0);
-	const double h = sqrt(fmax(z, 0.0));
-	const double scale = 2.0 / (fabs(z) + 0.05);
-	const double shade = 0.75 + 0.25 * cos(2.0 * RAYCAST_PI * scale * dir[0]) *
-					   cos(2.0 * RAYCAST_PI * scale * dir[1]);
+	const double h = fmax(z, 0.0);
+	const double shade = 0.75 + 0.25 * cos(2.0 * RAYCAST_PI * RENDER_ENV_GROUND_FREQ * dir[0]) *
+					   cos(2.0 * RAYCAST_PI * RENDER_ENV_GROUND_FREQ * dir[1]);
 
 	for (int k = 0; k < 3; k++) {
 		const double sky = horizon[k] + (zenith[k] - horizon[k]) * h;

@@ -197,11 +197,22 @@
  *            background: what is seen through the water, bent.
  *   env      a generated environment (render_ref_env; no image files): sky
  *            above the horizon, from RENDER_ENV_HORIZON to RENDER_ENV_ZENITH
- *            as sqrt(z) of the unit direction, and below it a ground plane
- *            one unit under the eye, shaded 0.75 + 0.25 cos(2 pi u) cos(2 pi v)
- *            at (u, v) = 2 (x, y) / (|z| + 0.05): smooth stripes whose
- *            bending shows the refraction; sky and ground blend linearly
- *            over |z| < 0.02, so the map is continuous.
+ *            linearly in z of the unit direction, and below it ground shaded
+ *            0.75 + 0.25 cos(2 pi f x) cos(2 pi f y), f =
+ *            RENDER_ENV_GROUND_FREQ: stripes whose bending shows the
+ *            refraction; sky and ground blend linearly over |z| <
+ *            RENDER_ENV_BLEND. The map changes by at most RENDER_ENV_SLOPE
+ *            per radian that a direction turns, so that rays a pixel apart
+ *            whose bent directions differ little see colours that differ
+ *            little: an environment whose detail grows without bound (a
+ *            ground plane's stripes, ever finer toward the horizon, or a
+ *            sharp horizon) turns the particle-scale differences between
+ *            neighbouring rays' directions into isolated bright pixels at
+ *            any sampling (measured on the CPU variant, 16,128 particles
+ *            at step 1,250, 480 x 270: 1,643 pixels 20 levels brighter
+ *            than the median of their 3 x 3 neighbours with the earlier
+ *            map of a ground plane's stripes and a horizon 0.02 wide, 672
+ *            with this one; Phong's image of the same frame has 210).
  *   shell    the transfer function's band is drawn lighter, alpha_max =
  *            RENDER_PAPER_ALPHA_MAX instead of Phong's 0.6, so that rays
  *            pass through the layer of surface particles (the water's
@@ -224,7 +235,9 @@
 #define RENDER_ENV_HORIZON_RGB	0.85, 0.90, 0.95
 #define RENDER_ENV_ZENITH_RGB	0.30, 0.50, 0.85
 #define RENDER_ENV_GROUND_RGB	0.45, 0.40, 0.35
-#define RENDER_ENV_BLEND	0.02
+#define RENDER_ENV_BLEND	0.25
+#define RENDER_ENV_GROUND_FREQ	1.0
+#define RENDER_ENV_SLOPE	1.6
 
 /* The shadings' names, "phong" and "paper": the name of shading (NULL
  * for another value), and the shading of a name (-1 for another). */

@@ -579,8 +579,8 @@ static __device__ float3 render_gpu_env(float3 d)
 	const float3 zenith = make_float3(RENDER_ENV_ZENITH_RGB);
 	const float3 ground = make_float3(RENDER_ENV_GROUND_RGB);
 	const float sky_w = __saturatef(0.5f + 0.5f * d.z / (float)RENDER_ENV_BLEND);
-	const float h = sqrtf(fmaxf(d.z, 0.0f)), scale = 2.0f / (fabsf(d.z) + 0.05f);
-	const float shade = 0.75f + 0.25f * cospif(2.0f * scale * d.x) * cospif(2.0f * scale * d.y);
+	const float h = fmaxf(d.z, 0.0f), f = 2.0f * (float)RENDER_ENV_GROUND_FREQ;
+	const float shade = 0.75f + 0.25f * cospif(f * d.x) * cospif(f * d.y);
 	const float g = (1.0f - sky_w) * shade;
 
 	return make_float3(sky_w * (horizon.x + (zenith.x - horizon.x) * h) + g * ground.x,

@@ -68,6 +68,46 @@ Test(render_paper, refraction_follows_snell_and_reflects_past_the_critical_angle
 		}
 }
 
+/* The environment changes by at most RENDER_ENV_SLOPE per radian a
+ * direction turns, and that figure is not loose (the steepest turn found
+ * is more than half of it): random directions, each turned by 1e-5 rad. */
+Test(render_paper, environment_changes_at_most_its_slope)
+{
+	unsigned long long s = 42;
+	double steepest = 0.0;
+
+	for (int i = 0; i < 200000; i++) {
+		double v[3], p[3], w[3], a[3], b[3], d = 0.0, nv = 0.0, np = 0.0;
+		const double e = 1e-5;
+
+		for (int k = 0; k < 3; k++) {
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			v[k] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			p[k] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+			nv += v[k] * v[k];
+		}
+		for (int k = 0; k < 3; k++)
+			v[k] /= sqrt(nv);
+		for (int k = 0; k < 3; k++)
+			d += p[k] * v[k];
+		for (int k = 0; k < 3; k++) {
+			p[k] -= d * v[k];
+			np += p[k] * p[k];
+		}
+		if (np < 1e-6)
+			continue;
+		for (int k = 0; k < 3; k++)
+			w[k] = v[k] * cos(e) + p[k] / sqrt(np) * sin(e);
+		render_ref_env(v, a);
+		render_ref_env(w, b);
+		for (int k = 0; k < 3; k++)
+			steepest = fmax(steepest, fabs(a[k] - b[k]) / e);
+	}
+	cr_expect_leq(steepest, RENDER_ENV_SLOPE, "the environment turns %g per radian", steepest);
+	cr_expect_geq(steepest, 0.5 * RENDER_ENV_SLOPE, "RENDER_ENV_SLOPE is loose: %g", steepest);
+}
+
 Test(render_paper, environment_is_sky_above_ground_below_and_continuous)
 {
 	const double zenith[3] = { RENDER_ENV_ZENITH_RGB }, ground[3] = { RENDER_ENV_GROUND_RGB };
