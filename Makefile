@@ -279,7 +279,10 @@ deps: deps-test
 comma := ,
 build_says = echo "building $(1): $(if $(NVCC),CUDA for $(CUDA_ARCH) ($(CUDA_ARCH_WHY)),CPU only (no nvcc))$(if $(HAVE_MPI),,$(comma) without MPI), $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),unlimited) jobs"
 
-RUN_ARGS ?=
+# make run is a first look: at most 2 s of timing a row (bin/harness run
+# alone takes up to 5 s, --max-time), so that it ends within 2 minutes on
+# 2 cores; RUN_ARGS= gives the program's own defaults.
+RUN_ARGS ?= --max-time 2
 run: deps-run
 	@$(call build_says,$(BIN))
 	@$(MAKE) --no-print-directory $(BIN)

@@ -31,6 +31,7 @@
 #include "core/progress.h"
 #include "report.h"
 #include "sph/sph_run.h"
+#include "nbody/nbody_results.h"
 #include "results.h"
 #include "core/stats.h"
 #include "core/skips.h"

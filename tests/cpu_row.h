@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "../harness/nbody/nbody_results.h"
 #include "../harness/results.h"
 #include "../harness/core/stats.h"
 
