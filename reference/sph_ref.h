@@ -227,10 +227,17 @@ size_t sph_ref_grid_index(const struct sph_ref_grid *g, int cx, int cy,
 /* Free the arrays of g (safe on a zeroed or freed grid). */
 void sph_ref_grid_free(struct sph_ref_grid *g);
 
+/* The band around the support radius where float rounding decides which
+ * side of h a pair falls on: a float variant computes r^2 / h^2 to about
+ * 1e-5, so for pairs with |r^2 / h^2 - 1| <= SPH_H_BAND its neighbour
+ * test may differ from the reference's in double (validation forgives
+ * exactly those pairs; reasoning in harness/sph/sph_validate.c). */
+#define SPH_H_BAND 1e-4
+
 /* Pairs of point xi with the targets y[3 m] that grid g was built over
  * (index self left out; (size_t)-1: none) whose r^2 lies within the band
  * |r^2 / h^2 - 1| <= band: the pairs whose side of h float rounding may
- * decide (SPH_H_BAND in kernels/sph/sph.h). */
+ * decide (SPH_H_BAND above). */
 unsigned long long sph_ref_grid_band_pairs(const struct sph_ref_grid *g, const double *y,
 					   const double xi[3], size_t self, double h, double band);
 

@@ -27,7 +27,7 @@
  * smallest wrong formula (dividing by n_i instead of 1 + n_i moves com_off
  * by 1 / n_i of itself, 4e-3 at the threshold 0.1). The count threshold
  * compares integers, so float rounding changes a count only by moving a
- * pair across h: r^2 / h^2 is uncertain by ~1e-5 (kernels/sph/sph.h), hence
+ * pair across h: r^2 / h^2 is uncertain by ~1e-5 (reference/sph_ref.h), hence
  * SPH_H_BAND; such a pair moves the centre of mass too (by up to
  * h / (1 + n_i)), so a particle with one is excused whichever criterion
  * disagrees.

@@ -12,7 +12,7 @@
  *   density:      max_i |rho_i - rho_ref_i| / rho0
  *   acceleration: max_i |a_i - a_ref_i| / rms_i |a_ref_i|
  *   neighbours:   the variant's pair count equals the reference's, except
- *                 for pairs whose |r^2 / h^2 - 1| < SPH_H_BAND (kernels/sph/sph.h),
+ *                 for pairs whose |r^2 / h^2 - 1| < SPH_H_BAND (reference/sph_ref.h),
  *                 which float rounding may put on either side of h.
  */
 #define SPH_VALIDATE_RHO_TOL 1e-5

@@ -16,13 +16,6 @@
  * everything it returns is in the caller's original order, fluid only.
  */
 
-/* The band around the support radius where float rounding decides which
- * side of h a pair falls on: a float variant computes r^2 / h^2 to about
- * 1e-5, so for pairs with |r^2 / h^2 - 1| <= SPH_H_BAND its neighbour
- * test may differ from the reference's in double (validation forgives
- * exactly those pairs; reasoning in harness/sph/sph_validate.c). */
-#define SPH_H_BAND 1e-4
-
 /* What a variant is created from (reference/sph_scene.h builds it). */
 struct sph_input {
 	size_t n;		/* fluid particles */
