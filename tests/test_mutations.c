@@ -10,6 +10,8 @@
  * unable to plant that bug, found only at its next hour-long run. */
 Test(mutations, every_snippet_is_found_once, .timeout = 60)
 {
+	if (getenv("HARNESS_MUTATION_RUN"))
+		cr_skip_test("inside make mutate, whose planted bug moves its own snippet");
 	if (system("command -v python3 >/dev/null 2>&1") != 0)
 		cr_skip_test("python3 is not installed (make mutate needs it)");
 	char err[8192];
