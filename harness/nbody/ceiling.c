@@ -36,7 +36,7 @@ const struct ceiling_arch *ceiling_arch_find(int cc_major, int cc_minor)
  * of 8 j-bodies against the warp's p bodies, for the kernel as of the
  * commit named (a kernel changed since is counted anew; until then its
  * rows carry the older count's ceiling). */
-static const struct ceiling_issue ceiling_issues[] = {
+static const struct ceiling_sass_count ceiling_sass_counts[] = {
 	{ "tc-3x-p16", 9, 0, 94, 16 * 8, "38bd4c7" },
 	{ "tc-3x-p32", 9, 0, 140, 32 * 8, "38bd4c7" },
 	{ "tc-3x-p64", 9, 0, 237, 64 * 8, "38bd4c7" },
@@ -45,12 +45,12 @@ static const struct ceiling_issue ceiling_issues[] = {
 	{ "tc-1x-p32", 9, 0, 100, 32 * 8, "38bd4c7" },
 };
 
-const struct ceiling_issue *ceiling_issue_find(const char *variant, int cc_major, int cc_minor)
+const struct ceiling_sass_count *ceiling_sass_count_find(const char *variant, int cc_major, int cc_minor)
 {
-	for (size_t i = 0; i < sizeof ceiling_issues / sizeof ceiling_issues[0]; i++)
-		if (strcmp(ceiling_issues[i].variant, variant) == 0 &&
-		    ceiling_issues[i].cc_major == cc_major && ceiling_issues[i].cc_minor == cc_minor)
-			return &ceiling_issues[i];
+	for (size_t i = 0; i < sizeof ceiling_sass_counts / sizeof ceiling_sass_counts[0]; i++)
+		if (strcmp(ceiling_sass_counts[i].variant, variant) == 0 &&
+		    ceiling_sass_counts[i].cc_major == cc_major && ceiling_sass_counts[i].cc_minor == cc_minor)
+			return &ceiling_sass_counts[i];
 	return NULL;
 }
 
@@ -59,7 +59,7 @@ const struct ceiling_issue *ceiling_issue_find(const char *variant, int cc_major
 double ceiling_variant_interactions_per_s(const struct variant *v, int cc_major, int cc_minor,
 					  int sm_count, double clock_mhz)
 {
-	const struct ceiling_issue *e = ceiling_issue_find(v->name, cc_major, cc_minor);
+	const struct ceiling_sass_count *e = ceiling_sass_count_find(v->name, cc_major, cc_minor);
 	if (!e)
 		return strcmp(v->family, "tensor-core") == 0
 			       ? NAN

@@ -32,7 +32,7 @@ double ceiling_interactions_per_s(int cc_major, int cc_minor, int sm_count, doub
  * variants): its j-loop issues `instructions` warp instructions per
  * iteration of `interactions` interactions (the near-pair path left out),
  * counted in its SASS on cc_major.cc_minor at `commit`. */
-struct ceiling_issue {
+struct ceiling_sass_count {
 	const char *variant;
 	int cc_major, cc_minor;
 	int instructions, interactions;
@@ -40,7 +40,8 @@ struct ceiling_issue {
 };
 
 /* The entry of variant on that architecture, or NULL. */
-const struct ceiling_issue *ceiling_issue_find(const char *variant, int cc_major, int cc_minor);
+const struct ceiling_sass_count *ceiling_sass_count_find(const char *variant, int cc_major,
+							int cc_minor);
 
 /* The ceiling of variant v's rows: for a formulation with an entry, what
  * issue allows (4 schedulers x interactions / instructions per SM and

@@ -10,7 +10,7 @@ that holds HMMA instructions (one j-block of 8 bodies against the warp's
 less the near-pair code that a VOTE.ANY branch skips when no lane of the
 warp has a near pair (the case of almost every block at large N). The
 counts by kind say which pipe each instruction goes to. These are the
-numbers of ceiling_issues in harness/nbody/ceiling.c.
+numbers of ceiling_sass_counts in harness/nbody/ceiling.c.
 """
 import re
 import sys

@@ -62,11 +62,11 @@ Test(ceiling, tensor_core_rows_have_their_own)
 			   132 * 1980e6 * 4 * 256 / 100.0, 1);
 	cr_assert_float_eq(ceiling_variant_interactions_per_s(u4, 9, 0, 132, 1980),
 			   ceiling_interactions_per_s(9, 0, 132, 1980, VARIANT_FP32), 1);
-	cr_assert_null(ceiling_issue_find("tc-3x-p64", 8, 0), "counted on sm_90 only");
+	cr_assert_null(ceiling_sass_count_find("tc-3x-p64", 8, 0), "counted on sm_90 only");
 	cr_assert(isnan(ceiling_variant_interactions_per_s(p64, 8, 0, 108, 1410)));
 	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
 		const struct variant *v = &nbody_variants[i];
-		if (strcmp(v->family, "tensor-core") == 0 && !ceiling_issue_find(v->name, 9, 0))
+		if (strcmp(v->family, "tensor-core") == 0 && !ceiling_sass_count_find(v->name, 9, 0))
 			cr_expect(isnan(ceiling_variant_interactions_per_s(v, 9, 0, 132, 1980)), "%s", v->name);
 	}
 }
