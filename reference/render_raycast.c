@@ -52,6 +52,57 @@ static int finite3(const double a[3])
 	return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]);
 }
 
+void render_ref_env(const double dir[3], double rgb[3])
+{
+	const double horizon[3] = { RENDER_ENV_HORIZON_RGB }, zenith[3] = { RENDER_ENV_ZENITH_RGB };
+	const double ground[3] = { RENDER_ENV_GROUND_RGB };
+	const double z = dir[2], sky_w = fmin(fmax(0.5 + 0.5 * z / RENDER_ENV_BLEND, 0.0), 1.0);
+	const double h = fmax(z, 0.0);
+	const double shade = 0.75 + 0.25 * cos(2.0 * RAYCAST_PI * RENDER_ENV_GROUND_FREQ * dir[0]) *
+					   cos(2.0 * RAYCAST_PI * RENDER_ENV_GROUND_FREQ * dir[1]);
+
+	for (int k = 0; k < 3; k++) {
+		const double sky = horizon[k] + (zenith[k] - horizon[k]) * h;
+
+		rgb[k] = sky_w * sky + (1.0 - sky_w) * ground[k] * shade;
+	}
+}
+
+double render_ref_fresnel(double cos_i, double n1, double n2)
+{
+	const double f0 = (n1 - n2) * (n1 - n2) / ((n1 + n2) * (n1 + n2));
+	const double c = 1.0 - fmin(fmax(cos_i, 0.0), 1.0);
+
+	return f0 + (1.0 - f0) * c * c * c * c * c;
+}
+
+int render_ref_refract(const double dir[3], const double n[3], double n1, double n2,
+		       double out[3])
+{
+	const double eta = n1 / n2, cos_i = -dot3(n, dir);
+	const double k = 1.0 - eta * eta * (1.0 - cos_i * cos_i);
+
+	if (k < 0.0) {
+		for (int a = 0; a < 3; a++)
+			out[a] = dir[a] + 2.0 * cos_i * n[a];
+		normalise3(out);
+		return 0;
+	}
+	for (int a = 0; a < 3; a++)
+		out[a] = eta * dir[a] + (eta * cos_i - sqrt(k)) * n[a];
+	normalise3(out);
+	return 1;
+}
+
+double render_camera_pixel(const struct render_camera *c)
+{
+	double dist = 0.0;
+
+	for (int k = 0; k < 3; k++)
+		dist += (c->at[k] - c->eye[k]) * (c->at[k] - c->eye[k]);
+	return 2.0 * sqrt(dist) * tan(0.5 * c->fov_deg * RAYCAST_PI / 180.0) / c->height;
+}
+
 void render_camera_default(struct render_camera *c, const double lo[3], const double hi[3],
 			   int width, int height)
 {
@@ -182,6 +233,7 @@ struct raycast {
 	struct raycast_view view;
 	double hi[3];
 	double step;
+	double alpha_exp;	/* alpha_samples / samples_per_unit; 1: none */
 	int bricks[3];
 	unsigned char *occupied;	/* bricks[0] bricks[1] bricks[2] */
 };
@@ -237,19 +289,64 @@ static double raycast_weight(const double w[3], int di, int dj, int dk)
 	return (di ? w[0] : 1.0 - w[0]) * (dj ? w[1] : 1.0 - w[1]) * (dk ? w[2] : 1.0 - w[2]);
 }
 
+/* The distance at p, interpolated trilinearly (its square root per voxel
+ * first, as a sample takes it). */
+static double raycast_distance_at(const struct render_field *f, const double p[3])
+{
+	double w[3], d = 0.0;
+	int c[3];
+
+	raycast_locate(f, p, c, w);
+	for (int n = 0; n < 8; n++)
+		d += raycast_weight(w, n & 1, n >> 1 & 1, n >> 2) *
+		     raycast_dist(f, c[0] + (n & 1), c[1] + (n >> 1 & 1), c[2] + (n >> 2));
+	return d;
+}
+
+/* The paper's shading's normal where a ray bends: the distance's gradient
+ * by central differences span apart, normalised into n. Returns 0 where it
+ * has no direction. */
+static int raycast_wide_normal(const struct render_field *f, const double p[3], double span,
+			       double n[3])
+{
+	for (int a = 0; a < 3; a++) {
+		double q[3] = { p[0], p[1], p[2] }, hi, lo;
+
+		q[a] = p[a] + 0.5 * span;
+		hi = raycast_distance_at(f, q);
+		q[a] = p[a] - 0.5 * span;
+		lo = raycast_distance_at(f, q);
+		n[a] = (hi - lo) / span;
+	}
+	return normalise3(n) >= RAYCAST_FLAT_GRADIENT;
+}
+
+/* What a sample is besides its alpha and colour: the interpolated
+ * distance (HUGE_VAL for empty space) and the unit normal (has_n 0 where
+ * the gradient has no direction). */
+struct raycast_point {
+	double d;
+	double n[3];
+	int has_n;
+};
+
 /*
  * The sample at cell c, weights w, seen along dir: its alpha (0 for empty
- * space: all eight voxels at the maximum) and, when alpha > 0, its Phong
- * colour in col.
+ * space: all eight voxels at the maximum) and, when alpha > 0, its colour
+ * in col (Phong, or the paper's: Phong with the environment reflected by
+ * the Fresnel term); its distance and normal in *pt.
  */
 static double raycast_sample(const struct raycast *rc, const int c[3], const double w[3],
-			     const double dir[3], double col[3])
+			     const double dir[3], double col[3], struct raycast_point *pt)
 {
 	const struct render_params *rp = rc->rp;
 	const struct render_field *f = rc->f;
 	double d = 0.0, g[3] = { 0.0, 0.0, 0.0 }, alpha, shade, spec = 0.0;
 	int empty = 1;
 
+	pt->d = HUGE_VAL;
+	pt->n[0] = pt->n[1] = pt->n[2] = 0.0;
+	pt->has_n = 0;
 	for (int n = 0; n < 8; n++)
 		if (f->value[raycast_index(f, c[0] + (n & 1), c[1] + (n >> 1 & 1),
 					   c[2] + (n >> 2))] < f->max)
@@ -267,9 +364,14 @@ static double raycast_sample(const struct raycast *rc, const int c[3], const dou
 			g[a] += wn * gn[a];
 	}
 	alpha = rp->alpha_max * exp(-pow((d - rp->surface_d) / rp->band, 2));
+	if (rc->alpha_exp != 1.0)
+		alpha = 1.0 - pow(1.0 - alpha, rc->alpha_exp);
+	pt->d = d;
 	if (normalise3(g) < RAYCAST_FLAT_GRADIENT) {
 		shade = RENDER_PHONG_AMBIENT;
 	} else {
+		pt->has_n = 1;
+		memcpy(pt->n, g, sizeof g);
 		const double ndotl = dot3(g, rp->light);
 
 		shade = RENDER_PHONG_AMBIENT + RENDER_PHONG_DIFFUSE * fmax(ndotl, 0.0);
@@ -285,6 +387,19 @@ static double raycast_sample(const struct raycast *rc, const int c[3], const dou
 	}
 	for (int a = 0; a < 3; a++)
 		col[a] = fmin(fmax(rp->colour[a] * shade + spec, 0.0), 1.0);
+	if (rp->shading == RENDER_SHADING_PAPER && pt->has_n) {
+		/* the normal facing the ray, the environment it reflects */
+		const double side = dot3(g, dir) > 0.0 ? -1.0 : 1.0;
+		const double cos_i = -side * dot3(g, dir);
+		const double fr = render_ref_fresnel(cos_i, 1.0, RENDER_WATER_IOR);
+		double r[3], env[3];
+
+		for (int a = 0; a < 3; a++)
+			r[a] = dir[a] + 2.0 * cos_i * side * g[a];
+		render_ref_env(r, env);
+		for (int a = 0; a < 3; a++)
+			col[a] = (1.0 - fr) * col[a] + fr * env[a];
+	}
 	return alpha;
 }
 
@@ -295,8 +410,9 @@ static size_t raycast_brick_of(const struct raycast *rc, const int c[3])
 	       rc->bricks[0] + c[0] / RAYCAST_BRICK;
 }
 
-/* The ray parameter where the ray leaves the brick holding cell c. */
-static double raycast_brick_exit(const struct raycast *rc, const double dir[3], const int c[3])
+/* The parameter t where the ray o + t dir leaves the brick holding cell c. */
+static double raycast_brick_exit(const struct raycast *rc, const double o[3], const double dir[3],
+				 const int c[3])
 {
 	const struct render_field *f = rc->f;
 	double lo[3], hi[3], t0, t1;
@@ -308,7 +424,7 @@ static double raycast_brick_exit(const struct raycast *rc, const double dir[3], 
 		lo[k] = f->lo[k] + b * f->voxel;
 		hi[k] = f->lo[k] + e * f->voxel;
 	}
-	if (!raycast_slab(rc->view.eye, dir, lo, hi, &t0, &t1))
+	if (!raycast_slab(o, dir, lo, hi, &t0, &t1))
 		return -HUGE_VAL;	/* only by rounding: skip nothing */
 	return t1;
 }
@@ -320,41 +436,53 @@ struct raycast_result {
 	double first;
 	long samples;
 	long long skipped;
+	double exit_dir[3];
+	int bends;
 };
 
 /*
- * Casts the ray eye + t dir through the field, compositing front to back
- * until opaque, and skipping empty bricks when rc->occupied is set. A
- * skipped sample is one whose cell lies in an empty brick (its voxels and
- * rim all at the maximum), so that it would contribute nothing: skipping
- * leaves the result as it is.
+ * Casts the ray from the eye along dir0 through the field, compositing
+ * front to back until opaque, and skipping empty bricks when rc->occupied
+ * is set. A skipped sample is one whose cell lies in an empty brick (its
+ * voxels and rim all at the maximum), so that it would contribute
+ * nothing: skipping leaves the result as it is. The path is one straight
+ * segment (Phong), or, with the paper's shading, bends where it meets the
+ * surface: a new segment starts at the sample where it bent, its samples
+ * every step from there to where it leaves the box.
  */
-static void raycast_ray(const struct raycast *rc, const double dir[3], double alpha_min,
+static void raycast_ray(const struct raycast *rc, const double dir0[3], double alpha_min,
 			struct raycast_result *res)
 {
 	const struct render_params *rp = rc->rp;
 	const struct render_field *f = rc->f;
-	double t_in, t_out, acc = 0.0, col[3] = { 0.0, 0.0, 0.0 };
-	long n = -1;
+	const int paper = rp->shading == RENDER_SHADING_PAPER;
+	double o[3], dir[3], t_in, t_out, acc = 0.0, col[3] = { 0.0, 0.0, 0.0 };
+	double travelled = 0.0, prev_d = HUGE_VAL, back[3];
+	int surfaces = 0, armed = 1;
+	long n = -1, s = 0;
 
+	memcpy(o, rc->view.eye, sizeof o);
+	memcpy(dir, dir0, sizeof dir);
 	res->first = -1.0;
 	res->samples = 0;
 	res->skipped = 0;
-	if (raycast_slab(rc->view.eye, dir, f->lo, rc->hi, &t_in, &t_out)) {
+	res->bends = 0;
+	if (raycast_slab(o, dir, f->lo, rc->hi, &t_in, &t_out)) {
 		t_in = fmax(t_in, 0.0);
 		if (t_out >= t_in)
 			n = (long)floor((t_out - t_in) / rc->step);
 	}
-	for (long s = 0; s <= n; s++) {
+	while (s <= n) {
 		const double t = t_in + s * rc->step;
-		double p[3], w[3], c_s[3], alpha;
+		double p[3], w[3], c_s[3], alpha, wide[3];
+		struct raycast_point pt;
 		int c[3];
 
 		for (int k = 0; k < 3; k++)
-			p[k] = rc->view.eye[k] + t * dir[k];
+			p[k] = o[k] + t * dir[k];
 		raycast_locate(f, p, c, w);
 		if (rc->occupied && !rc->occupied[raycast_brick_of(rc, c)]) {
-			const double t_exit = raycast_brick_exit(rc, dir, c);
+			const double t_exit = raycast_brick_exit(rc, o, dir, c);
 			long next = (long)ceil((t_exit - t_in) / rc->step - RAYCAST_SKIP_MARGIN);
 
 			if (next <= s)
@@ -362,24 +490,62 @@ static void raycast_ray(const struct raycast *rc, const double dir[3], double al
 			if (next > n + 1)
 				next = n + 1;
 			res->skipped += next - s;
-			s = next - 1;
+			s = next;
+			prev_d = HUGE_VAL;
+			armed = 1;
 			continue;
 		}
 		res->samples++;
-		alpha = raycast_sample(rc, c, w, dir, c_s);
-		if (alpha <= 0.0)
+		alpha = raycast_sample(rc, c, w, dir, c_s, &pt);
+		const int bend = paper && armed && pt.has_n && pt.d <= rp->surface_d &&
+				 prev_d > rp->surface_d && res->bends < RENDER_PAPER_MAX_BENDS;
+
+		prev_d = pt.d;
+		if (pt.d > RENDER_PAPER_REARM * rp->surface_d)
+			armed = 1;	/* clear of the layer: the next is a new surface */
+		if (alpha > 0.0) {
+			if (alpha > alpha_min && res->first < 0.0)
+				res->first = travelled + t;
+			for (int k = 0; k < 3; k++)
+				col[k] += (1.0 - acc) * alpha * c_s[k];
+			acc += (1.0 - acc) * alpha;
+			if (acc >= rp->opaque)
+				break;
+		}
+		if (bend && raycast_wide_normal(f, p, RENDER_PAPER_NORMAL_SPAN * rp->surface_d, wide)) {
+			/* the normal facing the ray; odd surfaces are entered */
+			const double side = dot3(wide, dir) > 0.0 ? -1.0 : 1.0;
+			const int entering = ++surfaces % 2 == 1;
+			double nf[3], bent[3];
+
+			for (int k = 0; k < 3; k++)
+				nf[k] = side * wide[k];
+			if (!render_ref_refract(dir, nf, entering ? 1.0 : RENDER_WATER_IOR,
+						entering ? RENDER_WATER_IOR : 1.0, bent))
+				surfaces--;	/* reflected: still on this side */
+			armed = 0;
+			travelled += t;
+			memcpy(o, p, sizeof o);
+			memcpy(dir, bent, sizeof dir);
+			res->bends++;
+			t_in = 0.0;
+			n = raycast_slab(o, dir, f->lo, rc->hi, &t_in, &t_out) && t_out > 0.0
+				    ? (long)floor(t_out / rc->step)
+				    : 0;
+			t_in = 0.0;
+			s = 1;
 			continue;
-		if (alpha > alpha_min && res->first < 0.0)
-			res->first = t;
-		for (int k = 0; k < 3; k++)
-			col[k] += (1.0 - acc) * alpha * c_s[k];
-		acc += (1.0 - acc) * alpha;
-		if (acc >= rp->opaque)
-			break;
+		}
+		s++;
 	}
+	if (paper)
+		render_ref_env(dir, back);
+	else
+		memcpy(back, rp->background, sizeof back);
 	for (int k = 0; k < 3; k++)
-		res->rgb[k] = col[k] + (1.0 - acc) * rp->background[k];
+		res->rgb[k] = col[k] + (1.0 - acc) * back[k];
 	res->opacity = acc;
+	memcpy(res->exit_dir, dir, sizeof dir);
 }
 
 /*
@@ -420,7 +586,10 @@ static unsigned char *raycast_bricks_make(const struct render_field *f, const in
 /* Checks what render_ref_raycast refuses in the parameters and the field. */
 static int raycast_inputs_ok(const struct render_params *rp, const struct render_field *f)
 {
-	if (!(rp->samples_per_unit > 0.0) || !(rp->band > 0.0) || !f->value ||
+	if (rp->shading != RENDER_SHADING_PHONG && rp->shading != RENDER_SHADING_PAPER)
+		return 0;
+	if (!(rp->samples_per_unit > 0.0) || !(rp->band > 0.0) || !(rp->alpha_samples >= 0.0) ||
+	    !isfinite(rp->alpha_samples) || !f->value ||
 	    !(f->voxel > 0.0) || !isfinite(f->voxel) || !finite3(f->lo))
 		return 0;
 	for (int k = 0; k < 3; k++)
@@ -446,6 +615,7 @@ int render_ref_raycast_ex(const struct render_params *rp, const struct render_fi
 		rc.bricks[k] = (f->dim[k] - 2) / RAYCAST_BRICK + 1;	/* cells 0 .. dim - 2 */
 	}
 	rc.step = longest / rp->samples_per_unit;
+	rc.alpha_exp = rp->alpha_samples > 0.0 ? rp->alpha_samples / rp->samples_per_unit : 1.0;
 	if (skip) {
 		rc.occupied = raycast_bricks_make(f, rc.bricks);
 		if (!rc.occupied)
@@ -470,6 +640,10 @@ int render_ref_raycast_ex(const struct render_params *rp, const struct render_fi
 				out->opacity[pix] = res.opacity;
 			if (out && out->samples)
 				out->samples[pix] = res.samples;
+			if (out && out->exit_dir)
+				memcpy(out->exit_dir + 3 * pix, res.exit_dir, sizeof res.exit_dir);
+			if (out && out->bends)
+				out->bends[pix] = res.bends;
 		}
 	}
 	if (out)

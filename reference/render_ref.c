@@ -42,13 +42,123 @@ void render_params_default(struct render_params *rp, const struct sph_params *p)
 	rp->samples_per_unit = RENDER_SAMPLES_PER_UNIT;
 	rp->surface_d = 0.5 * d;
 	rp->band = 0.25 * d;
-	rp->alpha_max = 0.6;
+	rp->alpha_max = RENDER_PHONG_ALPHA_MAX;
 	rp->opaque = 0.99;
 	for (int k = 0; k < 3; k++) {
 		rp->light[k] = light[k] / norm;
 		rp->colour[k] = colour[k];
 		rp->background[k] = 1.0;
 	}
+	rp->shading = RENDER_SHADING_PHONG;
+}
+
+const char *render_shading_name(int shading)
+{
+	return shading == RENDER_SHADING_PHONG ? "phong" : shading == RENDER_SHADING_PAPER ? "paper" : NULL;
+}
+
+int render_shading_of(const char *name)
+{
+	for (int s = RENDER_SHADING_PHONG; s <= RENDER_SHADING_PAPER; s++)
+		if (strcmp(name, render_shading_name(s)) == 0)
+			return s;
+	return -1;
+}
+
+int render_params_shading(struct render_params *rp, int shading)
+{
+	if (shading != RENDER_SHADING_PHONG && shading != RENDER_SHADING_PAPER)
+		return -1;
+	rp->shading = shading;
+	rp->alpha_max = shading == RENDER_SHADING_PAPER ? RENDER_PAPER_ALPHA_MAX
+							: RENDER_PHONG_ALPHA_MAX;
+	return 0;
+}
+
+double render_derive_voxel(double d, double pixel)
+{
+	return fmax(d / RENDER_VOXELS_PER_SPACING, pixel / RENDER_VOXELS_PER_PIXEL);
+}
+
+/* Voxels of the field over lo .. hi at res; 0 for a shape refused. */
+static double render_derive_voxels(int res, const double lo[3], const double hi[3])
+{
+	int dim[3];
+	double v;
+
+	if (render_field_shape(res, lo, hi, dim, &v) != 0)
+		return 0.0;
+	return (double)dim[0] * dim[1] * dim[2];
+}
+
+int render_derive_res(double d, const double lo[3], const double hi[3], double pixel)
+{
+	const double v = render_derive_voxel(d, pixel);
+	double longest = 0.0, want;
+	int a, b;
+
+	if (!(d > 0.0) || !isfinite(d) || !(pixel >= 0.0) || !isfinite(pixel))
+		return -1;
+	for (int k = 0; k < 3; k++) {
+		if (!isfinite(lo[k]) || !isfinite(hi[k]) || !(hi[k] > lo[k]))
+			return -1;
+		longest = fmax(longest, hi[k] - lo[k]);
+	}
+	/* res voxels of at most v: ceil(longest / v), within 2 .. 4096 */
+	want = ceil(longest / v - 1e-9);
+	b = want < 2.0 ? 2 : want > 4096.0 ? 4096 : (int)want;
+	if (render_derive_voxels(b, lo, hi) <= (double)RENDER_FIELD_MAX_VOXELS)
+		return b;
+	/* the largest res in 2 .. b whose field fits (voxels grow with res) */
+	a = 2;
+	while (b - a > 1) {
+		const int m = a + (b - a) / 2;
+
+		if (render_derive_voxels(m, lo, hi) <= (double)RENDER_FIELD_MAX_VOXELS)
+			a = m;
+		else
+			b = m;
+	}
+	return a;
+}
+
+double render_derive_band(double d, double v)
+{
+	return fmax(RENDER_BAND_PER_SPACING * d, RENDER_BAND_PER_VOXEL * v);
+}
+
+double render_derive_box(double d, double v)
+{
+	return fmax(RENDER_BOX_PER_SPACING * d, RENDER_BOX_PER_VOXEL * v);
+}
+
+double render_derive_step(double d, double v)
+{
+	return fmin(render_derive_band(d, v), v) / RENDER_STEPS_PER_FEATURE;
+}
+
+int render_params_derive(struct render_params *rp, const struct sph_params *p,
+			 const double lo[3], const double hi[3], double pixel, int res,
+			 double samples)
+{
+	const double d = p->spacing;
+	const int own = render_derive_res(d, lo, hi, pixel);
+	double longest = 0.0, v;
+
+	render_params_default(rp, p);
+	if (own < 0 || (res > 0 && (res < 2 || res > 4096)))
+		return -1;
+	for (int k = 0; k < 3; k++)
+		longest = fmax(longest, hi[k] - lo[k]);
+	/* the derived sampling defines alpha; then the resolution used */
+	rp->alpha_samples = longest / render_derive_step(d, longest / own);
+	rp->res = res > 0 ? res : own;
+	v = longest / rp->res;
+	rp->band = render_derive_band(d, v);
+	rp->r = render_derive_box(d, v);
+	rp->r_max = rp->r * sqrt(3.0);
+	rp->samples_per_unit = samples > 0.0 ? samples : longest / render_derive_step(d, v);
+	return 0;
 }
 
 /*

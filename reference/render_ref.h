@@ -67,6 +67,9 @@
  *    voxels (and the one-voxel rim that interpolation reads) holds a
  *    value below the maximum is stepped over. Defaults: surface_d = 0.5 d
  *    (a particle's radius), band = 0.25 d, alpha_max = 0.6, opaque = 0.99.
+ *    Where alpha_samples > 0 and differs from samples_per_unit, each
+ *    sample's alpha is then corrected to 1 - (1 - alpha)^(alpha_samples /
+ *    samples_per_unit) (opacity per length; see the derivation below).
  *    Precisely, so that a GPU raycaster can match it: the box a ray
  *    crosses is the field's, lo .. lo + (dim - 1) voxel, and the unit is
  *    its longest side; sample s lies at t_in + s step (t_in the entry, or
@@ -82,8 +85,180 @@
  *    direction) it is colour RENDER_PHONG_AMBIENT alone.
  */
 
-/* Samples along a ray per unit distance by default: the paper's (4.3). */
+/* Samples along a ray per unit distance in the paper's parameters (4.3),
+ * render_params_default. */
 #define RENDER_SAMPLES_PER_UNIT	250.0
+
+/*
+ * Parameters that follow the data (render_params_derive). The paper's
+ * fixed numbers (res 256, 250 samples per unit) went with its 64^3 field
+ * (about 4 samples per voxel) and its small columns: they hold the
+ * field's voxel and the ray's step at about 3.8 mm in the 0.96 m tank
+ * whatever the particle spacing d, while what is drawn (the band, the
+ * box around a particle) shrinks with d. At 4.2 million particles (d =
+ * 1.6 mm) a step is ten times the band and a voxel wider than the box
+ * around a particle: rays step over the surface (see-through, speckle)
+ * and the field aliases (moire). Here every length follows d, so an image
+ * at any size is the same picture of its own surface, with the limits
+ * the memory and the image set:
+ *
+ *   voxel  v = max(d / RENDER_VOXELS_PER_SPACING, pixel /
+ *          RENDER_VOXELS_PER_PIXEL), then coarser where the field would
+ *          exceed RENDER_FIELD_MAX_VOXELS (res = longest side / v, the
+ *          largest whole res whose field fits). Three voxels per spacing
+ *          put 9 voxels across a particle's box (2 r = 3 d) and resolve
+ *          the band (0.25 d) to within the trilinear interpolation's
+ *          error of a sphere's distance, v^2 / (8 dist) = d / 36 at the
+ *          surface distance 0.5 d, a ninth of the band. A voxel below
+ *          half a pixel's footprint adds memory the image cannot show
+ *          (pixel: the footprint at the camera's look-at distance,
+ *          render_camera_pixel; 0 where no image is given). The memory
+ *          cap keeps the field at 2 GiB in double (the reference) and
+ *          5 GiB at the GPU's 20 bytes a voxel.
+ *   band   band = max(RENDER_BAND_PER_SPACING d, RENDER_BAND_PER_VOXEL v):
+ *          0.25 d (the paper's Gaussian around the particle radius) while
+ *          a voxel resolves it; where the memory or the image made the
+ *          voxel coarser, the band widens to two voxels across (v / 2 a
+ *          side) rather than alias into speckle.
+ *   box    r = max(RENDER_BOX_PER_SPACING d, RENDER_BOX_PER_VOXEL v):
+ *          1.5 d, and at least two voxels, so that every particle's box
+ *          holds voxels on both sides of it on every axis.
+ *   step   step = min(band, v) / RENDER_STEPS_PER_FEATURE: two samples in
+ *          every band and every voxel. The Gaussian's Riemann sum along
+ *          a ray is then exact to exp(-pi^2 band^2 / step^2) ~ 1e-17
+ *          (Poisson summation), and no trilinear cell is crossed between
+ *          two samples. samples_per_unit = longest side / step.
+ *   alpha  opacity is defined per step of the derived sampling
+ *          (alpha_samples = that samples_per_unit): a raycast at another
+ *          step corrects each sample's alpha to 1 - (1 - alpha)^(alpha_
+ *          samples / samples_per_unit), the opacity of the same length of
+ *          material, so that images at finer steps converge to one
+ *          picture instead of growing more opaque. At the derived step
+ *          the exponent is exactly 1 and alpha is left as it is.
+ *
+ * In the 0.96 m tank of the paper's columns (box 0.96 x ~0.25 x 2 nz d)
+ * at 1280 x 720 with render_camera_default (a pixel 1.04 mm) this gives
+ * (tests/render/test_render_ref.c checks it):
+ *     particles   d       res   voxel    band     step     samples/unit
+ *     16,128      10 mm   288   3.33 mm  2.5 mm   1.25 mm   768
+ *     255,600     4 mm    720   1.33 mm  1.0 mm   0.5 mm   1920
+ *     4,207,500   1.6 mm  1192  0.81 mm  0.40 mm  0.20 mm  4768
+ * (the last capped by memory: 1193 x 302 x 745 voxels, v = 0.5 d, the
+ * band v / 2), where the paper's numbers are res 256 (3.75 mm) and 250
+ * (3.84 mm) at every size. --res and --samples override res
+ * and samples_per_unit (the band, box and step then follow the voxel
+ * asked for; alpha stays defined per the derived step).
+ */
+#define RENDER_VOXELS_PER_SPACING	3.0
+#define RENDER_VOXELS_PER_PIXEL		2.0
+#define RENDER_FIELD_MAX_VOXELS		((size_t)1 << 28)
+#define RENDER_BAND_PER_SPACING		0.25
+#define RENDER_BAND_PER_VOXEL		0.5
+#define RENDER_BOX_PER_SPACING		1.5
+#define RENDER_BOX_PER_VOXEL		2.0
+#define RENDER_STEPS_PER_FEATURE	2.0
+
+/*
+ * The paper's shading (4.3: "multiple refractions and Fresnel effects
+ * based on the gradient ... environment mapping [mixed] to the color of
+ * the samples"), render_params.shading = RENDER_SHADING_PAPER, beside
+ * Phong (RENDER_SHADING_PHONG, above). The paper gives no formulas; here:
+ *   surface  the ray meets the water's surface where the field's distance
+ *            falls through surface_d between two samples (from above,
+ *            approaching a layer of surface particles), once per layer: a
+ *            ray that has met a surface meets the next only after its
+ *            distance has risen above RENDER_PAPER_REARM surface_d (one
+ *            particle spacing), clear of the layer's bumps, which it would
+ *            otherwise cross again between particles. The normal there is
+ *            the gradient of the interpolated distance by central
+ *            differences RENDER_PAPER_NORMAL_SPAN surface_d apart (one
+ *            particle spacing: the layer's bumps, one a particle, average
+ *            out, where the sample's own gradient points at the nearest
+ *            particle and would scatter the rays), normalised and turned to
+ *            face the ray (n . dir < 0); where it has no direction the ray
+ *            goes on unbent. A surface met an odd number of times is
+ *            entered (air to water), an even number left.
+ *   refraction  at each surface met, the direction bends by Snell's law,
+ *            eta = n1 / n2 (1 / RENDER_WATER_IOR entering, RENDER_WATER_IOR
+ *            leaving): t = eta dir + (eta cos_i - cos_t) n, cos_i = -n . dir,
+ *            cos_t = sqrt(1 - eta^2 (1 - cos_i^2)); where that root would be
+ *            of a negative number (total internal reflection) the ray
+ *            reflects, r = dir + 2 cos_i n, and stays in its medium. At most
+ *            RENDER_PAPER_MAX_BENDS surfaces bend a ray; the path then goes
+ *            on straight. Samples continue every step along the bent path
+ *            from the sample where it bent, until the ray leaves the field's
+ *            box or is opaque.
+ *   colour   each sample's colour is (1 - F) phong + F env(reflect(dir, n)),
+ *            phong the Phong colour above and F Schlick's Fresnel term,
+ *            F = F0 + (1 - F0) (1 - cos_i)^5, F0 = ((1 - n_w) / (1 + n_w))^2
+ *            (0.0204 for water), cos_i = |n . dir|; where the gradient has no
+ *            direction, phong alone.
+ *   background  env(dir) of the ray's last direction instead of the flat
+ *            background: what is seen through the water, bent.
+ *   env      a generated environment (render_ref_env; no image files): sky
+ *            above the horizon, from RENDER_ENV_HORIZON to RENDER_ENV_ZENITH
+ *            linearly in z of the unit direction, and below it ground shaded
+ *            0.75 + 0.25 cos(2 pi f x) cos(2 pi f y), f =
+ *            RENDER_ENV_GROUND_FREQ: stripes whose bending shows the
+ *            refraction; sky and ground blend linearly over |z| <
+ *            RENDER_ENV_BLEND. The map changes by at most RENDER_ENV_SLOPE
+ *            per radian that a direction turns, so that rays a pixel apart
+ *            whose bent directions differ little see colours that differ
+ *            little: an environment whose detail grows without bound (a
+ *            ground plane's stripes, ever finer toward the horizon, or a
+ *            sharp horizon) turns the particle-scale differences between
+ *            neighbouring rays' directions into isolated bright pixels at
+ *            any sampling (measured on the CPU variant, 16,128 particles
+ *            at step 1,250, 480 x 270: 1,643 pixels 20 levels brighter
+ *            than the median of their 3 x 3 neighbours with the earlier
+ *            map of a ground plane's stripes and a horizon 0.02 wide, 672
+ *            with this one; Phong's image of the same frame has 210).
+ *   shell    the transfer function's band is drawn lighter, alpha_max =
+ *            RENDER_PAPER_ALPHA_MAX instead of Phong's 0.6, so that rays
+ *            pass through the layer of surface particles (the water's
+ *            inside is empty space in the field: only surface particles
+ *            are rasterised) and meet the far surface too: at Phong's
+ *            alpha a ray is opaque before the distance falls to surface_d
+ *            and no ray would ever bend.
+ * Compositing, the transfer function's shape and the skipping are
+ * Phong's; with no surface met, the path and the samples are Phong's too.
+ * render_params_shading sets shading and alpha_max together.
+ */
+#define RENDER_SHADING_PHONG	0
+#define RENDER_SHADING_PAPER	1
+#define RENDER_WATER_IOR	1.333
+#define RENDER_PAPER_MAX_BENDS	8
+#define RENDER_PAPER_REARM	2.0
+#define RENDER_PAPER_NORMAL_SPAN	2.0
+#define RENDER_PAPER_ALPHA_MAX	0.04
+#define RENDER_PHONG_ALPHA_MAX	0.6
+#define RENDER_ENV_HORIZON_RGB	0.85, 0.90, 0.95
+#define RENDER_ENV_ZENITH_RGB	0.30, 0.50, 0.85
+#define RENDER_ENV_GROUND_RGB	0.45, 0.40, 0.35
+#define RENDER_ENV_BLEND	0.25
+#define RENDER_ENV_GROUND_FREQ	1.0
+#define RENDER_ENV_SLOPE	1.6
+
+/* The shadings' names, "phong" and "paper": the name of shading (NULL
+ * for another value), and the shading of a name (-1 for another). */
+const char *render_shading_name(int shading);
+int render_shading_of(const char *name);
+
+/* rp drawn with shading (RENDER_SHADING_PHONG or _PAPER): its alpha_max
+ * with it. Returns 0, or -1 (rp unchanged) for another value. */
+struct render_params;
+int render_params_shading(struct render_params *rp, int shading);
+
+/* The environment seen in unit direction dir, into rgb (each in [0, 1]). */
+void render_ref_env(const double dir[3], double rgb[3]);
+/* Schlick's Fresnel reflectance for cos_i = |n . dir| in [0, 1] at an
+ * interface between indices n1 and n2. */
+double render_ref_fresnel(double cos_i, double n1, double n2);
+/* The unit direction dir bent at a surface of unit normal n facing it
+ * (n . dir <= 0), from index n1 into n2, into out. Returns 1 where it
+ * refracted, 0 where it was reflected (total internal reflection). */
+int render_ref_refract(const double dir[3], const double n[3], double n1, double n2,
+		       double out[3]);
 
 /* The Phong model's constants (not parameters: one lighting for all). */
 #define RENDER_PHONG_AMBIENT	0.2
@@ -103,17 +278,54 @@ struct render_params {
 	double samples_per_unit;	/* along a ray, per longest side */
 	double surface_d, band;	/* transfer function [m] */
 	double alpha_max, opaque;
+	double alpha_samples;	/* samples_per_unit at which alpha holds as
+				 * the transfer function gives it; another
+				 * step corrects it (see above); 0: never */
 	double light[3];	/* direction towards the light, normalised */
 	double colour[3];	/* the water's, in [0, 1] */
-	double background[3];
+	double background[3];	/* Phong's; the paper's shading shows the env */
+	int shading;		/* RENDER_SHADING_PHONG or RENDER_SHADING_PAPER */
 };
 
 /* Neighbours (r < h, self excluded) of an interior particle of the cubic
  * lattice of spacing p->spacing. */
 int render_rest_neighbours(const struct sph_params *p);
 
-/* The defaults above for water of parameters p. */
+/* The paper's parameters for water of parameters p: as listed above,
+ * res 256, RENDER_SAMPLES_PER_UNIT, band 0.25 d, r 1.5 d, alpha_samples 0
+ * (no correction). Right for the paper's columns at 64^3 .. 256; the
+ * harness renders with render_params_derive. */
 void render_params_default(struct render_params *rp, const struct sph_params *p);
+
+/* The voxel [m] of the derivation above for spacing d over the box lo ..
+ * hi and a pixel footprint pixel [m] (0: no image), before the memory cap;
+ * and the res it gives, memory cap applied (2 .. 4096): the largest res
+ * not above longest / voxel whose field has at most RENDER_FIELD_MAX_VOXELS
+ * voxels. -1 for an empty or non-finite box or d not positive. */
+double render_derive_voxel(double d, double pixel);
+int render_derive_res(double d, const double lo[3], const double hi[3], double pixel);
+/* band, box radius and step [m] for spacing d at voxel v (see above). */
+double render_derive_band(double d, double v);
+double render_derive_box(double d, double v);
+double render_derive_step(double d, double v);
+
+/* The footprint [m] of one pixel of camera c at its look-at distance:
+ * 2 |at - eye| tan(fov / 2) / height. */
+struct render_camera;
+double render_camera_pixel(const struct render_camera *c);
+
+/*
+ * The harness's parameters: render_params_default's, then res, band,
+ * r, r_max, the step (samples_per_unit) and alpha_samples derived as
+ * above for p->spacing over the box lo .. hi and pixel (0: no image).
+ * res > 0 forces the field's resolution (band, box and step follow its
+ * voxel), samples > 0 the samples per unit; alpha_samples is the derived
+ * sampling's either way. Returns 0, or -1 (rp left at the paper's) for an
+ * empty or non-finite box, or a forced res outside 2 .. 4096.
+ */
+int render_params_derive(struct render_params *rp, const struct sph_params *p,
+			 const double lo[3], const double hi[3], double pixel, int res,
+			 double samples);
 
 /*
  * Surface particles of the n fluid positions x[3n] (boundary particles
@@ -184,7 +396,8 @@ void render_camera_default(struct render_camera *c, const double lo[3], const do
  * a camera of no pixels or more than 16384 on a side, a degenerate view
  * (eye == at, up parallel to the view, fov outside (0, 180) degrees,
  * anything non-finite), a field of fewer than 2 voxels on an axis or no
- * values, samples_per_unit or band not positive, or no memory.
+ * values, samples_per_unit or band not positive, alpha_samples negative
+ * or not finite, or no memory.
  */
 int render_ref_raycast(const struct render_params *rp, const struct render_field *f,
 		       const struct render_camera *c, double *rgb);
@@ -197,6 +410,9 @@ struct render_ray_out {
 				 * sample of alpha > alpha_min; -1 if none */
 	double *opacity;	/* A where the ray stopped */
 	long *samples;		/* samples evaluated, skipped ones not counted */
+	double *exit_dir;	/* 3 per pixel: the ray's last direction (bent
+				 * by the paper's shading; the first otherwise) */
+	int *bends;		/* surfaces that bent the ray (paper's shading) */
 	long long skipped;	/* set: the image's samples stepped over */
 };
 

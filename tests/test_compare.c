@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "csv_column.h"
 #include "../harness/compare.h"
 #include "../harness/core/csv_table.h"
 #include "../harness/core/json_in.h"
@@ -597,7 +598,7 @@ Test(compare, sph_across_devices)
 #define RENDER_TABLE "results/h200/sph-render-table.csv"
 
 /* Rendering rows (sph run --render) are their own kind: joined on
- * variant, column, width, height and field_res, judged by overall fps
+ * variant, column, width, height, field_res and shading, judged by overall fps
  * with the frames' noise, the stage times shown; a row whose rendering
  * failed its checks is not compared even though its physics validated. */
 Test(compare, render_rows)
@@ -639,6 +640,37 @@ Test(compare, render_across_devices)
 	cr_expect_eq(r.only_base + r.only_new, 0);
 	cr_expect_eq(r.count, 48, "%zu rows joined", r.count);
 	compare_report_free(&r);
+}
+
+/* RENDER_TABLE with a shading column of value v on every row, written to
+ * path (no sidecar: compare reads it unchecked). */
+static void render_table_shaded(const char *v, char *path, size_t len)
+{
+	snprintf(path, len, "/tmp/compare-shading-XXXXXX");
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	csv_with_column(RENDER_TABLE, path, "shading", v);
+}
+
+/* A rendering row in the paper's shading is another measurement than
+ * Phong's: none joins; a file from before the column is Phong's. */
+Test(compare, render_rows_of_two_shadings_do_not_join)
+{
+	char paper[64], phong[64];
+	struct compare_report a, b;
+	render_table_shaded("paper", paper, sizeof paper);
+	render_table_shaded("phong", phong, sizeof phong);
+	compare_fixtures(RENDER_TABLE, paper, &same_device, &a);
+	cr_expect_eq(a.only_base, 48);
+	cr_expect_eq(a.only_new, 48);
+	cr_expect_neq(compare_exit_status(&a), 0, "nothing compared is not a pass");
+	compare_report_free(&a);
+	compare_fixtures(RENDER_TABLE, phong, &same_device, &b);
+	cr_expect_eq(b.only_base + b.only_new, 0);
+	compare_report_free(&b);
+	unlink(paper);
+	unlink(phong);
 }
 
 Test(compare, kinds_are_not_mixed)

@@ -8,6 +8,8 @@
 
 #include "../harness/core/csv_table.h"
 #include "cli_run.h"
+#include "csv_column.h"
+#include "tmp_dir.h"
 
 /* The text of the page path (a results page, run from the repository root). */
 static char *report_page(const char *path)
@@ -116,6 +118,46 @@ Test(report, render_page_tables_come_from_the_data)
 {
 	size_t lines = report_lines_in_page("--render --from results/h200", "results/render.md");
 	cr_expect_gt(lines, 20, "both tables: %zu lines", lines);
+}
+
+/* The H200's rendering table, with a shading column of value v on every
+ * row, as DIR/sph-render-table-paper.csv (no sidecar: read unchecked),
+ * beside the table itself. */
+static void render_dir_with_paper(const char *dir, const char *v)
+{
+	char cmd[512], path[128];
+	snprintf(cmd, sizeof cmd, "cp results/h200/sph-render-table.csv results/h200/sph-render-table.meta.json %s/",
+		 dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(path, sizeof path, "%s/sph-render-table-paper.csv", dir);
+	csv_with_column("results/h200/sph-render-table.csv", path, "shading", v);
+}
+
+/* Where a results directory has the paper's shading's table too, report
+ * --render prints its rows under Phong's; a file whose rows are not of
+ * the paper's shading is refused in one line. */
+Test(report, render_paper_shading_table_follows_phong)
+{
+	char dir[64], cmd[512], e[4096];
+	tmp_dir_make(dir, "report-paper");
+	render_dir_with_paper(dir, "paper");
+	static char out[1 << 16];
+	snprintf(cmd, sizeof cmd, "%s report --render --from %s", cli_harness_bin(), dir);
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	const char *at = strstr(out, "\nIn the paper's shading");
+	cr_assert_not_null(at, "%s", out);
+	const char *phong = strstr(out, "| 255,600 | H200, verlet | 4,806 |");
+	cr_expect(phong && phong < at, "Phong's rows first: %s", out);
+	cr_expect(strstr(at, "| 255,600 | H200, verlet | 4,806 |"), "%s", at);
+	tmp_dir_remove(dir);
+
+	tmp_dir_make(dir, "report-paper");
+	render_dir_with_paper(dir, "phong");
+	snprintf(cmd, sizeof cmd, "%s report --render --from %s", cli_harness_bin(), dir);
+	cr_expect_eq(cli_run(cmd, e, sizeof e), 2, "%s", e);
+	cr_expect(strstr(e, "not in the paper's shading") && strchr(e, '\n') == strrchr(e, '\n'),
+		  "%s", e);
+	tmp_dir_remove(dir);
 }
 
 /* --data: the four columns of the paper as gnuplot blocks, a line per

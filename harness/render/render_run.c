@@ -242,6 +242,7 @@ int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct s
 		out->width = o->width;
 		out->height = o->height;
 		out->res = o->res;
+		out->shading = o->shading;
 	} else if (!out->done || !out->valid) {
 		snprintf(err, errlen, "the pipeline is timed only once it has validated");
 		return -1;
@@ -250,11 +251,21 @@ int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct s
 		snprintf(err, errlen, "this variant has no surface extraction");
 		return -1;
 	}
-	render_params_default(&rp, p);
-	rp.res = out->res;
-	if (o->samples_per_unit > 0)
-		rp.samples_per_unit = o->samples_per_unit;
 	render_camera_default(&cam, p->box_lo, p->box_hi, out->width, out->height);
+	if (render_params_derive(&rp, p, p->box_lo, p->box_hi, render_camera_pixel(&cam), out->res,
+				 o->samples_per_unit) != 0) {
+		snprintf(err, errlen, "no rendering parameters for this box at --res %d", out->res);
+		return -1;
+	}
+	out->res = rp.res;
+	if (render_params_shading(&rp, o->shading) != 0) {
+		snprintf(err, errlen, "no such shading (%d)", o->shading);
+		return -1;
+	}
+	/* The GPU raycaster takes each sample's alpha as it is: at a step
+	 * other than the derived one its reference is the uncorrected one. */
+	if (rp.samples_per_unit != rp.alpha_samples)
+		rp.alpha_samples = 0.0;
 	if (!on_gpu && !(host = malloc((n ? 4 * n : 4) * sizeof *host))) {
 		snprintf(err, errlen, "out of memory for %zu surface positions", n);
 		return -1;

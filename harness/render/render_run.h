@@ -35,24 +35,27 @@
 /* The command line's limits: pixels a side, voxels along the longest side. */
 /* The defaults of `sph render` and `sph run --render`: the image (the
  * paper does not state its resolution) and the field's voxels along the
- * box's longest side. */
+ * box's longest side (0: derived from the particle spacing, the box and
+ * the image, render_params_derive). */
 #define RENDER_RUN_WIDTH	1280
 #define RENDER_RUN_HEIGHT	720
-#define RENDER_RUN_RES		256
+#define RENDER_RUN_RES		0
 #define RENDER_RUN_MAX_SIDE	8192
 #define RENDER_RUN_MAX_RES	1024
 #define RENDER_RUN_MAX_SAMPLES	10000
 
 struct render_run_opts {
-	int width, height, res;	/* the timed image and the field's resolution */
-	double samples_per_unit;	/* along a ray (render_params; 0: the default, 250) */
+	int width, height, res;	/* the timed image and the field's resolution (0: derived) */
+	double samples_per_unit;	/* along a ray (render_params; 0: derived) */
 	double min_time;	/* seconds of frames, at least */
+	int shading;		/* RENDER_SHADING_PHONG (0) or RENDER_SHADING_PAPER */
 };
 
 struct render_run_result {
 	bool done;		/* the pipeline ran (validated, maybe timed) */
 	bool valid;		/* every stage's check passed */
 	bool timed;
+	int shading;		/* render_run_opts's */
 	struct render_surface_check surface;
 	struct render_field_check field;
 	struct render_image_check image;

@@ -221,3 +221,71 @@ int render_validate_image(const double *ref_rgb, const double *var_rgb, int widt
 	out->pass = out->nonfinite == 0 && out->psnr_db >= RENDER_VALIDATE_PSNR_DB;
 	return 0;
 }
+
+/* ---------------------------------------------------------------- */
+/* Convergence                                                      */
+/* ---------------------------------------------------------------- */
+
+double render_image_psnr(const double *a, const double *b, int w, int h)
+{
+	double sum = 0.0;
+
+	if (!a || !b || w <= 0 || h <= 0)
+		return NAN;
+	const size_t channels = 3 * (size_t)w * (size_t)h;
+	for (size_t q = 0; q < channels; q++) {
+		const double d = a[q] - b[q];
+
+		if (!isfinite(d))
+			return NAN;
+		sum += d * d;
+	}
+	return sum > 0.0 ? 10.0 * log10((double)channels / sum) : INFINITY;
+}
+
+/* The largest channel distance of pixel c from the background; NAN if a
+ * channel is not finite. */
+static double render_hole_contrast(const double *c, const double bg[3])
+{
+	double m = 0.0;
+
+	for (int k = 0; k < 3; k++) {
+		const double d = fabs(c[k] - bg[k]);
+
+		if (!isfinite(d))
+			return NAN;
+		m = d > m ? d : m;
+	}
+	return m;
+}
+
+int render_image_holes(const double *conv_rgb, const double *conv_alpha, const double *rgb,
+		       const double bg[3], int w, int h, struct render_holes *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!conv_rgb || !conv_alpha || !rgb || !bg || w <= 0 || h <= 0)
+		return -1;
+	const size_t px = (size_t)w * (size_t)h;
+	for (size_t i = 0; i < px; i++) {
+		if (!(conv_alpha[i] >= RENDER_HOLE_COVERED))
+			continue;
+		out->silhouette++;
+		/* a NaN pixel shows no water: a hole */
+		out->holes += !(render_hole_contrast(&rgb[3 * i], bg) >=
+				RENDER_HOLE_SHOW * render_hole_contrast(&conv_rgb[3 * i], bg));
+	}
+	out->share = out->silhouette ? (double)out->holes / (double)out->silhouette : 0.0;
+	return 0;
+}
+
+int render_validate_converged(const double *conv_rgb, const double *conv_alpha, const double *rgb,
+			      const double bg[3], int w, int h, struct render_converge_check *out)
+{
+	memset(out, 0, sizeof *out);
+	if (render_image_holes(conv_rgb, conv_alpha, rgb, bg, w, h, &out->holes) != 0)
+		return -1;
+	out->psnr_db = render_image_psnr(conv_rgb, rgb, w, h);
+	out->pass = out->psnr_db >= RENDER_CONVERGE_PSNR_DB &&
+		    out->holes.share <= RENDER_CONVERGE_HOLES;
+	return 0;
+}

@@ -96,4 +96,56 @@ struct render_image_check {
 int render_validate_image(const double *ref_rgb, const double *var_rgb, int width, int height,
 			  struct render_image_check *out);
 
+/*
+ * Convergence of an image against a converged one of the same scene
+ * (finer field and sampling, reference/render_ref.h), both in
+ * render_ref_raycast's layout:
+ *   PSNR   over every channel of every pixel (render_image_psnr), at least
+ *          RENDER_CONVERGE_PSNR_DB;
+ *   holes  of the pixels inside the fluid's silhouette (the converged
+ *          opacity >= RENDER_HOLE_COVERED), the share that show the
+ *          background: the image's largest channel distance from the
+ *          background below RENDER_HOLE_SHOW times the converged image's
+ *          (more than half of the background shows where the converged
+ *          image shows water); at most RENDER_CONVERGE_HOLES.
+ * 30 dB is an RMS error of 0.03 a channel: shading that moves with a
+ * finer field's normals, edges a pixel off. Background in one silhouette
+ * pixel of ten, the water's blue (0.15, 0.45, 0.85) against white, alone
+ * costs an MSE of 0.1 x (0.85^2 + 0.55^2 + 0.15^2) / 3 = 0.035 times the
+ * share of the image the fluid covers: 20.6 dB where it covers a quarter. 1 % of the silhouette allows a few edge pixels of a closed
+ * surface. Measured in results/render.md (Convergence of the image).
+ */
+#define RENDER_CONVERGE_PSNR_DB	30.0
+#define RENDER_CONVERGE_HOLES	0.01
+#define RENDER_HOLE_COVERED	0.5
+#define RENDER_HOLE_SHOW	0.5
+
+/* PSNR [dB] of b against a (w x h RGB, [0, 1]): 10 log10(1 / MSE) over
+ * every channel; +inf for identical images; NAN for a non-finite channel,
+ * an empty image or a NULL array. */
+double render_image_psnr(const double *a, const double *b, int w, int h);
+
+struct render_holes {
+	size_t silhouette;	/* pixels with converged opacity >= RENDER_HOLE_COVERED */
+	size_t holes;		/* of those, the ones that show the background */
+	double share;		/* holes / silhouette; 0 for an empty silhouette */
+};
+
+/* The holes (above) of rgb against the converged conv_rgb and its opacity
+ * conv_alpha (w x h), over background bg. 0, or -1 for an empty image or
+ * a NULL array. */
+int render_image_holes(const double *conv_rgb, const double *conv_alpha, const double *rgb,
+		       const double bg[3], int w, int h, struct render_holes *out);
+
+struct render_converge_check {
+	double psnr_db;
+	struct render_holes holes;
+	bool pass;		/* psnr_db >= RENDER_CONVERGE_PSNR_DB, share <= RENDER_CONVERGE_HOLES */
+};
+
+/* Both checks of rgb against the converged image; 0, or -1 (pass false)
+ * as render_image_holes. */
+int render_validate_converged(const double *conv_rgb, const double *conv_alpha, const double *rgb,
+			      const double bg[3], int w, int h, struct render_converge_check *out);
+
 #endif

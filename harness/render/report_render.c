@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/csv_table.h"
 #include "../report_format.h"
@@ -150,25 +151,62 @@ static void rr_data(const struct csv_table *t, const struct csv_table *p, const 
 	}
 }
 
-int report_render(const char *from, bool data)
+/* Reads the rendering table at path into t, its sidecar checked: 0, or 2
+ * with one line said. */
+static int rr_read(const char *path, struct csv_table *t)
 {
-	char path[4096], err[4200], note[1024];
-	struct csv_table t, p;
-	snprintf(path, sizeof path, "%s/sph-render-table.csv", from);
+	char err[4200], note[1024];
 	if (results_pair_check(path, note, sizeof note) == RESULTS_PAIR_MISMATCH) {
 		fprintf(stderr, "harness: report: %s\n", note);
 		return 2;
 	}
-	if (csv_table_read(path, &t, err, sizeof err) != 0) {
+	if (csv_table_read(path, t, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: report: %s\n", err);
 		return 2;
 	}
-	if (csv_table_col(&t, "overall_fps") < 0) {
+	if (csv_table_col(t, "overall_fps") < 0) {
 		fprintf(stderr, "harness: report: %s: not a rendering results file (no overall_fps)\n",
 			path);
-		csv_table_free(&t);
+		csv_table_free(t);
 		return 2;
 	}
+	return 0;
+}
+
+/* The rows of the paper's shading's table (DIR/sph-render-table-paper.csv,
+ * where there is one) under Phong's: 0, or 2 for a file that is not of
+ * the paper's shading. */
+static int rr_paper_shading(const char *from, const struct csv_table *p, const char *dev)
+{
+	char path[4096];
+	struct csv_table t;
+	snprintf(path, sizeof path, "%s/sph-render-table-paper.csv", from);
+	if (access(path, R_OK) != 0)
+		return 0;
+	if (rr_read(path, &t) != 0)
+		return 2;
+	for (size_t i = 0; i < t.nrows; i++)
+		if (strcmp(csv_table_named(&t, i, "render_valid"), "1") == 0 &&
+		    strcmp(csv_table_named(&t, i, "shading"), "paper") != 0) {
+			fprintf(stderr, "harness: report: %s:%zu: a row not in the paper's shading\n",
+				path, t.row_line[i]);
+			csv_table_free(&t);
+			return 2;
+		}
+	printf("\nIn the paper's shading (refractions, Fresnel, the environment; "
+	       "sph-render-table-paper.csv):\n\n");
+	rr_markdown(&t, p, dev);
+	csv_table_free(&t);
+	return 0;
+}
+
+int report_render(const char *from, bool data)
+{
+	char path[4096], err[4200];
+	struct csv_table t, p;
+	snprintf(path, sizeof path, "%s/sph-render-table.csv", from);
+	if (rr_read(path, &t) != 0)
+		return 2;
 	const bool have_paper = csv_table_read("results/published/goswami2010_sph.csv", &p, err,
 					       sizeof err) == 0;
 	/* the device as the rows name it, shortened: "NVIDIA H100 80GB HBM3" -> "H100" */
@@ -181,12 +219,15 @@ int report_render(const char *from, bool data)
 			dev[strcspn(dev, " ")] = '\0';
 			break;
 		}
-	if (data)
+	int rc = 0;
+	if (data) {
 		rr_data(&t, have_paper ? &p : NULL, dev);
-	else
+	} else {
 		rr_markdown(&t, have_paper ? &p : NULL, dev);
+		rc = rr_paper_shading(from, have_paper ? &p : NULL, dev);
+	}
 	if (have_paper)
 		csv_table_free(&p);
 	csv_table_free(&t);
-	return 0;
+	return rc;
 }

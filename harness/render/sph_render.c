@@ -35,13 +35,20 @@ struct render_options {
 	double samples;	/* per unit distance (0: the default) */
 	uint64_t seed;
 	const char *out;
-	bool quiet, help;
+	int shading;	/* RENDER_SHADING_PHONG or RENDER_SHADING_PAPER */
+	bool quiet, help, converge;
 };
+
+/* --converge: the converged image's field resolution and samples, times
+ * the frame's (reference/render_ref.h; results/render.md). */
+#define SPH_RENDER_CONVERGE_RES		2
+#define SPH_RENDER_CONVERGE_SAMPLES	4.0
 
 static void render_help(void)
 {
 	printf("usage: harness sph render --variant NAME --column C --at STEPS --out DIR\n"
-	       "                          [--width W] [--height H] [--res R] [--seed S]\n\n"
+	       "                          [--width W] [--height H] [--res R] [--samples S]\n"
+	       "                          [--shading phong|paper] [--seed S] [--converge]\n\n"
 	       "Runs one SPH variant on one column and renders its water at each step of\n"
 	       "--at through the SPH paper's rendering pipeline into\n"
 	       "DIR/<variant>-<column>-<step>.png: a GPU variant extracts the surface with\n"
@@ -53,18 +60,29 @@ static void render_help(void)
 	       "  --out, -o DIR       where the frames go (created)\n"
 	       "  --width W, --height H  pixels (%d x %d; at most %d a side)\n"
 	       "  --res R             distance-field voxels along the box's longest side\n"
-	       "                      (%d; 2 .. %d)\n"
-	       "  --samples S         ray samples per unit distance, the box's longest side (250)\n"
+	       "                      (derived from the particle spacing, the box and the\n"
+	       "                      image: reference/render_ref.h; 2 .. %d)\n"
+	       "  --samples S         ray samples per unit distance, the box's longest side\n"
+	       "                      (derived)\n"
+	       "  --shading phong|paper  Phong lighting (the default), or the paper's: rays\n"
+	       "                      bent at the surface by Snell's law, a Fresnel term and\n"
+	       "                      a generated environment (reference/render_ref.h)\n"
+	       "  --converge          the CPU variant only: also render each frame converged\n"
+	       "                      (%dx the field's resolution, %gx the samples) and with the\n"
+	       "                      paper's res 256 and 250 samples, and print the PSNR and the\n"
+	       "                      holes of both the frame and the paper's against it\n"
+	       "                      (harness/render/render_validate.h)\n"
 	       "  --seed S            jitter of the lattice (42)\n"
 	       "  --quiet, -q         no progress lines\n"
 	       "Exit status: 0 every frame written, 1 a failure, 2 bad input.\n",
-	       RENDER_MAX_AT, RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT, RENDER_RUN_MAX_SIDE, RENDER_RUN_RES,
-	       RENDER_RUN_MAX_RES);
+	       RENDER_MAX_AT, RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT, RENDER_RUN_MAX_SIDE,
+	       RENDER_RUN_MAX_RES, SPH_RENDER_CONVERGE_RES, SPH_RENDER_CONVERGE_SAMPLES);
 }
 
 static int render_parse(int argc, char **argv, struct render_options *o, char *err, size_t errlen)
 {
-	enum { OPT_COLUMN = 300, OPT_AT, OPT_WIDTH, OPT_HEIGHT, OPT_RES, OPT_SEED, OPT_SAMPLES };
+	enum { OPT_COLUMN = 300, OPT_AT, OPT_WIDTH, OPT_HEIGHT, OPT_RES, OPT_SEED, OPT_SAMPLES,
+	       OPT_CONVERGE, OPT_SHADING };
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },
 		{ "column", required_argument, NULL, OPT_COLUMN },
@@ -75,6 +93,8 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 		{ "res", required_argument, NULL, OPT_RES },
 		{ "samples", required_argument, NULL, OPT_SAMPLES },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "converge", no_argument, NULL, OPT_CONVERGE },
+		{ "shading", required_argument, NULL, OPT_SHADING },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -112,6 +132,13 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 		case OPT_SAMPLES:
 			rc = cli_parse_double("--samples", optarg, 1, RENDER_RUN_MAX_SAMPLES, &o->samples,
 					      err, errlen);
+			break;
+		case OPT_CONVERGE: o->converge = true; break;
+		case OPT_SHADING:
+			if ((o->shading = render_shading_of(optarg)) < 0) {
+				snprintf(err, errlen, "--shading '%s': phong or paper", optarg);
+				rc = CLI_USAGE;
+			}
 			break;
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
@@ -180,13 +207,69 @@ out:
 	return rc;
 }
 
-/* One frame: the fluid positions pos4 (n) rendered into path. */
+/* Renders the field of the m surface positions s at rp into rgb; with
+ * opacity non-NULL, each pixel's opacity too. 0, or -1 (memory). */
+static int render_image(const struct render_params *rp, const struct sph_params *p,
+			const struct render_camera *cam, const double *s, size_t m, double *rgb,
+			double *opacity)
+{
+	struct render_field f = { 0 };
+	struct render_ray_out out = { .opacity = opacity };
+	int rc = -1;
+
+	if (render_ref_field(rp, p->box_lo, p->box_hi, s, m, &f) == 0 &&
+	    render_ref_raycast_ex(rp, &f, cam, 1, rgb, &out) == 0)
+		rc = 0;
+	render_field_free(&f);
+	return rc;
+}
+
+/* --converge: the frame rgb (at rp) and the paper's parameters against the
+ * converged image, one line each. 0, or -1 (memory). */
+static int render_converge(const struct render_params *rp, const struct sph_params *p,
+			   const struct render_camera *cam, const double *s, size_t m,
+			   const double *rgb, const char *path)
+{
+	const size_t px = (size_t)cam->width * (size_t)cam->height;
+	struct render_params conv = *rp, paper;
+	double *crgb = malloc(3 * px * sizeof *crgb), *alpha = malloc(px * sizeof *alpha);
+	double *prgb = malloc(3 * px * sizeof *prgb);
+	int rc = -1;
+
+	conv.res = rp->res * SPH_RENDER_CONVERGE_RES;
+	conv.samples_per_unit = rp->samples_per_unit * SPH_RENDER_CONVERGE_SAMPLES;
+	if (conv.res > 4096)
+		conv.res = 4096;
+	render_params_default(&paper, p);
+	if (!crgb || !alpha || !prgb || render_image(&conv, p, cam, s, m, crgb, alpha) != 0 ||
+	    render_image(&paper, p, cam, s, m, prgb, NULL) != 0)
+		goto out;
+	for (int q = 0; q < 2; q++) {
+		const struct render_params *r = q ? &paper : rp;
+		struct render_converge_check v;
+
+		render_validate_converged(crgb, alpha, q ? prgb : rgb, rp->background, cam->width,
+					  cam->height, &v);
+		printf("%s: %s res %d, %.0f samples/unit: %.2f dB, holes %zu of %zu silhouette "
+		       "pixels (%.3f %%) against res %d, %.0f samples/unit: %s\n",
+		       path, q ? "paper's" : "derived", r->res, r->samples_per_unit, v.psnr_db,
+		       v.holes.holes, v.holes.silhouette, 100.0 * v.holes.share, conv.res,
+		       conv.samples_per_unit, v.pass ? "converged" : "NOT converged");
+	}
+	rc = 0;
+out:
+	free(crgb);
+	free(alpha);
+	free(prgb);
+	return rc;
+}
+
+/* One frame: the fluid positions pos4 (n) rendered at rp into path. */
 static int render_frame(const struct render_options *o, const struct sph_scene *sc,
-			const float *pos4, const char *path, size_t *surface_count)
+			const struct render_params *rp, const float *pos4, const char *path,
+			size_t *surface_count)
 {
 	char err[256];
-	struct render_params rp;
-	struct render_field f = { 0 };
 	struct render_camera cam;
 	const struct sph_params *p = &sc->p;
 	const size_t n = sc->n;
@@ -199,11 +282,7 @@ static int render_frame(const struct render_options *o, const struct sph_scene *
 	for (size_t i = 0; i < n; i++)
 		for (int d = 0; d < 3; d++)
 			x[3 * i + d] = pos4[4 * i + d];
-	render_params_default(&rp, p);
-	rp.res = o->res;
-	if (o->samples > 0)
-		rp.samples_per_unit = o->samples;
-	if (render_ref_surface(p, &rp, x, n, surf, &m) != 0)
+	if (render_ref_surface(p, rp, x, n, surf, &m) != 0)
 		goto out;
 	s = malloc((m ? 3 * m : 1) * sizeof *s);
 	if (!s)
@@ -213,8 +292,9 @@ static int render_frame(const struct render_options *o, const struct sph_scene *
 			memcpy(&s[3 * k++], &x[3 * i], 3 * sizeof *s);
 	render_camera_default(&cam, p->box_lo, p->box_hi, o->width, o->height);
 	rgb = malloc(3 * (size_t)o->width * (size_t)o->height * sizeof *rgb);
-	if (!rgb || render_ref_field(&rp, p->box_lo, p->box_hi, s, m, &f) != 0 ||
-	    render_ref_raycast(&rp, &f, &cam, rgb) != 0)
+	if (!rgb || render_image(rp, p, &cam, s, m, rgb, NULL) != 0)
+		goto out;
+	if (o->converge && render_converge(rp, p, &cam, s, m, rgb, path) != 0)
 		goto out;
 	if (png_out_write(path, rgb, o->width, o->height, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: sph render: %s\n", err);
@@ -226,7 +306,6 @@ static int render_frame(const struct render_options *o, const struct sph_scene *
 out:
 	fprintf(stderr, "harness: sph render: %s: out of memory or a non-finite position\n", path);
 out_quiet:
-	render_field_free(&f);
 	free(x);
 	free(surf);
 	free(s);
@@ -265,9 +344,11 @@ int sph_render_command(int argc, char **argv)
 	}
 	/* Memory, before the scene is built (its particles and the image),
 	 * then with the field over the scene's box. */
-	char what[160];
+	char what[160], res_s[16] = "derived";
 	const double pixels = (double)o.width * o.height;
-	snprintf(what, sizeof what, "--column %s at --res %d, %d x %d", o.col.name, o.res, o.width,
+	if (o.res > 0)
+		snprintf(res_s, sizeof res_s, "%d", o.res);
+	snprintf(what, sizeof what, "--column %s at --res %s, %d x %d", o.col.name, res_s, o.width,
 		 o.height);
 	if (sph_render_check_memory(what, sph_scene_particles(o.col.nx, o.col.ny, o.col.nz), 0.0,
 				    pixels, err, sizeof err) != 0)
@@ -275,12 +356,36 @@ int sph_render_command(int argc, char **argv)
 	struct sph_scene sc;
 	if (sph_scene_build(&o.col, o.seed, &sc, err, sizeof err) != 0)
 		return cli_usage_error("sph render", err);
-	const double voxels = render_field_voxels(sc.p.box_lo, sc.p.box_hi, o.res);
+	/* The parameters: derived for this box and image unless --res or
+	 * --samples say otherwise (reference/render_ref.h). */
+	struct render_params rp;
+	struct render_camera cam;
+	render_camera_default(&cam, sc.p.box_lo, sc.p.box_hi, o.width, o.height);
+	if (render_params_derive(&rp, &sc.p, sc.p.box_lo, sc.p.box_hi, render_camera_pixel(&cam),
+				 o.res, o.samples) != 0) {
+		snprintf(err, sizeof err, "--column %s: no rendering parameters for its box", o.col.name);
+		sph_scene_free(&sc);
+		return cli_usage_error("sph render", err);
+	}
+	render_params_shading(&rp, o.shading);
+	if (o.converge && v->device == VARIANT_GPU) {
+		snprintf(err, sizeof err, "--converge renders through the double reference: "
+			 "a CPU variant only (sph-cpu-grid)");
+		sph_scene_free(&sc);
+		return cli_usage_error("sph render", err);
+	}
+	snprintf(what, sizeof what, "--column %s at --res %d, %d x %d", o.col.name, rp.res, o.width,
+		 o.height);
+	/* --converge holds one field at a time, the converged one the largest,
+	 * and three images more */
+	const int res_field = o.converge ? (rp.res * SPH_RENDER_CONVERGE_RES > 4096 ? 4096 :
+					    rp.res * SPH_RENDER_CONVERGE_RES) : rp.res;
+	const double voxels = render_field_voxels(sc.p.box_lo, sc.p.box_hi, res_field);
 	const double bytes = voxels * sizeof(double) +
-			     3.0 * o.width * (double)o.height * sizeof(double);
+			     (o.converge ? 10.0 : 3.0) * o.width * (double)o.height * sizeof(double);
 	if (bytes > (double)RENDER_MAX_FIELD_BYTES) {
-		snprintf(err, sizeof err, "--res %d at %d x %d needs %.1f GiB (at most %zu GiB)", o.res,
-			 o.width, o.height, bytes / (1 << 30), RENDER_MAX_FIELD_BYTES >> 30);
+		snprintf(err, sizeof err, "--res %d at %d x %d needs %.1f GiB (at most %zu GiB)",
+			 res_field, o.width, o.height, bytes / (1 << 30), RENDER_MAX_FIELD_BYTES >> 30);
 		sph_scene_free(&sc);
 		return cli_usage_error("sph render", err);
 	}
@@ -323,14 +428,11 @@ int sph_render_command(int argc, char **argv)
 	/* GPU variants render on the GPU (their own extraction, then
 	 * render_gpu); the others through the reference. */
 	struct render_gpu *rg = NULL;
-	struct render_params rp;
-	render_params_default(&rp, &sc.p);
-	rp.res = o.res;
-	if (o.samples > 0)
-		rp.samples_per_unit = o.samples;
 	if (v->device == VARIANT_GPU) {
-		struct render_camera cam;
-		render_camera_default(&cam, sc.p.box_lo, sc.p.box_hi, o.width, o.height);
+		/* The GPU raycaster takes each sample's alpha as it is: at a
+		 * step other than the derived one, uncorrected. */
+		if (rp.samples_per_unit != rp.alpha_samples)
+			rp.alpha_samples = 0.0;
 		if (render_gpu_create(&rg, &rp, sc.p.box_lo, sc.p.box_hi, &cam, sc.n, err,
 				      sizeof err) != 0) {
 			fprintf(stderr, "harness: sph render: %s\n", err);
@@ -352,7 +454,7 @@ int sph_render_command(int argc, char **argv)
 		size_t m = 0;
 		snprintf(path, sizeof path, "%s/%s-%s-%lu.png", o.out, v->name, o.col.name, done);
 		if (rg ? render_frame_gpu(v->ops, ctx, rg, &rp, o.width, o.height, path, &m) != 0
-		       : render_frame(&o, &sc, pos4, path, &m) != 0)
+		       : render_frame(&o, &sc, &rp, pos4, path, &m) != 0)
 			goto out_destroy;
 		progress_end(&pg);
 		if (!o.quiet)

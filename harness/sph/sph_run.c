@@ -116,9 +116,14 @@ static void sph_help(void)
 	       "                      distance field, raycast), validated, then timed frame\n"
 	       "                      by frame (GPU variants; the sph-render-table suite)\n"
 	       "  --width W, --height H  the rendered image (%d x %d)\n"
-	       "  --res R             distance-field voxels along the box's longest side (%d)\n"
+	       "  --res R             distance-field voxels along the box's longest side\n"
+	       "                      (derived from the particle spacing: reference/render_ref.h)\n"
 	       "  --samples S         ray samples per unit distance, the box's longest side\n"
-	       "                      (250, the paper's)\n"
+	       "                      (derived; the paper's 250 went with a 64^3 field)\n"
+	       "  --shading phong|paper  the rendering's lighting: Phong (the default), or the\n"
+	       "                      paper's refractions, Fresnel term and environment\n"
+	       "                      (reference/render_ref.h); a suite's file is then\n"
+	       "                      <suite>-paper.csv\n"
 	       "  --at LIST           snapshot: steps at which to record every particle\n"
 	       "                      (step, time, x, y, z, speed, density) for pictures\n"
 	       "  --quiet, -q         no table, no line of skipped variants\n"
@@ -127,7 +132,7 @@ static void sph_help(void)
 	       "writes no file.\n"
 	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input, or nothing selected\n"
 	       "can run here.\n",
-	       RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT, RENDER_RUN_RES);
+	       RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT);
 }
 
 /* Adds the columns of s: named ones ("16128", "martin-moyce"), NXxNYxNZ[@L],
@@ -181,7 +186,7 @@ static int sph_parse_variants(const char *s, struct sph_options *o, char *err, s
 
 enum { SPH_OPT_COLUMN = 300, SPH_OPT_SEED, SPH_OPT_WARM, SPH_OPT_MIN, SPH_OPT_MAX, SPH_OPT_NOISE,
        SPH_OPT_SUITE, SPH_OPT_OUT_DIR, SPH_OPT_AT, SPH_OPT_RENDER, SPH_OPT_WIDTH, SPH_OPT_HEIGHT,
-       SPH_OPT_RES, SPH_OPT_SAMPLES };
+       SPH_OPT_RES, SPH_OPT_SAMPLES, SPH_OPT_SHADING };
 
 static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, size_t errlen)
 {
@@ -202,6 +207,7 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 		{ "height", required_argument, NULL, SPH_OPT_HEIGHT },
 		{ "res", required_argument, NULL, SPH_OPT_RES },
 		{ "samples", required_argument, NULL, SPH_OPT_SAMPLES },
+		{ "shading", required_argument, NULL, SPH_OPT_SHADING },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -273,6 +279,12 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 		case SPH_OPT_SAMPLES:
 			rc = cli_parse_double("--samples", optarg, 1, RENDER_RUN_MAX_SAMPLES,
 					      &o->ro.samples_per_unit, err, errlen);
+			break;
+		case SPH_OPT_SHADING:
+			if ((o->ro.shading = render_shading_of(optarg)) < 0) {
+				snprintf(err, errlen, "--shading '%s': phong or paper", optarg);
+				rc = CLI_USAGE;
+			}
 			break;
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
@@ -516,7 +528,7 @@ static const char *const sph_columns_csv[] = {
  * 1 / extraction; rendering = 1 / (field + raycast); overall = 1 / (one
  * step + extraction + field + raycast). */
 static const char *const sph_render_columns_csv[] = {
-	"render_valid", "surface_particles", "surface_mismatches", "surface_borderline",
+	"render_valid", "shading", "surface_particles", "surface_mismatches", "surface_borderline",
 	"field_max_ulps", "field_worst_bound_ratio", "image_check_px", "image_psnr_db",
 	"image_max_diff", "width", "height", "field_res", "voxels", "voxels_set", "frames",
 	"frame_noise_pct", "extraction_ms", "field_ms", "raycast_ms", "physics_fps",
@@ -588,6 +600,7 @@ static void sph_format_render(const struct sph_row *row, char (*c)[RESULTS_CELL]
 			c[i++][0] = '\0';
 		return;
 	}
+	snprintf(c[i++], 64, "%s", render_shading_name(r->shading));
 	snprintf(c[i++], 64, "%zu", r->surface_count);
 	snprintf(c[i++], 64, "%zu", r->surface.mismatches);
 	snprintf(c[i++], 64, "%zu", r->surface.borderline);
@@ -622,7 +635,8 @@ struct sph_table_ctx {
 	const struct sph_row *rows;
 	size_t nrows;
 	bool render;
-	double samples_per_unit;	/* of the rendering rows */
+	double samples_per_unit;	/* of the rendering rows (0: derived per column,
+					 * reference/render_ref.h) */
 };
 
 static void sph_format_table(const void *ctx, size_t r, char (*cells)[RESULTS_CELL])
@@ -871,7 +885,7 @@ static int sph_finish(int argc, char **argv, const struct sph_options *o, const 
 	}
 	if (out) {
 		struct sph_table_ctx tc = { rows, nrows, render,
-					    o->ro.samples_per_unit > 0 ? o->ro.samples_per_unit : RENDER_SAMPLES_PER_UNIT };
+					    o->ro.samples_per_unit };
 		const char *cols[SPH_NCOLS + SPH_RENDER_NCOLS];
 		memcpy(cols, sph_columns_csv, sizeof sph_columns_csv);
 		memcpy(cols + SPH_NCOLS, sph_render_columns_csv, sizeof sph_render_columns_csv);
@@ -983,7 +997,8 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 {
 	char err[1400], out[1024], why[300];
 	*wrote = false;
-	snprintf(out, sizeof out, "%s/%s.csv", dir, name);
+	snprintf(out, sizeof out, "%s/%s%s.csv", dir, name,
+		 o->ro.shading == RENDER_SHADING_PAPER ? "-paper" : "");
 	if (atomic_path_writable(out, err, sizeof err) != 0)
 		return cli_usage_error("sph", err);
 	struct sph_row *rows = NULL;

@@ -98,6 +98,9 @@ struct render_gpu_view {
 	float alpha_max, surface_d, inv_band;	/* transfer function: 1, m, 1/m */
 	float opaque;
 	float3 light, colour, background;
+	int paper;			/* RENDER_SHADING_PAPER: the paper's shading */
+	float rearm;			/* [m] RENDER_PAPER_REARM surface_d */
+	float normal_span;		/* RENDER_PAPER_NORMAL_SPAN surface_d */
 };
 
 struct render_gpu {
@@ -339,6 +342,9 @@ static int render_gpu_view_make(const struct render_params *rp, const struct ren
 	v->light = render_gpu_float3(rp->light);
 	v->colour = render_gpu_float3(rp->colour);
 	v->background = render_gpu_float3(rp->background);
+	v->paper = rp->shading == RENDER_SHADING_PAPER;
+	v->rearm = (float)(RENDER_PAPER_REARM * rp->surface_d);
+	v->normal_span = (float)(RENDER_PAPER_NORMAL_SPAN * rp->surface_d / g->voxel);
 	return 0;
 }
 
@@ -552,15 +558,128 @@ static __device__ __forceinline__ bool render_gpu_slab(float3 o, float3 dir, flo
 	return a <= b;
 }
 
+/* ---- the paper's shading (render_ref.h), in float ------------------------ */
+
+static __device__ __forceinline__ float render_gpu_dot(float3 a, float3 b)
+{
+	return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
+static __device__ __forceinline__ float3 render_gpu_unit(float3 a)
+{
+	const float r = rsqrtf(render_gpu_dot(a, a));
+
+	return make_float3(a.x * r, a.y * r, a.z * r);
+}
+
+/* render_ref_env: the generated environment in unit direction d. */
+static __device__ float3 render_gpu_env(float3 d)
+{
+	const float3 horizon = make_float3(RENDER_ENV_HORIZON_RGB);
+	const float3 zenith = make_float3(RENDER_ENV_ZENITH_RGB);
+	const float3 ground = make_float3(RENDER_ENV_GROUND_RGB);
+	const float sky_w = __saturatef(0.5f + 0.5f * d.z / (float)RENDER_ENV_BLEND);
+	const float h = fmaxf(d.z, 0.0f), f = 2.0f * (float)RENDER_ENV_GROUND_FREQ;
+	const float shade = 0.75f + 0.25f * cospif(f * d.x) * cospif(f * d.y);
+	const float g = (1.0f - sky_w) * shade;
+
+	return make_float3(sky_w * (horizon.x + (zenith.x - horizon.x) * h) + g * ground.x,
+			   sky_w * (horizon.y + (zenith.y - horizon.y) * h) + g * ground.y,
+			   sky_w * (horizon.z + (zenith.z - horizon.z) * h) + g * ground.z);
+}
+
+/* render_ref_fresnel: Schlick's reflectance between indices n1 and n2. */
+static __device__ __forceinline__ float render_gpu_fresnel(float cos_i, float n1, float n2)
+{
+	const float f0 = (n1 - n2) * (n1 - n2) / ((n1 + n2) * (n1 + n2));
+	const float c = 1.0f - __saturatef(cos_i), c2 = c * c;
+
+	return f0 + (1.0f - f0) * c2 * c2 * c;
+}
+
+/* render_ref_refract: dir bent at the surface of normal n facing it, from
+ * n1 into n2, or reflected past the critical angle (*refracted 0). */
+static __device__ float3 render_gpu_refract(float3 dir, float3 n, float n1, float n2,
+					    bool *refracted)
+{
+	const float eta = n1 / n2, cos_i = -render_gpu_dot(n, dir);
+	const float k = 1.0f - eta * eta * (1.0f - cos_i * cos_i);
+
+	*refracted = k >= 0.0f;
+	if (!*refracted)
+		return render_gpu_unit(make_float3(dir.x + 2.0f * cos_i * n.x, dir.y + 2.0f * cos_i * n.y,
+						   dir.z + 2.0f * cos_i * n.z));
+	const float b = eta * cos_i - sqrtf(k);
+
+	return render_gpu_unit(make_float3(eta * dir.x + b * n.x, eta * dir.y + b * n.y,
+					   eta * dir.z + b * n.z));
+}
+
+/* The distance [m] at voxel coordinate u, interpolated trilinearly. */
+static __device__ float render_gpu_distance_at(const render_gpu_view &v,
+					       const float4 *__restrict__ vox, const float u[3])
+{
+	const size_t sy = (size_t)v.dim[0], sz = sy * v.dim[1];
+	int c[3];
+	float w[3], d = 0.0f;
+
+#pragma unroll
+	for (int k = 0; k < 3; k++) {
+		const float uk = fminf(fmaxf(u[k], 0.0f), v.dim[k] - 1.0f);
+
+		c[k] = min((int)floorf(uk), v.dim[k] - 2);
+		w[k] = uk - c[k];
+	}
+	const size_t base = c[2] * sz + c[1] * sy + c[0];
+#pragma unroll
+	for (int n = 0; n < 8; n++) {
+		const int di = n & 1, dj = n >> 1 & 1, dk = n >> 2;
+		const float q = __ldg(&vox[base + (dk ? sz : 0) + (dj ? sy : 0) + di]).w;
+
+		d += (di ? w[0] : 1.0f - w[0]) * (dj ? w[1] : 1.0f - w[1]) * (dk ? w[2] : 1.0f - w[2]) *
+		     fabsf(q);
+	}
+	return d;
+}
+
+/* render_raycast.c's raycast_wide_normal: the distance's gradient by
+ * central differences v.normal_span voxels apart, normalised; false where
+ * it has no direction. */
+static __device__ bool render_gpu_wide_normal(const render_gpu_view &v,
+					      const float4 *__restrict__ vox, const float u[3],
+					      float3 *n)
+{
+	float g[3];
+
+#pragma unroll
+	for (int a = 0; a < 3; a++) {
+		float q[3] = { u[0], u[1], u[2] };
+
+		q[a] = u[a] + 0.5f * v.normal_span;
+		const float hi = render_gpu_distance_at(v, vox, q);
+		q[a] = u[a] - 0.5f * v.normal_span;
+		g[a] = hi - render_gpu_distance_at(v, vox, q);
+	}
+	const float len = sqrtf(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+
+	if (!(len > 0.0f))
+		return false;
+	*n = make_float3(g[0] / len, g[1] / len, g[2] / len);
+	return true;
+}
+
 /*
  * The sample at voxel coordinate u seen along dir: its alpha (0 for empty
  * space: all eight voxels at the maximum) and, when alpha > 0, its Phong
- * colour, as render_raycast.c's raycast_sample. c is u's cell.
+ * colour (the paper's: with the Fresnel share of the environment it
+ * reflects), as render_raycast.c's raycast_sample; its distance [m]
+ * (INFINITY for empty space) in *dist. c is u's cell.
  */
+template <bool PAPER>
 static __device__ __forceinline__ float render_gpu_sample(const render_gpu_view &v,
 							  const float4 *__restrict__ vox,
 							  const int c[3], const float w[3],
-							  float3 dir, float3 *col)
+							  float3 dir, float3 *col, float *dist)
 {
 	const size_t sy = (size_t)v.dim[0], sz = sy * v.dim[1];
 	const size_t base = c[2] * sz + c[1] * sy + c[0];
@@ -580,12 +699,16 @@ static __device__ __forceinline__ float render_gpu_sample(const render_gpu_view 
 		acc.z += wn * q.z;
 		acc.w += wn * fabsf(q.w);
 	}
+	*dist = INFINITY;
 	if (!any)
 		return 0.0f;
+	*dist = acc.w;
 	const float x = (acc.w - v.surface_d) * v.inv_band;
 	const float alpha = v.alpha_max * expf(-x * x);
 	const float len = sqrtf(acc.x * acc.x + acc.y * acc.y + acc.z * acc.z);
 	float shade = (float)RENDER_PHONG_AMBIENT, spec = 0.0f;
+	float3 env = make_float3(0.0f, 0.0f, 0.0f);
+	float fr = 0.0f;
 
 	if (len >= RENDER_GPU_FLAT_GRADIENT) {
 		const float3 n = make_float3(acc.x / len, acc.y / len, acc.z / len);
@@ -607,10 +730,20 @@ static __device__ __forceinline__ float render_gpu_sample(const render_gpu_view 
 			p *= p;
 			spec = (float)RENDER_PHONG_SPECULAR * p;
 		}
+		if (PAPER) {
+			/* the normal facing the ray, the environment it reflects */
+			const float nd = render_gpu_dot(n, dir), side = nd > 0.0f ? -1.0f : 1.0f;
+			const float cos_i = -side * nd;
+
+			fr = render_gpu_fresnel(cos_i, 1.0f, (float)RENDER_WATER_IOR);
+			env = render_gpu_env(make_float3(dir.x + 2.0f * cos_i * side * n.x,
+							 dir.y + 2.0f * cos_i * side * n.y,
+							 dir.z + 2.0f * cos_i * side * n.z));
+		}
 	}
-	col->x = __saturatef(v.colour.x * shade + spec);
-	col->y = __saturatef(v.colour.y * shade + spec);
-	col->z = __saturatef(v.colour.z * shade + spec);
+	col->x = (1.0f - fr) * __saturatef(v.colour.x * shade + spec) + fr * env.x;
+	col->y = (1.0f - fr) * __saturatef(v.colour.y * shade + spec) + fr * env.y;
+	col->z = (1.0f - fr) * __saturatef(v.colour.z * shade + spec) + fr * env.z;
 	return alpha;
 }
 
@@ -619,8 +752,8 @@ static __device__ __forceinline__ float render_gpu_sample(const render_gpu_view 
  * RENDER_GPU_SKIP_MARGIN) of the ray eye + t dir sampled at t_in + s
  * step, at least s + 1: render_raycast.c's raycast_brick_exit and skip.
  */
-static __device__ __forceinline__ int render_gpu_brick_exit(const render_gpu_view &v, float3 dir,
-							    float3 inv, const int b[3],
+static __device__ __forceinline__ int render_gpu_brick_exit(const render_gpu_view &v, float3 o,
+							    float3 dir, float3 inv, const int b[3],
 							    float t_in, int s)
 {
 	const float3 lo = make_float3(b[0] * RENDER_GPU_BRICK, b[1] * RENDER_GPU_BRICK,
@@ -630,7 +763,7 @@ static __device__ __forceinline__ int render_gpu_brick_exit(const render_gpu_vie
 				      fminf(lo.z + RENDER_GPU_BRICK, v.dim[2] - 1.0f));
 	float t0, t1;
 
-	if (!render_gpu_slab(v.eye, dir, inv, lo, hi, &t0, &t1))
+	if (!render_gpu_slab(o, dir, inv, lo, hi, &t0, &t1))
 		return s + 1;	/* a miss only by rounding: skip nothing */
 	return max(s + 1, (int)ceilf((t1 - t_in) / v.step - RENDER_GPU_SKIP_MARGIN));
 }
@@ -639,8 +772,11 @@ static __device__ __forceinline__ int render_gpu_brick_exit(const render_gpu_vie
  * One thread per pixel: render_raycast.c's raycast_ray in float, in voxel
  * units (see the top). A sample whose cell lies in an empty brick jumps
  * to the first sample index past the brick's exit, less
- * RENDER_GPU_SKIP_MARGIN.
+ * RENDER_GPU_SKIP_MARGIN. PAPER: the paper's shading (bent rays, Fresnel,
+ * the environment), a kernel of its own so that Phong's keeps its
+ * registers.
  */
+template <bool PAPER>
 static __global__ void __launch_bounds__(RENDER_GPU_RAY_X * RENDER_GPU_RAY_Y)
 render_gpu_raycast_kernel(const __grid_constant__ render_gpu_view v,
 			  const float4 *__restrict__ vox, const unsigned char *__restrict__ occ,
@@ -659,22 +795,22 @@ render_gpu_raycast_kernel(const __grid_constant__ render_gpu_view v,
 	const float rn = rsqrtf(dir.x * dir.x + dir.y * dir.y + dir.z * dir.z);
 
 	dir = make_float3(dir.x * rn, dir.y * rn, dir.z * rn);
-	const float3 inv = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
+	float3 inv = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
 	const float3 top = make_float3(v.dim[0] - 1.0f, v.dim[1] - 1.0f, v.dim[2] - 1.0f);
-	float t_in, t_out, acc = 0.0f;
+	float3 o = v.eye;
+	float t_in, t_out, acc = 0.0f, prev_d = INFINITY;
 	float3 col = make_float3(0.0f, 0.0f, 0.0f);
-	int n = -1;
+	int n = -1, s = 0, bends = 0, surfaces = 0, budget = RENDER_GPU_MAX_SAMPLES;
+	bool armed = true;
 
-	if (render_gpu_slab(v.eye, dir, inv, make_float3(0.0f, 0.0f, 0.0f), top, &t_in, &t_out)) {
+	if (render_gpu_slab(o, dir, inv, make_float3(0.0f, 0.0f, 0.0f), top, &t_in, &t_out)) {
 		t_in = fmaxf(t_in, 0.0f);
 		if (t_out >= t_in)
-			n = (int)fminf(floorf((t_out - t_in) / v.step),
-				       (float)RENDER_GPU_MAX_SAMPLES);
+			n = (int)fminf(floorf((t_out - t_in) / v.step), (float)budget);
 	}
-	for (int s = 0; s <= n; s++) {
+	while (s <= n) {
 		const float t = t_in + s * v.step;
-		const float u[3] = { v.eye.x + t * dir.x, v.eye.y + t * dir.y,
-				     v.eye.z + t * dir.z };
+		const float u[3] = { o.x + t * dir.x, o.y + t * dir.y, o.z + t * dir.z };
 		int c[3];
 		float w[3];
 
@@ -690,26 +826,63 @@ render_gpu_raycast_kernel(const __grid_constant__ render_gpu_view v,
 				   c[2] / RENDER_GPU_BRICK };
 
 		if (!__ldg(&occ[(b[2] * v.bricks[1] + b[1]) * v.bricks[0] + b[0]])) {
-			s = min(render_gpu_brick_exit(v, dir, inv, b, t_in, s), n + 1) - 1;
+			s = min(render_gpu_brick_exit(v, o, dir, inv, b, t_in, s), n + 1);
+			prev_d = INFINITY;
+			armed = true;
 			continue;
 		}
 		float3 cs;
-		const float alpha = render_gpu_sample(v, vox, c, w, dir, &cs);
+		float d;
+		const float alpha = render_gpu_sample<PAPER>(v, vox, c, w, dir, &cs, &d);
+		const bool cross = PAPER && armed && d <= v.surface_d && prev_d > v.surface_d &&
+				   bends < RENDER_PAPER_MAX_BENDS;
 
-		if (alpha <= 0.0f)
+		prev_d = d;
+		if (d > v.rearm)
+			armed = true;
+		if (alpha > 0.0f) {
+			col.x += (1.0f - acc) * alpha * cs.x;
+			col.y += (1.0f - acc) * alpha * cs.y;
+			col.z += (1.0f - acc) * alpha * cs.z;
+			acc += (1.0f - acc) * alpha;
+			if (acc >= v.opaque)
+				break;
+		}
+		float3 nw;
+		if (cross && render_gpu_wide_normal(v, vox, u, &nw)) {
+			/* the normal facing the ray; odd surfaces are entered */
+			const float side = render_gpu_dot(nw, dir) > 0.0f ? -1.0f : 1.0f;
+			const bool entering = ++surfaces % 2 == 1;
+			bool refracted;
+
+			nw = make_float3(side * nw.x, side * nw.y, side * nw.z);
+			dir = render_gpu_refract(dir, nw,
+						 entering ? 1.0f : (float)RENDER_WATER_IOR,
+						 entering ? (float)RENDER_WATER_IOR : 1.0f, &refracted);
+			if (!refracted)
+				surfaces--;	/* reflected: still on this side */
+			armed = false;
+			bends++;
+			/* a new segment from here; the samples left to this ray bound it */
+			budget -= s;
+			o = make_float3(u[0], u[1], u[2]);
+			inv = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
+			float t_from;
+			t_in = 0.0f;
+			n = render_gpu_slab(o, dir, inv, make_float3(0.0f, 0.0f, 0.0f), top, &t_from, &t_out)
+				    ? (int)fminf(floorf(fmaxf(t_out, 0.0f) / v.step), (float)max(budget, 0))
+				    : 0;
+			s = 1;
 			continue;
-		col.x += (1.0f - acc) * alpha * cs.x;
-		col.y += (1.0f - acc) * alpha * cs.y;
-		col.z += (1.0f - acc) * alpha * cs.z;
-		acc += (1.0f - acc) * alpha;
-		if (acc >= v.opaque)
-			break;
+		}
+		s++;
 	}
+	const float3 back = PAPER ? render_gpu_env(dir) : v.background;
 	float *out = &rgb[3 * ((size_t)py * v.width + px)];
 
-	out[0] = col.x + (1.0f - acc) * v.background.x;
-	out[1] = col.y + (1.0f - acc) * v.background.y;
-	out[2] = col.z + (1.0f - acc) * v.background.z;
+	out[0] = col.x + (1.0f - acc) * back.x;
+	out[1] = col.y + (1.0f - acc) * back.y;
+	out[2] = col.z + (1.0f - acc) * back.z;
 }
 
 /* ---- the API ------------------------------------------------------------- */
@@ -885,7 +1058,12 @@ int render_gpu_raycast(struct render_gpu *r)
 
 	if (RENDER_GPU_CHECK(r, cudaEventRecord(r->ev[2], r->stream)))
 		return -1;
-	render_gpu_raycast_kernel<<<grid, block, 0, r->stream>>>(r->view, r->vox, r->occ, r->rgb);
+	if (r->view.paper)
+		render_gpu_raycast_kernel<true><<<grid, block, 0, r->stream>>>(r->view, r->vox, r->occ,
+									  r->rgb);
+	else
+		render_gpu_raycast_kernel<false><<<grid, block, 0, r->stream>>>(r->view, r->vox, r->occ,
+									   r->rgb);
 	return RENDER_GPU_LAUNCHED(r, "raycast kernel") ||
 		       RENDER_GPU_CHECK(r, cudaEventRecord(r->ev[3], r->stream)) ||
 		       render_gpu_timed(r, 2, 3, &r->times.raycast_s)

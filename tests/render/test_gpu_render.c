@@ -281,7 +281,11 @@ static float *gr_gpu_image(const struct render_params *rp, const struct sph_scen
  * skipping empty bricks skips nothing that counts. The reference image
  * shows water (a blank one would pass anything).
  */
-Test(gpu_render, image_matches_the_reference_and_skipping_changes_nothing, .timeout = 60)
+/* The GPU's image in shading against the reference's, with and without
+ * the skipping; "water" counts the reference's channels that differ by
+ * more than 0.1 from its image of the same field emptied (the background,
+ * or the paper's environment). */
+static void gr_image_check(int shading)
 {
 	const size_t channels = 3 * (size_t)GR_W * GR_H;
 	struct render_params rp;
@@ -291,26 +295,36 @@ Test(gpu_render, image_matches_the_reference_and_skipping_changes_nothing, .time
 	struct sph_scene sc;
 	struct gr_surface g;
 	double *ref = malloc(channels * sizeof *ref), *var = malloc(channels * sizeof *var);
+	double *bare = malloc(channels * sizeof *bare);
 	size_t water = 0;
 
 	gr_require_gpu();
-	cr_assert(ref && var);
+	cr_assert(ref && var && bare);
 	gr_column(&g, &sc, &rp, GR_RES);
+	cr_assert_eq(render_params_shading(&rp, shading), 0);
 	render_camera_default(&cam, sc.p.box_lo, sc.p.box_hi, GR_W, GR_H);
 	cr_assert_eq(render_ref_field(&rp, sc.p.box_lo, sc.p.box_hi, g.s, g.m, &f), 0);
 	cr_assert_eq(render_ref_raycast(&rp, &f, &cam, ref), 0);
 	float *img = gr_gpu_image(&rp, &sc, &cam, &g, RENDER_GPU_TEST_OFF);
 	float *all = gr_gpu_image(&rp, &sc, &cam, &g, RENDER_GPU_TEST_NO_SKIP);
+	const size_t nvox = (size_t)f.dim[0] * f.dim[1] * f.dim[2];
+	double *kept = f.value;
+	cr_assert_not_null(f.value = malloc(nvox * sizeof *f.value));
+	for (size_t q = 0; q < nvox; q++)
+		f.value[q] = f.max;
+	cr_assert_eq(render_ref_raycast(&rp, &f, &cam, bare), 0);
+	free(f.value);
+	f.value = kept;
 
 	for (size_t q = 0; q < channels; q++) {
 		var[q] = img[q];
-		water += fabs(ref[q] - rp.background[q % 3]) > 0.1;
+		water += fabs(ref[q] - bare[q]) > 0.1;
 	}
 	cr_assert_eq(render_validate_image(ref, var, GR_W, GR_H, &ic), 0);
-	cr_log_info("%s at res %d, %zu surface particles, %dx%d: PSNR %.1f dB, max diff %.2e at "
-		    "(%d, %d); %zu of %zu reference channels off the background by > 0.1",
-		    GR_COLUMN, GR_RES, g.m, GR_W, GR_H, ic.psnr_db, ic.max_diff, ic.worst_x,
-		    ic.worst_y, water, channels);
+	cr_log_info("%s shading, %s at res %d, %zu surface particles, %dx%d: PSNR %.1f dB, max diff "
+		    "%.2e at (%d, %d); %zu of %zu reference channels off the empty field's by > 0.1",
+		    shading == RENDER_SHADING_PAPER ? "paper's" : "Phong", GR_COLUMN, GR_RES, g.m, GR_W,
+		    GR_H, ic.psnr_db, ic.max_diff, ic.worst_x, ic.worst_y, water, channels);
 	cr_expect(water > channels / 100, "the reference image is nearly blank (%zu channels)",
 		  water);
 	cr_expect(ic.pass, "PSNR %.1f dB (at least %.0f), max diff %.3g at (%d, %d)", ic.psnr_db,
@@ -321,9 +335,20 @@ Test(gpu_render, image_matches_the_reference_and_skipping_changes_nothing, .time
 	free(all);
 	free(ref);
 	free(var);
+	free(bare);
 	render_field_free(&f);
 	gr_surface_free(&g);
 	sph_scene_free(&sc);
+}
+
+Test(gpu_render, image_matches_the_reference_and_skipping_changes_nothing, .timeout = 60)
+{
+	gr_image_check(RENDER_SHADING_PHONG);
+}
+
+Test(gpu_render, paper_shading_matches_the_reference_and_skipping_changes_nothing, .timeout = 60)
+{
+	gr_image_check(RENDER_SHADING_PAPER);
 }
 
 /* ---- (c) a planted bug --------------------------------------------------- */

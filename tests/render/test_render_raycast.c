@@ -609,3 +609,55 @@ Test(render_raycast, bad_cameras_refused)
 	f.value = NULL;
 	cr_expect_eq(render_ref_raycast(&rp, &f, &good, rgb), -1, "no values");
 }
+
+/*
+ * Opacity per length (alpha_samples): through a slab of 8 voxels at a
+ * distance where alpha ~ 0.1, the centre ray's opacity at 4 and 16 times
+ * the samples of alpha_samples agree once corrected (the same material),
+ * while uncorrected the finer sampling grows more opaque. At
+ * samples_per_unit == alpha_samples the image is bit for bit the
+ * uncorrected one.
+ */
+Test(render_raycast, alpha_per_length_converges_with_the_samples)
+{
+	struct render_params rp;
+	struct render_field f;
+	struct render_camera c;
+	const double eye[3] = { 0.16, -0.5, 0.16 }, at[3] = { 0.16, 0.16, 0.16 };
+	double rgb[3], rgb0[3], a[3], a_raw, opacity[1];
+	struct render_ray_out out = { .opacity = opacity };
+	const double base = 50.0;
+
+	params_set(&rp, SPACING);
+	rp.opaque = 2.0;	/* no early termination */
+	field_make(&f, &rp, rp.r_max * rp.r_max);
+	for (int k = 0; k < f.dim[2]; k++)
+		for (int j = 40; j < 48; j++)
+			for (int i = 0; i < f.dim[0]; i++)
+				*field_at(&f, i, j, k) = pow(0.835 * SPACING, 2);
+	camera_set(&c, eye, at, 1.0, 1, 1);
+	rp.alpha_samples = base;
+	for (int q = 0; q < 3; q++) {
+		rp.samples_per_unit = base * (q == 0 ? 1 : q == 1 ? 4 : 16);
+		cr_assert_eq(render_ref_raycast_ex(&rp, &f, &c, 1, rgb, &out), 0);
+		a[q] = opacity[0];
+	}
+	rp.alpha_samples = 0.0;
+	cr_assert_eq(render_ref_raycast_ex(&rp, &f, &c, 1, rgb, &out), 0);
+	a_raw = opacity[0];
+	cr_expect(a[0] > 0.3 && a[0] < 0.9, "opacity at the base sampling %g", a[0]);
+	cr_expect_lt(fabs(a[1] - a[2]), 0.02, "corrected: %g at 4x, %g at 16x", a[1], a[2]);
+	cr_expect_lt(fabs(a[0] - a[2]), 0.1, "corrected: %g at 1x, %g at 16x", a[0], a[2]);
+	cr_expect_gt(a_raw - a[2], 0.2, "uncorrected at 16x %g, corrected %g", a_raw, a[2]);
+
+	rp.samples_per_unit = 250.0;
+	cr_assert_eq(render_ref_raycast_ex(&rp, &f, &c, 1, rgb0, NULL), 0);
+	rp.alpha_samples = 250.0;
+	cr_assert_eq(render_ref_raycast_ex(&rp, &f, &c, 1, rgb, NULL), 0);
+	cr_assert_eq(memcmp(rgb, rgb0, sizeof rgb), 0);
+	rp.alpha_samples = -1.0;
+	cr_assert_eq(render_ref_raycast_ex(&rp, &f, &c, 1, rgb, NULL), -1);
+	rp.alpha_samples = NAN;
+	cr_assert_eq(render_ref_raycast_ex(&rp, &f, &c, 1, rgb, NULL), -1);
+	free(f.value);
+}

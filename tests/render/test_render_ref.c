@@ -8,6 +8,7 @@
 #include "../../reference/render_ref.h"
 #include "../../reference/rng.h"
 #include "../../reference/sph_ref.h"
+#include "../../reference/sph_scene.h"
 
 /* ------------------------------------------------------------------ */
 /* Surface particles                                                   */
@@ -732,4 +733,101 @@ Test(render_ref, field_bounds)
 			render_field_free(&f);
 		}
 	}
+}
+
+/*
+ * The derived parameters (render_ref.h) at three of the paper's columns
+ * framed at 1280 x 720: the table the header prints, and each relation
+ * (voxel <= d / 3 unless the memory cap binds, step <= band / 2 and
+ * <= voxel / 2, box >= 1.5 d and >= 2 voxels, the field within the cap).
+ */
+Test(render_ref, derived_parameters_follow_the_spacing, .timeout = 60)
+{
+	const char *cols[3] = { "16128", "255600", "4207500" };
+	const int res[3] = { 288, 720, 1192 };
+	const double spu[3] = { 768.0, 1920.0, 4768.0 };
+
+	for (int q = 0; q < 3; q++) {
+		struct sph_column c;
+		struct sph_params p;
+		struct render_params rp;
+		struct render_camera cam;
+		char err[256];
+		int dim[3];
+		double v, lo[3] = { 0.0, 0.0, 0.0 }, hi[3];
+
+		cr_assert_eq(sph_scene_column_parse(cols[q], &c, err, sizeof err), 0);
+		/* the scene's box (sph_scene_build) without building the scene */
+		sph_params_water(&p, SPH_SCENE_WIDTH / c.nx, c.nz * SPH_SCENE_WIDTH / c.nx);
+		const double g = sph_ref_wall_gap(&p, SPH_SCENE_BOUNDARY_SPACING * p.spacing);
+		hi[0] = c.tank * c.nx * p.spacing;
+		hi[1] = 2.0 * g + (c.ny - 1) * p.spacing;
+		hi[2] = 2.0 * c.nz * p.spacing;
+		render_camera_default(&cam, lo, hi, 1280, 720);
+		cr_assert(fabs(render_camera_pixel(&cam) - 1.04e-3) < 0.01e-3, "pixel %g",
+			  render_camera_pixel(&cam));
+		cr_assert_eq(render_params_derive(&rp, &p, lo, hi, render_camera_pixel(&cam), 0, 0.0),
+			     0);
+		cr_assert_eq(rp.res, res[q], "%s: res %d", cols[q], rp.res);
+		cr_assert(fabs(rp.samples_per_unit - spu[q]) < 1.0, "%s: %g", cols[q],
+			  rp.samples_per_unit);
+		cr_assert_eq(rp.alpha_samples, rp.samples_per_unit);
+		cr_assert_eq(render_field_shape(rp.res, lo, hi, dim, &v), 0);
+		cr_assert_leq((double)dim[0] * dim[1] * dim[2], (double)RENDER_FIELD_MAX_VOXELS);
+		if (q < 2) {
+			cr_assert_leq(v, p.spacing / 3.0 * (1 + 1e-12));
+			cr_assert_eq(rp.band, 0.25 * p.spacing);
+		} else {	/* capped: the band widens to v / 2 */
+			cr_assert_gt(v, p.spacing / 3.0);
+			cr_assert_eq(rp.band, 0.5 * v);
+			cr_assert_gt((double)(dim[0] + 1) * (dim[1] + 1) * (dim[2] + 1),
+				     (double)RENDER_FIELD_MAX_VOXELS);
+		}
+		const double step = hi[0] / rp.samples_per_unit;
+		cr_assert_leq(step, 0.5 * rp.band * (1 + 1e-12));
+		cr_assert_leq(step, 0.5 * v * (1 + 1e-12));
+		cr_assert_geq(rp.r, 1.5 * p.spacing);
+		cr_assert_geq(rp.r, 2.0 * v * (1 - 1e-12));
+		cr_assert_eq(rp.r_max, rp.r * sqrt(3.0));
+		/* the paper's fixed numbers are left for render_params_default */
+		cr_assert_eq(rp.surface_d, 0.5 * p.spacing);
+		cr_assert_eq(rp.r_min, 0.25 * p.spacing);
+
+		/* overrides: the band, box and step follow the voxel asked for;
+		 * alpha stays defined by the derived sampling */
+		const double own = rp.alpha_samples;
+		cr_assert_eq(render_params_derive(&rp, &p, lo, hi, render_camera_pixel(&cam), 64,
+						  0.0), 0);
+		cr_assert_eq(rp.res, 64);
+		cr_assert_eq(rp.band, 0.5 * hi[0] / 64);
+		cr_assert_eq(rp.r, 2.0 * hi[0] / 64);
+		cr_assert_eq(rp.alpha_samples, own);
+		cr_assert_eq(render_params_derive(&rp, &p, lo, hi, 0.0, 0, 1000.0), 0);
+		cr_assert_eq(rp.samples_per_unit, 1000.0);
+		cr_assert_eq(render_params_derive(&rp, &p, lo, hi, 0.0, 5000, 0.0), -1);
+		cr_assert_eq(rp.res, 256, "refused: the paper's");
+	}
+}
+
+/* A coarse image sets the voxel (half a pixel); an empty box is refused. */
+Test(render_ref, derived_voxel_follows_the_image_and_refuses_empty_boxes)
+{
+	const double lo[3] = { 0.0, 0.0, 0.0 }, hi[3] = { 1.0, 0.5, 0.5 }, flat[3] = { 1.0, 0.0, 0.5 };
+
+	cr_assert_eq(render_derive_voxel(0.01, 0.0), 0.01 / 3.0);
+	cr_assert_eq(render_derive_voxel(0.01, 0.01), 0.005);
+	cr_assert_eq(render_derive_res(0.01, lo, hi, 0.0), 300);
+	cr_assert_eq(render_derive_res(0.01, lo, hi, 0.01), 200);
+	cr_assert_eq(render_derive_res(0.01, lo, flat, 0.0), -1);
+	cr_assert_eq(render_derive_res(0.0, lo, hi, 0.0), -1);
+	cr_assert_eq(render_derive_res(NAN, lo, hi, 0.0), -1);
+	/* 1e-4 would want res 30,000: the cap gives the largest that fits */
+	const int r = render_derive_res(1e-4, lo, hi, 0.0);
+	int dim[3];
+	double v;
+
+	cr_assert_eq(render_field_shape(r, lo, hi, dim, &v), 0);
+	cr_assert_leq((double)dim[0] * dim[1] * dim[2], (double)RENDER_FIELD_MAX_VOXELS);
+	cr_assert_eq(render_field_shape(r + 1, lo, hi, dim, &v), 0);
+	cr_assert_gt((double)dim[0] * dim[1] * dim[2], (double)RENDER_FIELD_MAX_VOXELS);
 }

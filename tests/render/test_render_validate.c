@@ -630,3 +630,127 @@ Test(render_validate, image_empty_is_refused)
 	cr_expect(!v.pass);
 	cr_expect_eq(render_validate_image(px, NULL, 1, 1, &v), -1);
 }
+
+/* ---------------------------------------------------------------- */
+/* Convergence: PSNR and holes with known answers                   */
+/* ---------------------------------------------------------------- */
+
+#define CV_W 200
+#define CV_H 100
+
+/* A converged image of known content: a disc of water (opacity 1, the
+ * colour varying across it) over a white background; returns the
+ * silhouette's pixel count. */
+static size_t cv_disc(double *rgb, double *alpha)
+{
+	size_t in = 0;
+
+	for (int y = 0; y < CV_H; y++)
+		for (int x = 0; x < CV_W; x++) {
+			const size_t i = (size_t)y * CV_W + x;
+			const double dx = x - 100.5, dy = y - 50.5;
+			const int disc = dx * dx + dy * dy < 40.0 * 40.0;
+
+			alpha[i] = disc ? 1.0 : 0.0;
+			rgb[3 * i + 0] = disc ? 0.1 + 0.002 * x : 1.0;
+			rgb[3 * i + 1] = disc ? 0.4 : 1.0;
+			rgb[3 * i + 2] = disc ? 0.6 + 0.002 * y : 1.0;
+			in += disc;
+		}
+	return in;
+}
+
+Test(render_validate, psnr_of_a_known_offset)
+{
+	static double a[3 * CV_W * CV_H], b[3 * CV_W * CV_H], alpha[CV_W * CV_H];
+
+	cv_disc(a, alpha);
+	memcpy(b, a, sizeof a);
+	cr_assert(isinf(render_image_psnr(a, b, CV_W, CV_H)));
+	for (size_t q = 0; q < 3 * CV_W * CV_H; q++)
+		b[q] = a[q] + (q % 3 ? 0.01 : -0.01);
+	cr_assert(fabs(render_image_psnr(a, b, CV_W, CV_H) - 40.0) < 1e-9);
+	b[7] = NAN;
+	cr_assert(isnan(render_image_psnr(a, b, CV_W, CV_H)));
+	cr_assert(isnan(render_image_psnr(a, NULL, CV_W, CV_H)));
+	cr_assert(isnan(render_image_psnr(a, b, 0, CV_H)));
+}
+
+/* Noise of MSE twice the bound's fails, half of it passes (no holes). */
+Test(render_validate, converge_psnr_at_twice_the_bound_fails_half_passes)
+{
+	static double a[3 * CV_W * CV_H], b[3 * CV_W * CV_H], alpha[CV_W * CV_H];
+	const double bg[3] = { 1.0, 1.0, 1.0 };
+	const double mse = pow(10.0, -RENDER_CONVERGE_PSNR_DB / 10.0);
+
+	cv_disc(a, alpha);
+	for (int s = 0; s < 2; s++) {
+		const double e = sqrt((s ? 2.0 : 0.5) * mse);
+		struct render_converge_check v;
+
+		/* +-e alternating, inwards on the background's channels at 1 */
+		for (size_t q = 0; q < 3 * CV_W * CV_H; q++)
+			b[q] = a[q] == 1.0 ? 1.0 - e : a[q] + (q % 2 ? e : -e);
+		cr_assert_eq(render_validate_converged(a, alpha, b, bg, CV_W, CV_H, &v), 0);
+		cr_expect_eq(v.holes.holes, 0);
+		cr_expect(fabs(v.psnr_db - (RENDER_CONVERGE_PSNR_DB + (s ? -1 : 1) *
+					    10.0 * log10(2.0))) < 1e-9, "%.6f dB", v.psnr_db);
+		cr_expect_eq(v.pass, s == 0, "MSE %g times the bound: pass %d", s ? 2.0 : 0.5,
+			     v.pass);
+	}
+}
+
+/* Background in twice the bound's share of the silhouette fails, in half
+ * of it passes; a pixel of 55 % water over the background is not a hole,
+ * one of 40 % is; pixels outside the silhouette never count. */
+Test(render_validate, converge_holes_at_twice_the_bound_fail_half_pass)
+{
+	static double a[3 * CV_W * CV_H], b[3 * CV_W * CV_H], alpha[CV_W * CV_H];
+	const double bg[3] = { 1.0, 1.0, 1.0 };
+	const size_t in = cv_disc(a, alpha);
+	struct render_holes hl;
+
+	cr_assert_gt(in, 4000);
+	for (int s = 0; s < 2; s++) {
+		const size_t want = (size_t)llround((s ? 2.0 : 0.5) * RENDER_CONVERGE_HOLES * in);
+		struct render_converge_check v;
+		size_t made = 0;
+
+		memcpy(b, a, sizeof a);
+		for (size_t i = 0; i < (size_t)CV_W * CV_H && made < want; i++)
+			if (alpha[i] == 1.0 && i % 7 == 0) {
+				for (int k = 0; k < 3; k++)
+					b[3 * i + k] = bg[k];
+				made++;
+			}
+		cr_assert_eq(made, want);
+		cr_assert_eq(render_validate_converged(a, alpha, b, bg, CV_W, CV_H, &v), 0);
+		cr_expect_eq(v.holes.silhouette, in);
+		cr_expect_eq(v.holes.holes, want);
+		if (s == 0)
+			cr_expect(v.psnr_db >= RENDER_CONVERGE_PSNR_DB, "%.2f dB", v.psnr_db);
+		cr_expect_eq(v.holes.share > RENDER_CONVERGE_HOLES, s == 1);
+		cr_expect_eq(v.pass, s == 0, "holes %zu of %zu: pass %d", want, in, v.pass);
+	}
+
+	/* one pixel mixed with the background: 55 % water is no hole, 40 % is */
+	const size_t c = (size_t)50 * CV_W + 100;
+	memcpy(b, a, sizeof a);
+	for (int k = 0; k < 3; k++)
+		b[3 * c + k] = 0.55 * a[3 * c + k] + 0.45 * bg[k];
+	cr_assert_eq(render_image_holes(a, alpha, b, bg, CV_W, CV_H, &hl), 0);
+	cr_expect_eq(hl.holes, 0);
+	for (int k = 0; k < 3; k++)
+		b[3 * c + k] = 0.4 * a[3 * c + k] + 0.6 * bg[k];
+	cr_assert_eq(render_image_holes(a, alpha, b, bg, CV_W, CV_H, &hl), 0);
+	cr_expect_eq(hl.holes, 1);
+	/* a pixel outside the silhouette never counts; NaN inside is a hole */
+	memcpy(b, a, sizeof a);
+	for (int k = 0; k < 3; k++)
+		b[k] = 0.0;
+	b[3 * c] = NAN;
+	cr_assert_eq(render_image_holes(a, alpha, b, bg, CV_W, CV_H, &hl), 0);
+	cr_expect_eq(hl.holes, 1);
+	cr_assert_eq(render_image_holes(a, alpha, b, bg, 0, CV_H, &hl), -1);
+	cr_assert_eq(render_image_holes(a, NULL, b, bg, CV_W, CV_H, &hl), -1);
+}

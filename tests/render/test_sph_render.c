@@ -77,6 +77,8 @@ Test(sph_render, bad_input_exits_2_with_one_line_and_writes_nothing)
 	expect_render_usage("--variant sph-cpu-grid --at 0 --out /proc/nope/frames", "/proc/nope");
 	snprintf(args, sizeof args, "%s --out %s stray", ok, sub);
 	expect_render_usage(args, "stray");
+	snprintf(args, sizeof args, "%s --out %s --shading glossy", ok, sub);
+	expect_render_usage(args, "--shading");
 	cr_expect(access(sub, F_OK) != 0 || rmdir(sub) == 0, "%s holds files after bad input", sub);
 	tmp_dir_remove(dir);
 }
@@ -98,6 +100,15 @@ Test(sph_render, frames_are_whole_pngs, .timeout = 60)
 		cr_expect(png_is(path, 48, 27), "%s is not a 48 x 27 PNG", path);
 		unlink(path);
 	}
+	/* and in the paper's shading */
+	snprintf(args, sizeof args,
+		 "--variant sph-cpu-grid --column 6x6x6@2 --at 20 --out %s --width 48 --height 27 --res 32 "
+		 "--shading paper -q",
+		 dir);
+	cr_assert_eq(render_cli(args, e, sizeof e), 0, "%s", e);
+	snprintf(path, sizeof path, "%s/sph-cpu-grid-6x6x6@2-20.png", dir);
+	cr_expect(png_is(path, 48, 27), "%s is not a 48 x 27 PNG", path);
+	unlink(path);
 	tmp_dir_remove(dir);
 #endif
 }

@@ -39,6 +39,7 @@ Test(sph_run, user_errors)
 	expect_sph_usage("check --warm-steps -1", "--warm-steps");
 	expect_sph_usage("run --max-noise 101", "--max-noise");
 	expect_sph_usage("check --frob", "--frob");
+	expect_sph_usage("run --render --shading glossy", "--shading");
 	expect_sph_usage("check --out /nonexistent-dir/s.csv", "/nonexistent-dir");
 }
 
