@@ -326,7 +326,8 @@ FIGURES = plots/out
 # The collapse picture: `bin/harness sph snapshot` wrote its data (any
 # variant gives the same physics; the committed one is sph-cpu-grid's).
 COLLAPSE = results/sph/collapse-16128.csv
-# The dam break against Martin and Moyce: `bin/harness sph physics` wrote it.
+# The dam break against Martin and Moyce, water at rest and the leak check:
+# `bin/harness sph physics` wrote it; each figure is drawn where its rows are.
 PHYSICS = $(or $(FROM),results/h200)/sph-physics.csv
 # The paper's Tables 1 and 2: the sph-render-table suite wrote it.
 RENDER_TABLE  = $(or $(FROM),results/h200)/sph-render-table.csv
@@ -349,9 +350,16 @@ figures: deps-run deps-figures
 	if [ -f $(MODEL) ]; then \
 	  gnuplot -e "datafile='$(MODEL)'; outbase='$(FIGURES)/scaling-model'; subtitle='$$(sed -n 's/.*"subtitle": "\([^"]*\)".*/\1/p' $(MODEL:.csv=.meta.json))'" plots/scaling-model.gp && \
 	  echo "scaling-model: $(MODEL) -> $(FIGURES)/scaling-model.png, .svg" || st=1; fi; \
-	if [ -f $(PHYSICS) ]; then \
+	if [ -f $(PHYSICS) ] && grep -q ',surge_front,' $(PHYSICS); then \
 	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-martin-moyce'" plots/sph-martin-moyce.gp && \
 	  echo "sph-martin-moyce: $(PHYSICS) -> $(FIGURES)/sph-martin-moyce.png, .svg" || st=1; fi; \
+	if [ -f $(PHYSICS) ] && grep -q ',rest_height,' $(PHYSICS); then \
+	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-rest'" plots/sph-rest.gp && \
+	  echo "sph-rest: $(PHYSICS) -> $(FIGURES)/sph-rest.png, .svg" || st=1; fi; \
+	cols=$$([ -f $(PHYSICS) ] && awk -F, '$$8 == "leak_clamps" { printf "%s ", $$4 }' $(PHYSICS)); \
+	if [ -n "$$cols" ]; then \
+	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-leak'; columns='$$cols'" plots/sph-leak.gp && \
+	  echo "sph-leak: $(PHYSICS) -> $(FIGURES)/sph-leak.png, .svg" || st=1; fi; \
 	exit $$st
 
 # The regression gate: the rows (SUITE, or REGRESS_ARGS such as

@@ -133,6 +133,7 @@ struct phys_rows {
 				 * it wants the motion: each look's velocities
 				 * and accelerations (else NULL) */
 	bool want_motion;
+	unsigned long long clamps_now; /* set by phys_run at each look: since create */
 };
 
 /* steps more of the check under way are done. */
@@ -229,6 +230,9 @@ static int phys_run(struct phys_rows *rs, const struct sph_scene *sc, long every
 				(long)k * every, v->ops->error(ctx));
 			goto out_destroy;
 		}
+		struct sph_counts now;
+		v->ops->counts(ctx, &now);
+		rs->clamps_now = now.clamps;
 		if (fn(arg, k, (double)k * (double)every * sc->p.dt, pos4, rho) != 0)
 			goto out_destroy;
 	}
@@ -571,25 +575,43 @@ static int phys_rest(const struct phys_options *o, struct phys_rows *rs, bool *a
 
 /* ---- leaks through the walls ------------------------------------------- */
 
+/* What the leak check saw at each look k: the curves drawn, and their
+ * worst, judged. */
+enum { LEAK_CENTRE, LEAK_CLAMPS, LEAK_OUTSIDE, LEAK_CFL, LEAK_FORCE, LEAK_CURVES };
+static const char *const leak_curve_names[LEAK_CURVES] = {
+	"leak_centre_curve", "leak_clamps_curve", "leak_outside_curve", "leak_cfl_curve",
+	"leak_force_curve"
+};
+
 struct leak_state {
 	const struct sph_scene *sc;
 	const struct phys_rows *rs;
-	size_t outside; /* most particles outside the box at one look */
+	double *t;		   /* seconds of flow at each look */
+	double *curve[LEAK_CURVES]; /* each look's value */
+	size_t outside;		   /* most particles outside the box at one look */
 	double vmax, amax; /* the fastest and the most accelerated particle's, at the looks */
 };
 
-/* Particles outside the box (or not finite) at this look. */
+/*
+ * Look k: particles outside the box (or not finite); the clamps so far;
+ * the water's centre along the tank (its mean x over the box's length,
+ * from the back wall: the surge to the far wall and the slosh back); the
+ * CFL and force numbers of this look's fastest and most accelerated
+ * particle, on the smoothing length h / 2.
+ */
 static int leak_sample(void *arg, size_t k, double t, const float *pos4, const float *rho)
 {
-	(void)k, (void)t, (void)rho;
+	(void)rho;
 	struct leak_state *l = arg;
 	const struct sph_params *p = &l->sc->p;
 	size_t out = 0;
+	double xsum = 0, vmax = 0, amax = 0;
 	for (size_t i = 0; i < l->sc->n; i++) {
 		bool in = true;
 		for (int a = 0; a < 3; a++)
 			in = in && pos4[4 * i + a] >= p->box_lo[a] && pos4[4 * i + a] <= p->box_hi[a];
 		out += !in;
+		xsum += pos4[4 * i];
 	}
 	if (out > l->outside)
 		l->outside = out;
@@ -597,11 +619,37 @@ static int leak_sample(void *arg, size_t k, double t, const float *pos4, const f
 		const float *v = &l->rs->vel4[4 * i], *a = &l->rs->acc4[4 * i];
 		const double v2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2];
 		const double a2 = (double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2];
-		if (sqrt(v2) > l->vmax)
-			l->vmax = sqrt(v2);
-		if (sqrt(a2) > l->amax)
-			l->amax = sqrt(a2);
+		vmax = fmax(vmax, sqrt(v2));
+		amax = fmax(amax, sqrt(a2));
 	}
+	l->vmax = fmax(l->vmax, vmax);
+	l->amax = fmax(l->amax, amax);
+	const double h = 0.5 * p->h;
+	l->t[k] = t;
+	l->curve[LEAK_CENTRE][k] =
+		(xsum / (double)l->sc->n - p->box_lo[0]) / (p->box_hi[0] - p->box_lo[0]);
+	l->curve[LEAK_CLAMPS][k] = (double)l->rs->clamps_now;
+	l->curve[LEAK_OUTSIDE][k] = (double)out;
+	l->curve[LEAK_CFL][k] = p->dt * (sqrt(p->k) + vmax) / h;
+	l->curve[LEAK_FORCE][k] = p->dt * sqrt(amax / h);
+	return 0;
+}
+
+/* The curves of l, samples + 1 looks, as rows after proto. */
+static int leak_curve_rows(struct phys_rows *rs, const struct phys_row *proto,
+			   const struct leak_state *l, size_t samples)
+{
+	for (int q = 0; q < LEAK_CURVES; q++)
+		for (size_t k = 0; k <= samples; k++) {
+			struct phys_row *row = phys_add(rs);
+			if (!row)
+				return -1;
+			*row = *proto;
+			row->quantity = leak_curve_names[q];
+			row->T = row->meas = row->rel = row->tol = NAN;
+			row->t = l->t[k];
+			row->sim = l->curve[q][k];
+		}
 	return 0;
 }
 
@@ -670,10 +718,15 @@ static int phys_leak(const struct phys_options *o, struct phys_rows *rs, bool *a
 			       "leaks of %s", o->leak_cols[c].name);
 		rs->steps_done = 0;
 		rs->steps_total = (long)samples * every;
-		struct leak_state l = { .sc = &sc, .rs = rs };
+		struct leak_state l = { .sc = &sc, .rs = rs, .t = calloc(samples + 1, sizeof *l.t) };
+		bool have = l.t != NULL;
+		for (int q = 0; q < LEAK_CURVES; q++)
+			have = (l.curve[q] = calloc(samples + 1, sizeof *l.curve[q])) != NULL && have;
 		unsigned long long clamps = 0;
 		rs->want_motion = true;
-		int rc = phys_run(rs, &sc, every, samples, leak_sample, &l, &clamps);
+		int rc = have ? phys_run(rs, &sc, every, samples, leak_sample, &l, &clamps) : -1;
+		if (!have)
+			fprintf(stderr, "harness: sph physics: out of memory for %zu looks\n", samples + 1);
 		rs->want_motion = false;
 		progress_end(rs->pg);
 		struct phys_row proto = { .check = "leak", .n = sc.n, .nb = sc.nb, .clamps = clamps };
@@ -685,12 +738,17 @@ static int phys_leak(const struct phys_options *o, struct phys_rows *rs, bool *a
 		const double h = 0.5 * sc.p.h, c = sqrt(sc.p.k);
 		const double cfl = sc.p.dt * (c + l.vmax) / h, force = sc.p.dt * sqrt(l.amax / h);
 		sph_scene_free(&sc);
-		if (rc != 0 || leak_row(rs, &proto, "leak_clamps", (double)clamps, seconds, all_pass) != 0 ||
-		    leak_row(rs, &proto, "leak_outside", (double)l.outside, seconds, all_pass) != 0 ||
-		    leak_within(rs, &proto, "leak_cfl_number", cfl, SPH_PHYSICS_CFL_LIMIT, seconds,
-				all_pass) != 0 ||
-		    leak_within(rs, &proto, "leak_force_number", force, SPH_PHYSICS_FORCE_LIMIT, seconds,
-				all_pass) != 0)
+		rc = rc != 0 || leak_row(rs, &proto, "leak_clamps", (double)clamps, seconds, all_pass) != 0 ||
+		     leak_row(rs, &proto, "leak_outside", (double)l.outside, seconds, all_pass) != 0 ||
+		     leak_within(rs, &proto, "leak_cfl_number", cfl, SPH_PHYSICS_CFL_LIMIT, seconds,
+				 all_pass) != 0 ||
+		     leak_within(rs, &proto, "leak_force_number", force, SPH_PHYSICS_FORCE_LIMIT, seconds,
+				 all_pass) != 0 ||
+		     leak_curve_rows(rs, &proto, &l, samples) != 0;
+		free(l.t);
+		for (int q = 0; q < LEAK_CURVES; q++)
+			free(l.curve[q]);
+		if (rc)
 			return -1;
 	}
 	return 0;
@@ -796,7 +854,10 @@ static void phys_json(struct json_out *j, const void *ctx)
 		       "particles outside the box at one look (every 0.05 s), each judged against 0; "
 		       "leak_cfl_number dt (c + v) / (h / 2) and leak_force_number dt sqrt(a / (h / 2)) "
 		       "for the fastest and most accelerated particle at a look (h / 2 the smoothing "
-		       "length), judged against Monaghan's 0.4 and 0.25");
+		       "length), judged against Monaghan's 0.4 and 0.25; at every look, not judged: "
+		       "leak_centre_curve (the water's mean x over the box's length, from the back "
+		       "wall), leak_clamps_curve (clamped so far), leak_outside_curve, leak_cfl_curve "
+		       "and leak_force_curve (that look's fastest and most accelerated particle)");
 	json_end_object(j);
 	json_kv_string(j, "physics", "reference/sph_ref.h: Mueller 2003, clamped pressure, walls of boundary particles (Akinci 2012), symplectic Euler");
 }

@@ -60,7 +60,10 @@
  *             conditions for the fastest and the most accelerated
  *             particle seen at a look: the CFL number dt (c + v) / (h / 2)
  *             at most 0.4 and the force number dt sqrt(a / (h / 2)) at
- *             most 0.25 (h / 2 the smoothing length). Options: --leak-columns, --lid, a
+ *             most 0.25 (h / 2 the smoothing length). Each look is also
+ *             a row per curve (leak_*_curve: the water's centre along the
+ *             tank, the clamps so far, the particles outside, the two
+ *             step numbers), drawn by plots/sph-leak.gp. Options: --leak-columns, --lid, a
  *             box closed by boundary particles; --wall-height, the walls'
  *             height over the column's; --wall-layers, planes per wall.
  */

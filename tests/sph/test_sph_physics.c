@@ -589,8 +589,19 @@ static int leak_small(const char *tag, const char *opts, char dir[64], struct cs
 	char out[128];
 	snprintf(out, sizeof out, "%s/l.csv", dir);
 	phys_read(out, t);
-	cr_assert_eq(t->nrows, 4, "leak_clamps, leak_outside and the two step numbers");
+	cr_assert_geq(t->nrows, 4, "leak_clamps, leak_outside and the two step numbers first");
 	return rc;
+}
+
+/* The leak check's curve quantity of t, in look order: its values into
+ * v (at most cap), their count returned. */
+static size_t leak_curve(const struct csv_table *t, const char *quantity, double *v, size_t cap)
+{
+	size_t m = 0;
+	for (size_t r = 0; r < t->nrows; r++)
+		if (strcmp(cell(t, r, "quantity"), quantity) == 0 && m < cap)
+			v[m++] = cell_double(t, r, "simulated");
+	return m;
 }
 
 /*
@@ -641,6 +652,43 @@ Test(sph_physics, leak_check_runs_small, .timeout = 180)
 		all = all && sim == 0.0;
 	}
 	cr_expect_eq(rc, all ? 0 : 1, "exit %d, rows passing: %d", rc, all);
+
+	/* the curves, a value per look (every 0.05 s: at least 61 over 3 s), are
+	 * what the judged rows summarise: the clamps so far rise from 0 to
+	 * leak_clamps, the worst look's outside and step numbers are the
+	 * judged ones; and the water's centre goes from the back of the tank
+	 * to the far wall and back (the surge and the slosh the check runs
+	 * through) */
+	enum { CAP = 128 };
+	double v[5][CAP];
+	static const char *const q[5] = { "leak_clamps_curve", "leak_outside_curve",
+					  "leak_cfl_curve", "leak_force_curve", "leak_centre_curve" };
+	const size_t LOOKS = leak_curve(&t, q[0], v[0], CAP);
+	cr_assert(LOOKS >= 61 && LOOKS < CAP, "%zu looks", LOOKS);
+	for (int k = 1; k < 5; k++)
+		cr_assert_eq(leak_curve(&t, q[k], v[k], CAP), LOOKS, "%s", q[k]);
+	double worst[4] = { 0, 0, 0, 0 };
+	for (size_t k = 0; k < LOOKS; k++) {
+		if (k > 0)
+			cr_expect_geq(v[0][k], v[0][k - 1], "clamps so far fell at look %zu", k);
+		for (int c = 0; c < 4; c++)
+			worst[c] = fmax(worst[c], v[c][k]);
+	}
+	cr_expect_eq(v[0][0], 0.0);
+	for (int c = 0; c < 4; c++)
+		cr_expect(worst[c] == (c == 0 ? v[0][LOOKS - 1] : cell_double(&t, (size_t)c, "simulated")),
+			  "%s: worst %g, judged %g", q[c], worst[c], cell_double(&t, (size_t)c, "simulated"));
+	cr_expect_eq(v[0][LOOKS - 1], cell_double(&t, 0, "simulated"), "the clamps curve ends at leak_clamps");
+	size_t far = 0;
+	for (size_t k = 1; k < LOOKS; k++)
+		if (v[4][k] > v[4][far])
+			far = k;
+	double back = v[4][far];
+	for (size_t k = far; k < LOOKS; k++)
+		back = fmin(back, v[4][k]);
+	cr_expect(v[4][0] < 0.2 && v[4][far] > 0.6 && back < 0.45,
+		  "the centre along the tank: %.3f at the start, %.3f at the far wall, back to %.3f",
+		  v[4][0], v[4][far], back);
 	csv_table_free(&t);
 	tmp_dir_remove(dir);
 }
@@ -691,5 +739,65 @@ Test(sph_physics, a_lid_holds_the_small_column, .timeout = 180)
 		cr_expect(cell_double(&t, r, "simulated") == 0.0 && cell_long(&t, r, "pass") == 1,
 			  "%s: %s", cell(&t, r, "quantity"), cell(&t, r, "simulated"));
 	csv_table_free(&t);
+	tmp_dir_remove(dir);
+}
+
+/* ---- the physics figures -------------------------------------------------- */
+
+/*
+ * plots/sph-rest.gp and plots/sph-leak.gp draw from a check's rows, as
+ * make figures runs them: a file of rest and leak rows (the columns sph
+ * physics writes, values made up) gives each script's PNG and SVG with
+ * nothing on gnuplot's stderr (a script asking for a quantity the rows
+ * lack warns that a plot has no valid points).
+ */
+Test(sph_physics, the_rest_and_leak_figures_draw_from_the_rows)
+{
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+		cr_skip_test("gnuplot is not installed (apt-get install gnuplot-nox)");
+	char dir[64], path[128], cmd[1024];
+	tmp_dir_make(dir, "sph-phys-fig");
+	snprintf(path, sizeof path, "%s/p.csv", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "variant,device_name,check,column,n,boundary_particles,clamps,quantity,T,time_s,"
+		   "simulated,measured,rel_err,tol,judged,pass\n");
+	for (int k = 0; k <= 20; k++) {
+		const double t = 0.05 * k;
+		fprintf(f, "v,d,rest,8x8x8@0,512,900,0,rest_height,,%g,%g,1,%.4f,0.01,1,1\n", t,
+			1 - 0.002 * t, -0.002 * t);
+		fprintf(f, "v,d,rest,8x8x8@0,512,900,0,rest_density_bulk,,%g,1004,1000,0.0040,0.01,1,1\n", t);
+		fprintf(f, "v,d,rest,8x8x8@0,512,900,0,rest_density_max,,%g,1010,1000,0.0100,0.01,0,0\n", t);
+	}
+	static const char *const cols[2] = { "12x3x24@4", "16128" };
+	static const char *const q[4] = { "leak_centre_curve", "leak_clamps_curve",
+					  "leak_outside_curve", "leak_cfl_curve" };
+	for (int c = 0; c < 2; c++) {
+		fprintf(f, "v,d,leak,%s,864,9000,0,leak_clamps,,3,0,0,,0.00,1,1\n", cols[c]);
+		for (int j = 0; j < 4; j++)
+			for (int k = 0; k <= 60; k++)
+				fprintf(f, "v,d,leak,%s,864,9000,0,%s,,%g,%g,,,,,\n", cols[c], q[j], 0.05 * k,
+					j == 0 ? 0.5 - 0.3 * cos(k / 10.0) : j == 3 ? 0.3 + 0.001 * k : 0.0);
+	}
+	cr_assert_eq(fclose(f), 0);
+	snprintf(cmd, sizeof cmd,
+		 "gnuplot -e \"datafile='%s'; outbase='%s/rest'\" plots/sph-rest.gp 2> %s/err && "
+		 "gnuplot -e \"datafile='%s'; outbase='%s/leak'; columns='12x3x24@4 16128'\" "
+		 "plots/sph-leak.gp 2>> %s/err",
+		 path, dir, dir, path, dir, dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	static const char *const out[4] = { "rest.png", "rest.svg", "leak.png", "leak.svg" };
+	for (int k = 0; k < 4; k++) {
+		snprintf(path, sizeof path, "%s/%s", dir, out[k]);
+		cr_expect_eq(access(path, R_OK), 0, "%s not written", path);
+	}
+	snprintf(path, sizeof path, "%s/err", dir);
+	char err[2048] = "";
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	const size_t got = fread(err, 1, sizeof err - 1, f);
+	fclose(f);
+	err[got] = '\0';
+	cr_expect_eq(got, 0, "gnuplot said: %s", err);
 	tmp_dir_remove(dir);
 }
