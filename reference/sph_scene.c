@@ -231,6 +231,20 @@ out_free:
 	return rc;
 }
 
+double sph_scene_box(const struct sph_column *c, struct sph_params *p)
+{
+	const double d = SPH_SCENE_WIDTH / c->nx;
+
+	sph_params_water(p, d, c->nz * d);
+	const double g = sph_ref_wall_gap(p, SPH_SCENE_BOUNDARY_SPACING * d, sph_scene_layers(c));
+	for (int k = 0; k < 3; k++)
+		p->box_lo[k] = 0.0;
+	p->box_hi[0] = c->tank > 0.0 ? c->tank * c->nx * d : 2.0 * g + (c->nx - 1) * d;
+	p->box_hi[1] = 2.0 * g + (c->ny - 1) * d;
+	p->box_hi[2] = (c->top > 0.0 ? c->top : SPH_SCENE_TOP) * c->nz * d;
+	return g;
+}
+
 int sph_scene_build(const struct sph_column *c, uint64_t seed,
 		    struct sph_scene *s, char *err, size_t errlen)
 {
@@ -243,16 +257,10 @@ int sph_scene_build(const struct sph_column *c, uint64_t seed,
 	if (sph_scene_check(c, err, errlen) != 0)
 		return -1;
 	d = SPH_SCENE_WIDTH / c->nx;
-	sph_params_water(p, d, c->nz * d);
-	g = sph_ref_wall_gap(p, SPH_SCENE_BOUNDARY_SPACING * d, sph_scene_layers(c));
+	g = sph_scene_box(c, p);
 	s->gap = g;
 	s->width = c->nx * d;
 	s->height = c->nz * d;
-	for (int k = 0; k < 3; k++)
-		p->box_lo[k] = 0.0;
-	p->box_hi[0] = c->tank > 0.0 ? c->tank * s->width : 2.0 * g + (c->nx - 1) * d;
-	p->box_hi[1] = 2.0 * g + (c->ny - 1) * d;
-	p->box_hi[2] = (c->top > 0.0 ? c->top : SPH_SCENE_TOP) * c->nz * d;
 
 	s->n = sph_scene_particles(c->nx, c->ny, c->nz);
 	s->pos4 = malloc(4 * s->n * sizeof *s->pos4);

@@ -124,6 +124,14 @@ struct sph_scene {
 };
 
 /*
+ * The water's parameters and the box of column c into *p, as
+ * sph_scene_build sets them, without the particles; returns the gap
+ * from each wall to the first layer of water. c must be a column
+ * sph_scene_column_parse accepts.
+ */
+double sph_scene_box(const struct sph_column *c, struct sph_params *p);
+
+/*
  * Build column c with lattice jitter from seed (the same seed gives the
  * same floats): parameters, box, fluid and boundary particles with psi
  * (computed in double by sph_ref_boundary_psi, stored relative to m).

@@ -757,12 +757,10 @@ Test(render_ref, derived_parameters_follow_the_spacing, .timeout = 60)
 		double v, lo[3] = { 0.0, 0.0, 0.0 }, hi[3];
 
 		cr_assert_eq(sph_scene_column_parse(cols[q], &c, err, sizeof err), 0);
-		/* the scene's box (sph_scene_build) without building the scene */
-		sph_params_water(&p, SPH_SCENE_WIDTH / c.nx, c.nz * SPH_SCENE_WIDTH / c.nx);
-		const double g = sph_ref_wall_gap(&p, SPH_SCENE_BOUNDARY_SPACING * p.spacing);
-		hi[0] = c.tank * c.nx * p.spacing;
-		hi[1] = 2.0 * g + (c.ny - 1) * p.spacing;
-		hi[2] = 2.0 * c.nz * p.spacing;
+		/* the scene's box without building the scene */
+		sph_scene_box(&c, &p);
+		for (int k = 0; k < 3; k++)
+			hi[k] = p.box_hi[k];
 		render_camera_default(&cam, lo, hi, 1280, 720);
 		cr_assert(fabs(render_camera_pixel(&cam) - 1.04e-3) < 0.01e-3, "pixel %g",
 			  render_camera_pixel(&cam));
