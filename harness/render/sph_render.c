@@ -30,7 +30,9 @@ struct render_options {
 	int variant;
 	struct sph_column col;
 	unsigned long at[RENDER_MAX_AT];
+	double at_s[RENDER_MAX_AT]; /* seconds of flow where --at gave them, else NAN */
 	size_t nat;
+	const char *at_arg;
 	int width, height, res;
 	double samples;	/* per unit distance (0: the default) */
 	uint64_t seed;
@@ -44,6 +46,62 @@ struct render_options {
 #define SPH_RENDER_CONVERGE_RES		2
 #define SPH_RENDER_CONVERGE_SAMPLES	4.0
 
+/* The largest step --at may name. */
+#define RENDER_MAX_STEP 1000000UL
+
+/* --at: steps, or seconds of flow where a value ends in 's', each a time
+ * turned into a step by render_at_steps once the scene's dt is known. */
+static int render_parse_at(const char *s, struct render_options *o, char *err, size_t errlen)
+{
+	char *copy = strdup(s), *save = NULL;
+	int rc = copy ? CLI_OK : CLI_USAGE;
+	if (!copy)
+		snprintf(err, errlen, "--at: out of memory");
+	o->nat = 0;
+	o->at_arg = s;
+	for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; w && rc == CLI_OK;
+	     w = strtok_r(NULL, ",", &save)) {
+		const size_t len = strlen(w);
+		uint64_t v = 0;
+		double t = NAN;
+		if (o->nat == RENDER_MAX_AT) {
+			snprintf(err, errlen, "--at '%s': at most %d values", s, RENDER_MAX_AT);
+			rc = CLI_USAGE;
+		} else if (len > 1 && w[len - 1] == 's') {
+			w[len - 1] = '\0';
+			rc = cli_parse_double("--at", w, 0.0, 1e4, &t, err, errlen);
+		} else {
+			rc = cli_parse_u64("--at", w, &v, err, errlen);
+		}
+		if (rc == CLI_OK) {
+			o->at[o->nat] = (unsigned long)(v < RENDER_MAX_STEP ? v : RENDER_MAX_STEP + 1);
+			o->at_s[o->nat++] = t;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+/* The times of --at as the nearest steps of dt; then every step ascending
+ * and at most RENDER_MAX_STEP, else err. */
+static int render_at_steps(struct render_options *o, double dt, char *err, size_t errlen)
+{
+	for (size_t k = 0; k < o->nat; k++) {
+		if (isfinite(o->at_s[k])) {
+			const double step = round(o->at_s[k] / dt);
+			o->at[k] = step <= (double)RENDER_MAX_STEP ? (unsigned long)step : RENDER_MAX_STEP + 1;
+		}
+		if (o->at[k] > RENDER_MAX_STEP || (k > 0 && o->at[k] <= o->at[k - 1])) {
+			snprintf(err, errlen,
+				 "--at '%s': at most %d ascending steps, each <= %lu (seconds are "
+				 "steps of %.4g s here)",
+				 o->at_arg, RENDER_MAX_AT, RENDER_MAX_STEP, dt);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void render_help(void)
 {
 	printf("usage: harness sph render --variant NAME --column C --at STEPS --out DIR\n"
@@ -56,7 +114,8 @@ static void render_help(void)
 	       "the CPU variant through the double reference (reference/render_ref.h).\n\n"
 	       "  --variant, -v NAME  one SPH variant (see harness sph list)\n"
 	       "  --column C          a named column or NXxNYxNZ[@L] (16128)\n"
-	       "  --at LIST           ascending steps, comma-separated, at most %d\n"
+	       "  --at LIST           ascending steps, comma-separated, at most %d; a value\n"
+	       "                      ending in s is seconds of flow (0.1s: the nearest step)\n"
 	       "  --out, -o DIR       where the frames go (created)\n"
 	       "  --width W, --height H  pixels (%d x %d; at most %d a side)\n"
 	       "  --res R             distance-field voxels along the box's longest side\n"
@@ -121,8 +180,7 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 				rc = CLI_USAGE;
 			break;
 		case OPT_AT:
-			rc = cli_parse_steps("--at", optarg, RENDER_MAX_AT, 1000000, o->at, &o->nat, err,
-					     errlen);
+			rc = render_parse_at(optarg, o, err, errlen);
 			break;
 		case 'o': o->out = optarg; break;
 		case OPT_WIDTH: rc = cli_parse_int("--width", optarg, 1, RENDER_RUN_MAX_SIDE, &o->width, err, errlen); break;
@@ -356,6 +414,10 @@ int sph_render_command(int argc, char **argv)
 	struct sph_scene sc;
 	if (sph_scene_build(&o.col, o.seed, &sc, err, sizeof err) != 0)
 		return cli_usage_error("sph render", err);
+	if (render_at_steps(&o, sc.p.dt, err, sizeof err) != 0) {
+		sph_scene_free(&sc);
+		return cli_usage_error("sph render", err);
+	}
 	/* The parameters: derived for this box and image unless --res or
 	 * --samples say otherwise (reference/render_ref.h). */
 	struct render_params rp;

@@ -1,6 +1,7 @@
 /* test_sph_render.c - bin/harness sph render: frames written whole, bad input refused (suite sph_render) */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <math.h>
 
 #ifdef HARNESS_HAVE_PNG
 #include <png.h>
@@ -11,6 +12,7 @@
 
 #include "../../harness/render/sph_render.h"
 #include "../../harness/core/sysinfo.h"
+#include "../../reference/sph_scene.h"
 #include "../cli_run.h"
 #include "../tmp_dir.h"
 
@@ -111,6 +113,42 @@ Test(sph_render, frames_are_whole_pngs, .timeout = 60)
 	unlink(path);
 	tmp_dir_remove(dir);
 #endif
+}
+
+/* --at in seconds of flow: each the nearest step of the column's dt, the
+ * frame named by that step; times that round to one step, or past the
+ * largest step, are one line and exit 2. */
+Test(sph_render, at_takes_seconds_of_flow, .timeout = 60)
+{
+	need_png();
+#ifdef HARNESS_HAVE_PNG
+	char dir[64], args[512], e[4096], path[256];
+	struct sph_column c;
+	struct sph_params p;
+	cr_assert_eq(sph_scene_column_parse("6x6x6@2", &c, e, sizeof e), 0);
+	sph_scene_box(&c, &p);
+	const long step = lround(0.002 / p.dt);
+	cr_assert(step > 2 && step < 100, "dt %g", p.dt);
+	tmp_dir_make(dir, "sph-render-at");
+	snprintf(args, sizeof args,
+		 "--variant sph-cpu-grid --column 6x6x6@2 --at 2,0.002s --out %s --width 48 --height 27 "
+		 "--res 32 -q",
+		 dir);
+	cr_assert_eq(render_cli(args, e, sizeof e), 0, "%s", e);
+	snprintf(path, sizeof path, "%s/sph-cpu-grid-6x6x6@2-%ld.png", dir, step);
+	cr_expect(png_is(path, 48, 27), "%s is not a 48 x 27 PNG", path);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/sph-cpu-grid-6x6x6@2-2.png", dir);
+	unlink(path);
+	tmp_dir_remove(dir);
+#endif
+	expect_render_usage("--variant sph-cpu-grid --column 6x6x6@2 --at 0.002s,0.00201s --out /tmp/never",
+			    "ascending");
+	expect_render_usage("--variant sph-cpu-grid --column 6x6x6@2 --at 1000s --out /tmp/never",
+			    "--at");
+	expect_render_usage("--variant sph-cpu-grid --column 6x6x6@2 --at 0.1x --out /tmp/never",
+			    "--at");
+	cr_expect(access("/tmp/never", F_OK) != 0, "/tmp/never was made");
 }
 
 /* The render's own memory reckoning: particles, field and image together
