@@ -52,6 +52,12 @@ int render_gpu_read_image(struct render_gpu *r, float *rgb)
 	return -1;
 }
 
+int render_gpu_read_opacity(struct render_gpu *r, float *opacity)
+{
+	(void)r, (void)opacity;
+	return -1;
+}
+
 size_t render_gpu_voxels(const struct render_gpu *r)
 {
 	(void)r;

@@ -47,51 +47,87 @@ static int render_run_extract(const struct sph_ops *ops, void *ctx, struct rende
 	return 0;
 }
 
-/* The image check: the m surface positions the variant flagged (spos4,
- * uploaded into a small context of their own) rasterised and raycast on
- * the GPU at the check size, against the reference's raycast of the
- * reference field of the same particles. */
-static int render_run_image(const struct render_params *rp, const struct sph_params *p,
-			    const struct render_field *ref, const float *spos4, size_t m,
-			    struct render_image_check *ic, char *err, size_t errlen)
+/* The m surface positions spos4 rasterised and raycast on the GPU at rp
+ * in a context of their own (camera cam): the image rgb[3 px] and each
+ * pixel's opacity[px], widened to double. 0, or -1 with err. */
+static int render_run_gpu_image(const struct render_params *rp, const struct sph_params *p,
+				const struct render_camera *cam, const float *spos4, size_t m,
+				double *rgb, double *opacity, char *err, size_t errlen)
 {
-	struct render_camera cam;
-	struct render_gpu *small = NULL;
-	const size_t px = (size_t)RENDER_RUN_CHECK_W * RENDER_RUN_CHECK_H;
-	double *ref_rgb = malloc(3 * px * sizeof *ref_rgb), *var_rgb = malloc(3 * px * sizeof *var_rgb);
-	float *img = malloc(3 * px * sizeof *img);
+	struct render_gpu *g = NULL;
+	const size_t px = (size_t)cam->width * (size_t)cam->height;
+	float *img = malloc(4 * px * sizeof *img);
 	int rc = -1;
-	render_camera_default(&cam, p->box_lo, p->box_hi, RENDER_RUN_CHECK_W, RENDER_RUN_CHECK_H);
-	if (!ref_rgb || !var_rgb || !img) {
+	if (!img) {
 		snprintf(err, errlen, "out of memory for the image check");
 		goto out;
 	}
-	if (render_gpu_create(&small, rp, p->box_lo, p->box_hi, &cam, m ? m : 1, err, errlen) != 0)
+	if (render_gpu_create(&g, rp, p->box_lo, p->box_hi, cam, m ? m : 1, err, errlen) != 0)
 		goto out;
-	if (render_gpu_upload_surface(small, spos4, m) != 0 || render_gpu_field(small, m) != 0 ||
-	    render_gpu_raycast(small) != 0 || render_gpu_read_image(small, img) != 0) {
-		snprintf(err, errlen, "%s", render_gpu_error(small));
+	if (render_gpu_upload_surface(g, spos4, m) != 0 || render_gpu_field(g, m) != 0 ||
+	    render_gpu_raycast(g) != 0 || render_gpu_read_image(g, img) != 0 ||
+	    render_gpu_read_opacity(g, img + 3 * px) != 0) {
+		snprintf(err, errlen, "%s", render_gpu_error(g));
 		goto out;
 	}
+	for (size_t k = 0; k < 3 * px; k++)
+		rgb[k] = img[k];
+	for (size_t k = 0; k < px; k++)
+		opacity[k] = img[3 * px + k];
+	rc = 0;
+out:
+	render_gpu_destroy(g);
+	free(img);
+	return rc;
+}
+
+/* The image checks: the m surface positions the variant flagged (spos4)
+ * rasterised and raycast on the GPU at the check size, against the
+ * reference's raycast of the reference field of the same particles (ic),
+ * and against the GPU's own raycast of them at the converged setting
+ * conv (cc; the GPU's images are the reference's, ic says, so this
+ * measures how far rp is from converged, not the implementation). */
+static int render_run_image(const struct render_params *rp, const struct render_params *conv,
+			    const struct sph_params *p, const struct render_field *ref,
+			    const float *spos4, size_t m, struct render_image_check *ic,
+			    struct render_converge_check *cc, char *err, size_t errlen)
+{
+	struct render_camera cam;
+	const size_t px = (size_t)RENDER_RUN_CHECK_W * RENDER_RUN_CHECK_H;
+	double *ref_rgb = malloc(3 * px * sizeof *ref_rgb), *var_rgb = malloc(3 * px * sizeof *var_rgb);
+	double *conv_rgb = malloc(3 * px * sizeof *conv_rgb), *var_a = malloc(px * sizeof *var_a);
+	double *conv_a = malloc(px * sizeof *conv_a);
+	int rc = -1;
+	render_camera_default(&cam, p->box_lo, p->box_hi, RENDER_RUN_CHECK_W, RENDER_RUN_CHECK_H);
+	if (!ref_rgb || !var_rgb || !conv_rgb || !var_a || !conv_a) {
+		snprintf(err, errlen, "out of memory for the image check");
+		goto out;
+	}
+	if (render_run_gpu_image(rp, p, &cam, spos4, m, var_rgb, var_a, err, errlen) != 0)
+		goto out;
 	if (render_ref_raycast(rp, ref, &cam, ref_rgb) != 0) {
 		snprintf(err, errlen, "the reference raycaster refused the field");
 		goto out;
 	}
-	for (size_t k = 0; k < 3 * px; k++)
-		var_rgb[k] = img[k];
 	render_validate_image(ref_rgb, var_rgb, RENDER_RUN_CHECK_W, RENDER_RUN_CHECK_H, ic);
+	if (render_run_gpu_image(conv, p, &cam, spos4, m, conv_rgb, conv_a, err, errlen) != 0)
+		goto out;
+	render_validate_converged_opacity(conv_rgb, conv_a, var_rgb, var_a, RENDER_RUN_CHECK_W,
+					  RENDER_RUN_CHECK_H, cc);
 	rc = 0;
 out:
-	render_gpu_destroy(small);
 	free(ref_rgb);
 	free(var_rgb);
-	free(img);
+	free(conv_rgb);
+	free(var_a);
+	free(conv_a);
 	return rc;
 }
 
 /* Validation of the three stages on the current state (see the header). */
 static int render_run_validate(const struct sph_ops *ops, void *ctx, const struct sph_params *p,
-			       const struct render_params *rp, size_t n, struct render_gpu *rg,
+			       const struct render_params *rp, const struct render_params *conv,
+			       size_t n, struct render_gpu *rg,
 			       float *host, struct render_run_result *out, char *err,
 			       size_t errlen)
 {
@@ -149,9 +185,10 @@ static int render_run_validate(const struct sph_ops *ops, void *ctx, const struc
 		goto out;
 	}
 	render_validate_field(&ref, values, &out->field);
-	if (render_run_image(rp, p, &ref, spos4, m, &out->image, err, errlen) != 0)
+	if (render_run_image(rp, conv, p, &ref, spos4, m, &out->image, &out->converge, err,
+			     errlen) != 0)
 		goto out;
-	out->valid = out->surface.pass && out->field.pass && out->image.pass;
+	out->valid = out->surface.pass && out->field.pass && out->image.pass && out->converge.pass;
 	rc = 0;
 out:
 	render_field_free(&ref);
@@ -258,14 +295,22 @@ int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct s
 		return -1;
 	}
 	out->res = rp.res;
-	if (render_params_shading(&rp, o->shading) != 0) {
+	/* the converged setting: finer than the derived parameters, whatever
+	 * --res and --samples asked */
+	struct render_params base, conv;
+	if (render_params_derive(&base, p, p->box_lo, p->box_hi, render_camera_pixel(&cam), 0, 0.0) !=
+		    0 ||
+	    render_converge_params(&base, p->box_lo, p->box_hi, &conv) != 0) {
+		snprintf(err, errlen, "no converged rendering parameters for this box");
+		return -1;
+	}
+	out->converge_res = conv.res;
+	out->converge_samples = conv.samples_per_unit;
+	if (render_params_shading(&rp, o->shading) != 0 ||
+	    render_params_shading(&conv, o->shading) != 0) {
 		snprintf(err, errlen, "no such shading (%d)", o->shading);
 		return -1;
 	}
-	/* The GPU raycaster takes each sample's alpha as it is: at a step
-	 * other than the derived one its reference is the uncorrected one. */
-	if (rp.samples_per_unit != rp.alpha_samples)
-		rp.alpha_samples = 0.0;
 	if (!on_gpu && !(host = malloc((n ? 4 * n : 4) * sizeof *host))) {
 		snprintf(err, errlen, "out of memory for %zu surface positions", n);
 		return -1;
@@ -273,7 +318,7 @@ int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct s
 	if (render_gpu_create(&rg, &rp, p->box_lo, p->box_hi, &cam, n, err, errlen) != 0)
 		goto out;
 	if (what & RENDER_RUN_VALIDATE) {
-		if (render_run_validate(ops, ctx, p, &rp, n, rg, host, out, err, errlen) != 0)
+		if (render_run_validate(ops, ctx, p, &rp, &conv, n, rg, host, out, err, errlen) != 0)
 			goto out;
 		out->done = true;
 	}

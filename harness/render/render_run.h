@@ -22,7 +22,14 @@
  *            render_ref_field of the same particles;
  *   image    the GPU raycast of that field at RENDER_RUN_CHECK_W x
  *            RENDER_RUN_CHECK_H against render_ref_raycast (a small
- *            image: the double raycaster is the slow part).
+ *            image: the double raycaster is the slow part);
+ *   converged  that image against the GPU's raycast of the same
+ *            particles at the converged setting of the derived
+ *            parameters (render_converge_params: twice the field's
+ *            resolution, four times the samples), by PSNR and holes
+ *            (render_validate_converged_opacity): an image drawn too
+ *            coarse to show the surface fails here though it matches the
+ *            reference at its own setting.
  * Then frames run until min_time has passed (at least
  * RENDER_RUN_MIN_FRAMES, at most RENDER_RUN_MAX_FRAMES), each a step, an
  * extraction, a field and a raycast, and the median of each stage's GPU
@@ -59,6 +66,9 @@ struct render_run_result {
 	struct render_surface_check surface;
 	struct render_field_check field;
 	struct render_image_check image;
+	struct render_converge_check converge;
+	int converge_res;	/* the converged setting's field resolution */
+	double converge_samples;	/* and samples per unit */
 	size_t surface_count;	/* surface particles at the validated state */
 	size_t voxels, voxels_set;	/* the field's, and those below the maximum */
 	int width, height, res;

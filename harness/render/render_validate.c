@@ -259,6 +259,23 @@ static double render_hole_contrast(const double *c, const double bg[3])
 	return m;
 }
 
+/* Pixel i into out: inside the silhouette where the converged opacity
+ * covers it, a hole where the image shows less than RENDER_HOLE_SHOW of
+ * the water the converged image shows there (a NaN shows none). */
+static void render_hole_tally(const double *conv_alpha, size_t i, double shown, double conv_shown,
+			      struct render_holes *out)
+{
+	if (!(conv_alpha[i] >= RENDER_HOLE_COVERED))
+		return;
+	out->silhouette++;
+	out->holes += !(shown >= RENDER_HOLE_SHOW * conv_shown);
+}
+
+static void render_hole_share(struct render_holes *out)
+{
+	out->share = out->silhouette ? (double)out->holes / (double)out->silhouette : 0.0;
+}
+
 int render_image_holes(const double *conv_rgb, const double *conv_alpha, const double *rgb,
 		       const double bg[3], int w, int h, struct render_holes *out)
 {
@@ -266,16 +283,33 @@ int render_image_holes(const double *conv_rgb, const double *conv_alpha, const d
 	if (!conv_rgb || !conv_alpha || !rgb || !bg || w <= 0 || h <= 0)
 		return -1;
 	const size_t px = (size_t)w * (size_t)h;
-	for (size_t i = 0; i < px; i++) {
-		if (!(conv_alpha[i] >= RENDER_HOLE_COVERED))
-			continue;
-		out->silhouette++;
-		/* a NaN pixel shows no water: a hole */
-		out->holes += !(render_hole_contrast(&rgb[3 * i], bg) >=
-				RENDER_HOLE_SHOW * render_hole_contrast(&conv_rgb[3 * i], bg));
-	}
-	out->share = out->silhouette ? (double)out->holes / (double)out->silhouette : 0.0;
+	for (size_t i = 0; i < px; i++)
+		render_hole_tally(conv_alpha, i, render_hole_contrast(&rgb[3 * i], bg),
+				  render_hole_contrast(&conv_rgb[3 * i], bg), out);
+	render_hole_share(out);
 	return 0;
+}
+
+int render_image_holes_opacity(const double *conv_alpha, const double *alpha, int w, int h,
+			       struct render_holes *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!conv_alpha || !alpha || w <= 0 || h <= 0)
+		return -1;
+	const size_t px = (size_t)w * (size_t)h;
+	for (size_t i = 0; i < px; i++)
+		render_hole_tally(conv_alpha, i, alpha[i], conv_alpha[i], out);
+	render_hole_share(out);
+	return 0;
+}
+
+/* The PSNR of rgb against conv_rgb and the verdict, holes counted. */
+static void render_converge_judge(const double *conv_rgb, const double *rgb, int w, int h,
+				  struct render_converge_check *out)
+{
+	out->psnr_db = render_image_psnr(conv_rgb, rgb, w, h);
+	out->pass = out->psnr_db >= RENDER_CONVERGE_PSNR_DB &&
+		    out->holes.share <= RENDER_CONVERGE_HOLES;
 }
 
 int render_validate_converged(const double *conv_rgb, const double *conv_alpha, const double *rgb,
@@ -284,8 +318,33 @@ int render_validate_converged(const double *conv_rgb, const double *conv_alpha, 
 	memset(out, 0, sizeof *out);
 	if (render_image_holes(conv_rgb, conv_alpha, rgb, bg, w, h, &out->holes) != 0)
 		return -1;
-	out->psnr_db = render_image_psnr(conv_rgb, rgb, w, h);
-	out->pass = out->psnr_db >= RENDER_CONVERGE_PSNR_DB &&
-		    out->holes.share <= RENDER_CONVERGE_HOLES;
+	render_converge_judge(conv_rgb, rgb, w, h, out);
 	return 0;
+}
+
+int render_validate_converged_opacity(const double *conv_rgb, const double *conv_alpha,
+				      const double *rgb, const double *alpha, int w, int h,
+				      struct render_converge_check *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!conv_rgb || !rgb || render_image_holes_opacity(conv_alpha, alpha, w, h, &out->holes) != 0)
+		return -1;
+	render_converge_judge(conv_rgb, rgb, w, h, out);
+	return 0;
+}
+
+int render_converge_params(const struct render_params *rp, const double lo[3], const double hi[3],
+			   struct render_params *conv)
+{
+	int dim[3];
+	double v;
+	*conv = *rp;
+	conv->samples_per_unit = rp->samples_per_unit * RENDER_CONVERGE_SAMPLES;
+	if (conv->alpha_samples == 0.0)
+		conv->alpha_samples = rp->samples_per_unit;
+	for (conv->res = rp->res * RENDER_CONVERGE_RES; conv->res > rp->res; conv->res--)
+		if (render_field_shape(conv->res, lo, hi, dim, &v) == 0 &&
+		    (double)dim[0] * dim[1] * dim[2] <= RENDER_CONVERGE_MAX_VOXELS)
+			return 0;
+	return -1;
 }

@@ -148,4 +148,29 @@ struct render_converge_check {
 int render_validate_converged(const double *conv_rgb, const double *conv_alpha, const double *rgb,
 			      const double bg[3], int w, int h, struct render_converge_check *out);
 
+/* The holes where both images' opacities are known (the GPU raycaster's,
+ * render_gpu_read_opacity): a pixel of the silhouette whose opacity is
+ * below RENDER_HOLE_SHOW times the converged one's, which is what the
+ * contrast above measures for a uniform material; it holds for any
+ * shading, the paper's environment behind the water included. */
+int render_image_holes_opacity(const double *conv_alpha, const double *alpha, int w, int h,
+			       struct render_holes *out);
+int render_validate_converged_opacity(const double *conv_rgb, const double *conv_alpha,
+				      const double *rgb, const double *alpha, int w, int h,
+				      struct render_converge_check *out);
+
+/*
+ * The converged setting of an image drawn at rp in the box lo .. hi:
+ * RENDER_CONVERGE_RES times the field's resolution (less where the field
+ * would pass RENDER_CONVERGE_MAX_VOXELS, down to the largest res that
+ * fits, still finer than rp's) and RENDER_CONVERGE_SAMPLES times the
+ * samples, opacity per length kept (alpha_samples). 0, or -1 where no
+ * finer field fits.
+ */
+#define RENDER_CONVERGE_RES		2
+#define RENDER_CONVERGE_SAMPLES		4.0
+#define RENDER_CONVERGE_MAX_VOXELS	2147483648.0	/* 2^31: 43 GB at the GPU's 20 bytes a voxel */
+int render_converge_params(const struct render_params *rp, const double lo[3], const double hi[3],
+			   struct render_params *conv);
+
 #endif

@@ -41,10 +41,6 @@ struct render_options {
 	bool quiet, help, converge;
 };
 
-/* --converge: the converged image's field resolution and samples, times
- * the frame's (reference/render_ref.h; results/render.md). */
-#define SPH_RENDER_CONVERGE_RES		2
-#define SPH_RENDER_CONVERGE_SAMPLES	4.0
 
 /* The largest step --at may name. */
 #define RENDER_MAX_STEP 1000000UL
@@ -135,7 +131,7 @@ static void render_help(void)
 	       "  --quiet, -q         no progress lines\n"
 	       "Exit status: 0 every frame written, 1 a failure, 2 bad input.\n",
 	       RENDER_MAX_AT, RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT, RENDER_RUN_MAX_SIDE,
-	       RENDER_RUN_MAX_RES, SPH_RENDER_CONVERGE_RES, SPH_RENDER_CONVERGE_SAMPLES);
+	       RENDER_RUN_MAX_RES, RENDER_CONVERGE_RES, RENDER_CONVERGE_SAMPLES);
 }
 
 static int render_parse(int argc, char **argv, struct render_options *o, char *err, size_t errlen)
@@ -294,11 +290,11 @@ static int render_converge(const struct render_params *rp, const struct sph_para
 	double *prgb = malloc(3 * px * sizeof *prgb);
 	int rc = -1;
 
-	conv.res = rp->res * SPH_RENDER_CONVERGE_RES;
-	conv.samples_per_unit = rp->samples_per_unit * SPH_RENDER_CONVERGE_SAMPLES;
-	if (conv.res > 4096)
-		conv.res = 4096;
 	render_params_default(&paper, p);
+	if (render_converge_params(rp, p->box_lo, p->box_hi, &conv) != 0) {
+		fprintf(stderr, "harness: sph render: no finer field than res %d fits\n", rp->res);
+		goto out;
+	}
 	if (!crgb || !alpha || !prgb || render_image(&conv, p, cam, s, m, crgb, alpha) != 0 ||
 	    render_image(&paper, p, cam, s, m, prgb, NULL) != 0)
 		goto out;
@@ -440,8 +436,11 @@ int sph_render_command(int argc, char **argv)
 		 o.height);
 	/* --converge holds one field at a time, the converged one the largest,
 	 * and three images more */
-	const int res_field = o.converge ? (rp.res * SPH_RENDER_CONVERGE_RES > 4096 ? 4096 :
-					    rp.res * SPH_RENDER_CONVERGE_RES) : rp.res;
+	struct render_params conv;
+	const int res_field =
+		o.converge && render_converge_params(&rp, sc.p.box_lo, sc.p.box_hi, &conv) == 0
+			? conv.res
+			: rp.res;
 	const double voxels = render_field_voxels(sc.p.box_lo, sc.p.box_hi, res_field);
 	const double bytes = voxels * sizeof(double) +
 			     (o.converge ? 10.0 : 3.0) * o.width * (double)o.height * sizeof(double);
@@ -491,10 +490,6 @@ int sph_render_command(int argc, char **argv)
 	 * render_gpu); the others through the reference. */
 	struct render_gpu *rg = NULL;
 	if (v->device == VARIANT_GPU) {
-		/* The GPU raycaster takes each sample's alpha as it is: at a
-		 * step other than the derived one, uncorrected. */
-		if (rp.samples_per_unit != rp.alpha_samples)
-			rp.alpha_samples = 0.0;
 		if (render_gpu_create(&rg, &rp, sc.p.box_lo, sc.p.box_hi, &cam, sc.n, err,
 				      sizeof err) != 0) {
 			fprintf(stderr, "harness: sph render: %s\n", err);

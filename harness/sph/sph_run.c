@@ -398,11 +398,12 @@ static int sph_render_step(const struct sph_options *o, struct sph_row *row,
 	}
 	if (!row->r.valid) {
 		fprintf(stderr,
-			"harness: sph: %s on %s FAILED rendering validation: surface %zu mismatches (%zu borderline), field %.2f of its bound (%zu max mismatches, %zu non-finite), image PSNR %.1f dB (min %.0f)\n",
+			"harness: sph: %s on %s FAILED rendering validation: surface %zu mismatches (%zu borderline), field %.2f of its bound (%zu max mismatches, %zu non-finite), image PSNR %.1f dB (min %.0f), against converged %.1f dB (min %.0f) and holes %.2f %% (max %.0f %%)\n",
 			row->v->name, row->col.name, row->r.surface.mismatches,
 			row->r.surface.borderline, row->r.field.worst_ratio,
 			row->r.field.max_mismatches, row->r.field.nonfinite, row->r.image.psnr_db,
-			RENDER_VALIDATE_PSNR_DB);
+			RENDER_VALIDATE_PSNR_DB, row->r.converge.psnr_db, RENDER_CONVERGE_PSNR_DB,
+			100.0 * row->r.converge.holes.share, 100.0 * RENDER_CONVERGE_HOLES);
 		return -1;
 	}
 	return 0;
@@ -530,7 +531,8 @@ static const char *const sph_columns_csv[] = {
 static const char *const sph_render_columns_csv[] = {
 	"render_valid", "shading", "surface_particles", "surface_mismatches", "surface_borderline",
 	"field_max_ulps", "field_worst_bound_ratio", "image_check_px", "image_psnr_db",
-	"image_max_diff", "width", "height", "field_res", "voxels", "voxels_set", "frames",
+	"image_max_diff", "converged_res", "converged_samples_per_unit", "converged_psnr_db",
+	"converged_holes_pct", "width", "height", "field_res", "voxels", "voxels_set", "frames",
 	"frame_noise_pct", "extraction_ms", "field_ms", "raycast_ms", "physics_fps",
 	"extraction_fps", "rendering_fps", "overall_fps",
 };
@@ -609,6 +611,10 @@ static void sph_format_render(const struct sph_row *row, char (*c)[RESULTS_CELL]
 	snprintf(c[i++], 64, "%dx%d", RENDER_RUN_CHECK_W, RENDER_RUN_CHECK_H);
 	sph_num(c[i++], isinf(r->image.psnr_db) ? 999.0 : r->image.psnr_db);
 	sph_num(c[i++], r->image.max_diff);
+	snprintf(c[i++], 64, "%d", r->converge_res);
+	sph_num(c[i++], r->converge_samples);
+	sph_num(c[i++], isinf(r->converge.psnr_db) ? 999.0 : r->converge.psnr_db);
+	sph_num(c[i++], 100.0 * r->converge.holes.share);
 	snprintf(c[i++], 64, "%d", r->width);
 	snprintf(c[i++], 64, "%d", r->height);
 	snprintf(c[i++], 64, "%d", r->res);
@@ -664,7 +670,7 @@ static void sph_json(struct json_out *j, const void *ctx)
 		json_key(j, "rendering");
 		json_begin_object(j);
 		json_kv_string(j, "pipeline", "Goswami et al. 2010 section 4 (reference/render_ref.h): surface particles by the variant's own neighbour search, compacted with CUB select; distance field rasterised on the GPU; one thread per pixel raycast (kernels/render/render_gpu.h)");
-		json_kv_string(j, "validated", "surface flags vs render_ref_surface on the variant's positions (borderline particles within float rounding of a threshold excused and counted); field vs render_ref_field of the same surface particles, every voxel; image vs render_ref_raycast at image_check_px, PSNR >= 40 dB");
+		json_kv_string(j, "validated", "surface flags vs render_ref_surface on the variant's positions (borderline particles within float rounding of a threshold excused and counted); field vs render_ref_field of the same surface particles, every voxel; image vs render_ref_raycast at image_check_px, PSNR >= 40 dB; converged: the same image against the GPU raycast of the same particles at converged_res and converged_samples_per_unit (twice the derived field resolution, four times its samples), PSNR >= 30 dB and holes (silhouette pixels of the converged image where the image's opacity is below half of it) <= 1 %");
 		json_kv_string(j, "fps", "physics = steps_per_s; extraction = 1 / extraction_ms; rendering = 1 / (field_ms + raycast_ms); overall = 1 / (one step + extraction + field + raycast), as the paper's Tables 1 and 2");
 		json_kv_string(j, "timing", "medians over frames (one step, extraction, field, raycast each), CUDA events per stage; extraction includes the neighbour structure's build on the frame's positions");
 		json_kv_string(j, "camera", "render_camera_default: the whole box from the front, 20 degrees above, 40 degree vertical field of view; 1280 x 720 by default (the paper does not state its resolution)");

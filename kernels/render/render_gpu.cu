@@ -96,6 +96,7 @@ struct render_gpu_view {
 	int dim[3], bricks[3];
 	float step;			/* between samples */
 	float alpha_max, surface_d, inv_band;	/* transfer function: 1, m, 1/m */
+	float alpha_exp;		/* alpha_samples / samples_per_unit; 1: as it is */
 	float opaque;
 	float3 light, colour, background;
 	int paper;			/* RENDER_SHADING_PAPER: the paper's shading */
@@ -120,6 +121,7 @@ struct render_gpu {
 	unsigned char *occ;		/* nbricks: 1 occupied */
 	float4 *surface;		/* max_surface positions */
 	float *rgb;			/* 3 width height */
+	float *opacity;			/* width height: each ray's accumulated alpha */
 	unsigned *bad;			/* the first non-finite position, or UINT_MAX */
 	unsigned long long *count;	/* render_gpu_voxels_set */
 	size_t bytes;
@@ -336,6 +338,8 @@ static int render_gpu_view_make(const struct render_params *rp, const struct ren
 	}
 	v->step = (float)(longest / rp->samples_per_unit / g->voxel);
 	v->alpha_max = (float)rp->alpha_max;
+	v->alpha_exp = rp->alpha_samples > 0.0 ? (float)(rp->alpha_samples / rp->samples_per_unit)
+					       : 1.0f;
 	v->surface_d = (float)rp->surface_d;
 	v->inv_band = (float)(1.0 / rp->band);
 	v->opaque = (float)rp->opaque;
@@ -704,7 +708,11 @@ static __device__ __forceinline__ float render_gpu_sample(const render_gpu_view 
 		return 0.0f;
 	*dist = acc.w;
 	const float x = (acc.w - v.surface_d) * v.inv_band;
-	const float alpha = v.alpha_max * expf(-x * x);
+	float alpha = v.alpha_max * expf(-x * x);
+
+	/* opacity per length (render_ref.h): 1 at the derived step */
+	if (v.alpha_exp != 1.0f)
+		alpha = 1.0f - powf(1.0f - alpha, v.alpha_exp);
 	const float len = sqrtf(acc.x * acc.x + acc.y * acc.y + acc.z * acc.z);
 	float shade = (float)RENDER_PHONG_AMBIENT, spec = 0.0f;
 	float3 env = make_float3(0.0f, 0.0f, 0.0f);
@@ -780,7 +788,7 @@ template <bool PAPER>
 static __global__ void __launch_bounds__(RENDER_GPU_RAY_X * RENDER_GPU_RAY_Y)
 render_gpu_raycast_kernel(const __grid_constant__ render_gpu_view v,
 			  const float4 *__restrict__ vox, const unsigned char *__restrict__ occ,
-			  float *__restrict__ rgb)
+			  float *__restrict__ rgb, float *__restrict__ opacity)
 {
 	const int px = blockIdx.x * RENDER_GPU_RAY_X + threadIdx.x;
 	const int py = blockIdx.y * RENDER_GPU_RAY_Y + threadIdx.y;
@@ -883,6 +891,7 @@ render_gpu_raycast_kernel(const __grid_constant__ render_gpu_view v,
 	out[0] = col.x + (1.0f - acc) * back.x;
 	out[1] = col.y + (1.0f - acc) * back.y;
 	out[2] = col.z + (1.0f - acc) * back.z;
+	opacity[(size_t)py * v.width + px] = acc;
 }
 
 /* ---- the API ------------------------------------------------------------- */
@@ -934,7 +943,8 @@ static int render_gpu_setup(struct render_gpu *r)
 	    render_gpu_alloc(r, &r->count, 1))
 		return -1;
 	if (r->has_camera &&
-	    render_gpu_alloc(r, &r->rgb, 3 * (size_t)r->view.width * r->view.height))
+	    (render_gpu_alloc(r, &r->rgb, 3 * (size_t)r->view.width * r->view.height) ||
+	     render_gpu_alloc(r, &r->opacity, (size_t)r->view.width * r->view.height)))
 		return -1;
 	/* a field of nothing until the first render_gpu_field */
 	return render_gpu_queue_field(r, 0) ||
@@ -1060,10 +1070,10 @@ int render_gpu_raycast(struct render_gpu *r)
 		return -1;
 	if (r->view.paper)
 		render_gpu_raycast_kernel<true><<<grid, block, 0, r->stream>>>(r->view, r->vox, r->occ,
-									  r->rgb);
+									  r->rgb, r->opacity);
 	else
 		render_gpu_raycast_kernel<false><<<grid, block, 0, r->stream>>>(r->view, r->vox, r->occ,
-									   r->rgb);
+									   r->rgb, r->opacity);
 	return RENDER_GPU_LAUNCHED(r, "raycast kernel") ||
 		       RENDER_GPU_CHECK(r, cudaEventRecord(r->ev[3], r->stream)) ||
 		       render_gpu_timed(r, 2, 3, &r->times.raycast_s)
@@ -1096,6 +1106,16 @@ int render_gpu_read_image(struct render_gpu *r, float *rgb)
 		return render_gpu_refuse(r->err, sizeof r->err, "no image without a camera");
 	return render_gpu_download(r, rgb, r->rgb,
 				   3 * (size_t)r->view.width * r->view.height * sizeof(float));
+}
+
+int render_gpu_read_opacity(struct render_gpu *r, float *opacity)
+{
+	if (render_gpu_usable(r) != 0)
+		return -1;
+	if (!r->has_camera)
+		return render_gpu_refuse(r->err, sizeof r->err, "no image without a camera");
+	return render_gpu_download(r, opacity, r->opacity,
+				   (size_t)r->view.width * r->view.height * sizeof(float));
 }
 
 size_t render_gpu_voxels(const struct render_gpu *r)
@@ -1148,6 +1168,7 @@ void render_gpu_destroy(struct render_gpu *r)
 	cudaFree(r->occ);
 	cudaFree(r->surface);
 	cudaFree(r->rgb);
+	cudaFree(r->opacity);
 	cudaFree(r->bad);
 	cudaFree(r->count);
 	for (int k = 0; k < r->nevents; k++)

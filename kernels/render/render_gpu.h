@@ -93,6 +93,11 @@ int render_gpu_read_field(struct render_gpu *r, float *values);
  * render_ref_raycast writes it. 0 or -1 (no camera, a CUDA failure). */
 int render_gpu_read_image(struct render_gpu *r, float *rgb);
 
+/* Each pixel's opacity[width height] in the last image (the alpha its
+ * ray accumulated, as render_ref_raycast_ex's opacity), row 0 the top.
+ * 0 or -1 (no camera, a CUDA failure). */
+int render_gpu_read_opacity(struct render_gpu *r, float *opacity);
+
 /* Voxels of the field. */
 size_t render_gpu_voxels(const struct render_gpu *r);
 

@@ -706,31 +706,40 @@ Test(render_validate, converge_psnr_at_twice_the_bound_fails_half_passes)
 Test(render_validate, converge_holes_at_twice_the_bound_fail_half_pass)
 {
 	static double a[3 * CV_W * CV_H], b[3 * CV_W * CV_H], alpha[CV_W * CV_H];
+	static double own[CV_W * CV_H];
 	const double bg[3] = { 1.0, 1.0, 1.0 };
 	const size_t in = cv_disc(a, alpha);
 	struct render_holes hl;
 
 	cr_assert_gt(in, 4000);
+	/* the holes made twice: as the background's colour (judged by
+	 * contrast) and as an opacity of 0.3 (judged by opacity) */
 	for (int s = 0; s < 2; s++) {
 		const size_t want = (size_t)llround((s ? 2.0 : 0.5) * RENDER_CONVERGE_HOLES * in);
-		struct render_converge_check v;
+		struct render_converge_check v, o;
 		size_t made = 0;
 
 		memcpy(b, a, sizeof a);
+		memcpy(own, alpha, sizeof own);
 		for (size_t i = 0; i < (size_t)CV_W * CV_H && made < want; i++)
 			if (alpha[i] == 1.0 && i % 7 == 0) {
 				for (int k = 0; k < 3; k++)
 					b[3 * i + k] = bg[k];
+				own[i] = 0.3;
 				made++;
 			}
 		cr_assert_eq(made, want);
 		cr_assert_eq(render_validate_converged(a, alpha, b, bg, CV_W, CV_H, &v), 0);
+		cr_assert_eq(render_validate_converged_opacity(a, alpha, a, own, CV_W, CV_H, &o), 0);
 		cr_expect_eq(v.holes.silhouette, in);
 		cr_expect_eq(v.holes.holes, want);
+		cr_expect_eq(o.holes.silhouette, in);
+		cr_expect_eq(o.holes.holes, want);
 		if (s == 0)
 			cr_expect(v.psnr_db >= RENDER_CONVERGE_PSNR_DB, "%.2f dB", v.psnr_db);
 		cr_expect_eq(v.holes.share > RENDER_CONVERGE_HOLES, s == 1);
 		cr_expect_eq(v.pass, s == 0, "holes %zu of %zu: pass %d", want, in, v.pass);
+		cr_expect_eq(o.pass, s == 0, "by opacity, holes %zu of %zu: pass %d", want, in, o.pass);
 	}
 
 	/* one pixel mixed with the background: 55 % water is no hole, 40 % is */
@@ -753,4 +762,138 @@ Test(render_validate, converge_holes_at_twice_the_bound_fail_half_pass)
 	cr_expect_eq(hl.holes, 1);
 	cr_assert_eq(render_image_holes(a, alpha, b, bg, 0, CV_H, &hl), -1);
 	cr_assert_eq(render_image_holes(a, NULL, b, bg, CV_W, CV_H, &hl), -1);
+}
+
+/* Holes by opacity, pixel by pixel: a silhouette pixel whose opacity is
+ * below half the converged one's is a hole (0.4 of 1 is, 0.55 is not);
+ * outside the silhouette nothing counts; a NaN opacity is a hole. (The
+ * shares at twice and half the bound: the test above.) */
+Test(render_validate, converge_holes_by_opacity_pixel_by_pixel)
+{
+	static double a[3 * CV_W * CV_H], alpha[CV_W * CV_H], own[CV_W * CV_H];
+	struct render_holes hl;
+
+	cr_assert_gt(cv_disc(a, alpha), 4000);
+	const size_t c = (size_t)50 * CV_W + 100;
+	cr_assert_eq(alpha[c], 1.0);
+	memcpy(own, alpha, sizeof own);
+	own[c] = 0.55;
+	cr_assert_eq(render_image_holes_opacity(alpha, own, CV_W, CV_H, &hl), 0);
+	cr_expect_eq(hl.holes, 0);
+	own[c] = 0.4;
+	cr_assert_eq(render_image_holes_opacity(alpha, own, CV_W, CV_H, &hl), 0);
+	cr_expect_eq(hl.holes, 1);
+	memcpy(own, alpha, sizeof own);
+	own[0] = 0.0;	/* outside the disc */
+	own[c] = NAN;
+	cr_assert_eq(render_image_holes_opacity(alpha, own, CV_W, CV_H, &hl), 0);
+	cr_expect_eq(hl.holes, 1);
+	cr_assert_eq(render_image_holes_opacity(alpha, NULL, CV_W, CV_H, &hl), -1);
+}
+
+/* The converged setting: twice the field's resolution and four times the
+ * samples where that fits, opacity kept per the image's own step; where
+ * twice would pass RENDER_CONVERGE_MAX_VOXELS, the largest res that fits
+ * (the derived 4.2 million field, res 1192, gets res < 2384 within 2^31
+ * voxels); where nothing finer fits, refused. */
+Test(render_validate, converge_params_double_the_field_within_the_cap)
+{
+	const double lo[3] = { 0, 0, 0 }, hi[3] = { 0.96, 0.243, 0.6 };
+	struct render_params rp = { 0 }, conv;
+	int dim[3];
+	double v;
+
+	rp.res = 300;
+	rp.samples_per_unit = 800.0;
+	rp.alpha_samples = 0.0;
+	cr_assert_eq(render_converge_params(&rp, lo, hi, &conv), 0);
+	cr_expect_eq(conv.res, 600);
+	cr_expect_eq(conv.samples_per_unit, 3200.0);
+	cr_expect_eq(conv.alpha_samples, 800.0, "opacity per the image's own step");
+	rp.res = 1192;
+	cr_assert_eq(render_converge_params(&rp, lo, hi, &conv), 0);
+	cr_assert_eq(render_field_shape(conv.res, lo, hi, dim, &v), 0);
+	cr_expect((double)dim[0] * dim[1] * dim[2] <= RENDER_CONVERGE_MAX_VOXELS);
+	cr_assert_eq(render_field_shape(conv.res + 1, lo, hi, dim, &v), 0);
+	cr_expect((double)dim[0] * dim[1] * dim[2] > RENDER_CONVERGE_MAX_VOXELS);
+	cr_expect(conv.res > 1192 && conv.res < 2384, "res %d", conv.res);
+	rp.res = 4096;
+	cr_expect_eq(render_converge_params(&rp, lo, hi, &conv), -1);
+}
+
+/*
+ * The converged check on a real surface, through the reference: the
+ * 8 x 4 x 16 column's surface particles drawn at render_ref.h's
+ * defaults (res 64, a step of half the band) against their converged
+ * setting pass; drawn at a 32nd of the samples (alpha kept per length: a
+ * step of 16 bands, as the paper's fixed step is 9.6 bands at 4.2 million
+ * particles) rays step over the surface and the check fails.
+ */
+Test(render_validate, converge_a_coarse_step_fails_a_fine_one_passes, .timeout = 120)
+{
+	enum { W = 160, H = 90 };
+	const size_t px = (size_t)W * H;
+	struct sph_column col;
+	struct sph_scene sc;
+	struct render_params rp, conv;
+	struct render_camera cam;
+	char err[256];
+	unsigned char *surf;
+	double *x, *s, *rgb[3], *alpha[3];
+	size_t m;
+
+	cr_assert_eq(sph_scene_column_parse("8x4x16@4", &col, err, sizeof err), 0);
+	cr_assert_eq(sph_scene_build(&col, 5, &sc, err, sizeof err), 0, "%s", err);
+	render_params_default(&rp, &sc.p);
+	rp.res = 64;
+	rp.alpha_samples = rp.samples_per_unit;
+	x = malloc(3 * sc.n * sizeof *x);
+	surf = malloc(sc.n);
+	cr_assert(x && surf);
+	for (size_t i = 0; i < sc.n; i++)
+		for (int k = 0; k < 3; k++)
+			x[3 * i + k] = sc.pos4[4 * i + k];
+	cr_assert_eq(render_ref_surface(&sc.p, &rp, x, sc.n, surf, &m), 0);
+	cr_assert_not_null(s = malloc(3 * m * sizeof *s));
+	for (size_t i = 0, q = 0; i < sc.n; i++)
+		if (surf[i])
+			memcpy(&s[3 * q++], &x[3 * i], 3 * sizeof *s);
+	cr_assert_eq(render_converge_params(&rp, sc.p.box_lo, sc.p.box_hi, &conv), 0);
+	render_camera_default(&cam, sc.p.box_lo, sc.p.box_hi, W, H);
+	for (int k = 0; k < 3; k++) {
+		struct render_params q = k == 0 ? conv : rp;
+		struct render_field f = { 0 };
+
+		if (k == 2)
+			q.samples_per_unit = rp.samples_per_unit / 32.0;
+		rgb[k] = malloc(3 * px * sizeof *rgb[k]);
+		alpha[k] = malloc(px * sizeof *alpha[k]);
+		struct render_ray_out out = { .opacity = alpha[k] };
+		cr_assert(rgb[k] && alpha[k]);
+		cr_assert_eq(render_ref_field(&q, sc.p.box_lo, sc.p.box_hi, s, m, &f), 0);
+		cr_assert_eq(render_ref_raycast_ex(&q, &f, &cam, 1, rgb[k], &out), 0);
+		render_field_free(&f);
+	}
+	struct render_converge_check ok, coarse;
+	cr_assert_eq(render_validate_converged_opacity(rgb[0], alpha[0], rgb[1], alpha[1], W, H, &ok),
+		     0);
+	cr_assert_eq(render_validate_converged_opacity(rgb[0], alpha[0], rgb[2], alpha[2], W, H,
+						       &coarse), 0);
+	cr_log_info("8x4x16@4, %zu surface particles: res %d at %.0f samples/unit %.1f dB, holes %zu "
+		    "of %zu; at %.1f: %.1f dB, holes %zu (converged res %d, %.0f)",
+		    m, rp.res, rp.samples_per_unit, ok.psnr_db, ok.holes.holes, ok.holes.silhouette,
+		    rp.samples_per_unit / 32.0, coarse.psnr_db, coarse.holes.holes, conv.res,
+		    conv.samples_per_unit);
+	cr_expect_gt(ok.holes.silhouette, px / 50, "the silhouette is nearly empty");
+	cr_expect(ok.pass, "the defaults: %.1f dB, holes %.2f %%", ok.psnr_db, 100.0 * ok.holes.share);
+	cr_expect(!coarse.pass, "a 32nd of the samples: %.1f dB, holes %.2f %%", coarse.psnr_db,
+		  100.0 * coarse.holes.share);
+	for (int k = 0; k < 3; k++) {
+		free(rgb[k]);
+		free(alpha[k]);
+	}
+	free(x);
+	free(surf);
+	free(s);
+	sph_scene_free(&sc);
 }
