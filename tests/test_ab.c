@@ -286,7 +286,7 @@ static bool can_run_here(const char *name)
 Test(ab, variants_that_cannot_run_here_are_not_a_pass)
 {
 	if (can_run_here("auto"))
-		cr_skip_test("'auto' can run here (a GPU is present): nothing is skipped");
+		cr_skip_test("'auto' runs here, so nothing is skipped: this test needs a machine without a GPU");
 	char args[1024], out[16384], err[8192];
 	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable,auto --n 16 --min-time 0.2 "
 		 "--max-time 0.4 --threshold 30 --rounds 1 --budget 0 --out-dir %s/ab", cli_harness_bin(), tmp);
@@ -307,7 +307,7 @@ Test(ab, variants_that_cannot_run_here_are_not_a_pass)
 Test(ab, a_suite_that_cannot_run_here_is_refused)
 {
 	if (can_run_here("unrolled-u4"))
-		cr_skip_test("fig31-5 can run here (a GPU is present)");
+		cr_skip_test("fig31-5 runs here: this test needs a machine without a GPU");
 	char args[1024], out[16384], err[8192], dir[128];
 	snprintf(dir, sizeof dir, "%s/ab", tmp);
 	snprintf(args, sizeof args, "--base-bin %s --suite fig31-5 --out-dir %s", cli_harness_bin(), dir);

@@ -17,7 +17,7 @@ static void need_gpus(int count)
 	if (why)
 		cr_skip_test("no GPU ranks here: %s", why);
 	if (gpu_device_count() < count)
-		cr_skip_test("%d GPU%s here: this test needs %d", gpu_device_count(),
+		cr_skip_test("%d GPU%s here: this test needs %d GPUs", gpu_device_count(),
 			     gpu_device_count() > 1 ? "s" : "", count);
 	need_mpirun();
 }

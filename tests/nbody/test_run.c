@@ -163,7 +163,7 @@ Test(run, suite_writes_its_csv, .timeout = 300)
 Test(run, suite_that_cannot_run_here_writes_nothing)
 {
 	if (run_can_run_here("unrolled-u4"))
-		cr_skip_test("fig31-5 can run here (a GPU is present)");
+		cr_skip_test("fig31-5 runs here: this test needs a machine without a GPU");
 	char dir[32], cmd[512], err[8192];
 	run_tmpdir(dir);
 	snprintf(cmd, sizeof cmd, "%s run --suite fig31-5 " RUN_TIMING " --out-dir %s", cli_harness_bin(),
@@ -205,7 +205,7 @@ Test(run, suite_rows_at_the_given_n, .timeout = 120)
 Test(run, skipped_variants_are_named_once)
 {
 	if (run_can_run_here("naive"))
-		cr_skip_test("the GPU variants can run here");
+		cr_skip_test("the GPU variants run here: this test needs a machine without a GPU");
 	char dir[32], cmd[512], err[8192], side[128];
 	run_tmpdir(dir);
 	snprintf(cmd, sizeof cmd, "%s run --variant 'cpu-portable,naive,tiled-*' --n 16 " RUN_TIMING

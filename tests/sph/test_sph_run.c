@@ -186,7 +186,7 @@ Test(sph_run, render_user_errors)
 Test(sph_run, suite_that_cannot_run_here_writes_nothing)
 {
 	if (gpu_device_count() > 0)
-		cr_skip_test("a GPU is here: the rendering suite can run");
+		cr_skip_test("the rendering suite runs here: this test needs a machine without a GPU");
 	char dir[] = "/tmp/harness-sph-render-suite-XXXXXX", args[512], out[300];
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(args, sizeof args, "run --suite sph-render-table --out-dir %s --quiet", dir);
@@ -201,7 +201,7 @@ Test(sph_run, suite_that_cannot_run_here_writes_nothing)
 Test(sph_run, skipped_variants_are_named_once)
 {
 	if (gpu_device_count() > 0)
-		cr_skip_test("a GPU is here: nothing is skipped");
+		cr_skip_test("nothing is skipped here: this test needs a machine without a GPU");
 	char dir[] = "/tmp/harness-sph-skipped-XXXXXX", cmd[1024], err[8192], side[300];
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(cmd, sizeof cmd, "%s sph run --column 6x6x7@4 --warm-steps 1 --min-time 0.01 "
