@@ -61,7 +61,8 @@ const struct compare_kind compare_kinds[] = {
 		.samples_col = "samples",
 		.counters = { "overall_fps", "physics_fps", "extraction_fps", "rendering_fps",
 			      "extraction_ms", "field_ms", "raycast_ms", "frame_noise_pct",
-			      "surface_particles", "image_psnr_db" },
+			      "surface_particles", "image_psnr_db", "converged_psnr_db",
+			      "converged_holes_pct" },
 	},
 	{
 		.name = "SPH",
