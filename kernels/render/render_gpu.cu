@@ -488,16 +488,32 @@ static __global__ void render_gpu_voxels_kernel(const float *__restrict__ field,
 	if (c[0] >= dim.x || c[1] >= dim.y)
 		return;
 	const size_t at = c[2] * stride[2] + c[1] * stride[1] + c[0];
-	const float value = field[at], s = sqrtf(value);
+	const float value = field[at];
+	float side[3][2];
+	bool empty = !(value < maxf);
+
+	for (int a = 0; a < 3; a++) {
+		const int lo = c[a] > 0 ? c[a] - 1 : 0, hi = c[a] < d[a] - 1 ? c[a] + 1 : d[a] - 1;
+
+		side[a][0] = field[at - (c[a] - lo) * stride[a]];
+		side[a][1] = field[at + (hi - c[a]) * stride[a]];
+		empty = empty && !(side[a][0] < maxf) && !(side[a][1] < maxf);
+	}
+	/* Empty space, most of the field: the voxel and its neighbours at the
+	 * maximum give a zero gradient, (s - s) / x = +0, and -sqrt(maxf), the
+	 * same bits as the general case below without its seven square roots
+	 * and three divisions. */
+	if (empty) {
+		vox[at] = make_float4(0.0f, 0.0f, 0.0f, -sqrtf(maxf));
+		return;
+	}
+	const float s = sqrtf(value);
 	float g[3];
 
 	for (int a = 0; a < 3; a++) {
 		const int lo = c[a] > 0 ? c[a] - 1 : 0, hi = c[a] < d[a] - 1 ? c[a] + 1 : d[a] - 1;
 
-		g[a] = d[a] < 2 ? 0.0f
-				: (sqrtf(field[at + (hi - c[a]) * stride[a]]) -
-				   sqrtf(field[at - (c[a] - lo) * stride[a]])) /
-					  ((hi - lo) * voxel);
+		g[a] = d[a] < 2 ? 0.0f : (sqrtf(side[a][1]) - sqrtf(side[a][0])) / ((hi - lo) * voxel);
 	}
 	vox[at] = make_float4(g[0], g[1], g[2], value < maxf ? s : -s);
 	if (!(value < maxf))
