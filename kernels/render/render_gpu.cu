@@ -1,4 +1,4 @@
-/* render_gpu.cu - the SPH paper's distance field and raycasting on the GPU: fill, splat, voxels, raycast */
+/* render_gpu.cu - the SPH paper's distance field and raycasting on the GPU: reset, splat, voxels, raycast */
 #include "render_gpu.h"
 
 #include <climits>
@@ -12,7 +12,9 @@
 /*
  * The kernels, in the order a frame runs them:
  *
- *   render_gpu_fill_kernel     every voxel to (float)max;
+ *   render_gpu_reset_kernel    every voxel the last field could have set
+ *                              (those of its occupied bricks) back to
+ *                              (float)max;
  *   render_gpu_splat_kernel    one warp per surface particle: lanes 0..2
  *                              find the box's span on their axis, then the
  *                              warp walks the box's voxels 32 at a time,
@@ -21,6 +23,8 @@
  *                              order as their bits do as ints);
  *   render_gpu_voxels_kernel   one thread per voxel: (gx, gy, gz, sqrt) for
  *                              the raycaster, and the bricks it occupies;
+ *                              empty space costs no arithmetic, and no
+ *                              write where the last field left it empty;
  *   render_gpu_raycast_kernel  one thread per pixel, 8 x 8 pixels a block
  *                              (a warp's rays 8 x 4, so they read nearby
  *                              voxels);
@@ -70,7 +74,7 @@
 #define RENDER_GPU_MAX_SAMPLES (1 << 30)
 #define RENDER_GPU_PI 3.14159265358979323846
 
-#define RENDER_GPU_BLOCK 256		/* threads of the fill and count kernels */
+#define RENDER_GPU_BLOCK 256		/* threads of the count kernel */
 #define RENDER_GPU_VOXELS_X 32		/* voxels of a voxels-kernel block: a row of 32 */
 #define RENDER_GPU_VOXELS_Y 8		/* by 8 (257 x 69 cover 288 x 72) */
 #define RENDER_GPU_SPLAT_WARPS 4	/* particles (a warp each) per block */
@@ -119,6 +123,9 @@ struct render_gpu {
 	float *field;			/* voxels values [m^2] */
 	float4 *vox;			/* voxels (gx, gy, gz, +-sqrt(value)) [1], [m] */
 	unsigned char *occ;		/* nbricks: 1 occupied */
+	unsigned char *occ_prev;	/* the last field's occ (all 1 before the first):
+					 * outside its bricks the field and vox already
+					 * hold empty space */
 	float4 *surface;		/* max_surface positions */
 	float *rgb;			/* 3 width height */
 	float *opacity;			/* width height: each ray's accumulated alpha */
@@ -354,11 +361,34 @@ static int render_gpu_view_make(const struct render_params *rp, const struct ren
 
 /* ---- the distance field -------------------------------------------------- */
 
-static __global__ void render_gpu_fill_kernel(float *__restrict__ field, size_t n, float value)
+/* The brick of voxel c on each axis (the last brick holds the last voxel). */
+static __device__ __forceinline__ size_t render_gpu_brick_of(const int c[3], const int nb[3])
 {
-	for (size_t q = blockIdx.x * (size_t)blockDim.x + threadIdx.x; q < n;
-	     q += (size_t)gridDim.x * blockDim.x)
-		field[q] = value;
+	const int b0 = min(c[0] / RENDER_GPU_BRICK, nb[0] - 1);
+	const int b1 = min(c[1] / RENDER_GPU_BRICK, nb[1] - 1);
+	const int b2 = min(c[2] / RENDER_GPU_BRICK, nb[2] - 1);
+
+	return ((size_t)b2 * nb[1] + b1) * nb[0] + b0;
+}
+
+/*
+ * One thread per voxel (i, j, blockIdx.z), as the voxels kernel: the
+ * field back to the maximum where the last field could have set it. A
+ * voxel below the maximum marks its own brick occupied (the voxels
+ * kernel marks the bricks of its cells and rim, its own among them), so
+ * outside the bricks of prev the field is at the maximum already.
+ */
+static __global__ void render_gpu_reset_kernel(float *__restrict__ field,
+					       const unsigned char *__restrict__ prev, int3 dim,
+					       int3 bricks, float maxf)
+{
+	const int c[3] = { (int)(blockIdx.x * blockDim.x + threadIdx.x),
+			   (int)(blockIdx.y * blockDim.y + threadIdx.y), (int)blockIdx.z };
+	const int nb[3] = { bricks.x, bricks.y, bricks.z };
+
+	if (c[0] >= dim.x || c[1] >= dim.y || !__ldg(&prev[render_gpu_brick_of(c, nb)]))
+		return;
+	field[((size_t)c[2] * dim.y + c[1]) * dim.x + c[0]] = maxf;
 }
 
 /* The coordinate lo + i voxel of voxel i on axis k, rounded as render_ref.c. */
@@ -477,7 +507,8 @@ render_gpu_splat_kernel(const __grid_constant__ render_gpu_grid g, const float4 
  */
 static __global__ void render_gpu_voxels_kernel(const float *__restrict__ field,
 						float4 *__restrict__ vox,
-						unsigned char *__restrict__ occ, int3 dim,
+						unsigned char *__restrict__ occ,
+						const unsigned char *__restrict__ prev, int3 dim,
 						int3 bricks, float voxel, float maxf)
 {
 	const int c[3] = { (int)(blockIdx.x * blockDim.x + threadIdx.x),
@@ -502,9 +533,13 @@ static __global__ void render_gpu_voxels_kernel(const float *__restrict__ field,
 	/* Empty space, most of the field: the voxel and its neighbours at the
 	 * maximum give a zero gradient, (s - s) / x = +0, and -sqrt(maxf), the
 	 * same bits as the general case below without its seven square roots
-	 * and three divisions. */
+	 * and three divisions; and where its brick was not occupied by the
+	 * last field, the voxel and its neighbours were empty then too (each
+	 * voxel below the maximum marks the bricks of its cells and rim, which
+	 * hold its neighbours' own bricks), so vox holds these bits already. */
 	if (empty) {
-		vox[at] = make_float4(0.0f, 0.0f, 0.0f, -sqrtf(maxf));
+		if (__ldg(&prev[render_gpu_brick_of(c, nb)]))
+			vox[at] = make_float4(0.0f, 0.0f, 0.0f, -sqrtf(maxf));
 		return;
 	}
 	const float s = sqrtf(value);
@@ -921,11 +956,18 @@ static int render_gpu_queue_field(struct render_gpu *r, size_t m)
 	const dim3 vgrid((g->dim[0] + RENDER_GPU_VOXELS_X - 1) / RENDER_GPU_VOXELS_X,
 			 (g->dim[1] + RENDER_GPU_VOXELS_Y - 1) / RENDER_GPU_VOXELS_Y, g->dim[2]);
 
+	const int3 dim = make_int3(g->dim[0], g->dim[1], g->dim[2]);
+	const int3 bricks = make_int3(r->bricks[0], r->bricks[1], r->bricks[2]);
+	unsigned char *const last = r->occ;
+
+	/* this field's occupancy in the other array; the last one's kept */
+	r->occ = r->occ_prev;
+	r->occ_prev = last;
 	if (RENDER_GPU_CHECK(r, cudaMemsetAsync(r->occ, 0, r->nbricks, r->stream)))
 		return -1;
-	render_gpu_fill_kernel<<<render_gpu_blocks(r->voxels, RENDER_GPU_BLOCK), RENDER_GPU_BLOCK,
-				 0, r->stream>>>(r->field, r->voxels, r->maxf);
-	if (RENDER_GPU_LAUNCHED(r, "fill kernel"))
+	render_gpu_reset_kernel<<<vgrid, vblock, 0, r->stream>>>(r->field, r->occ_prev, dim, bricks,
+								 r->maxf);
+	if (RENDER_GPU_LAUNCHED(r, "reset kernel"))
 		return -1;
 	if (m) {
 		const unsigned blocks =
@@ -936,9 +978,9 @@ static int render_gpu_queue_field(struct render_gpu *r, size_t m)
 		if (RENDER_GPU_LAUNCHED(r, "splat kernel"))
 			return -1;
 	}
-	render_gpu_voxels_kernel<<<vgrid, vblock, 0, r->stream>>>(
-		r->field, r->vox, r->occ, make_int3(g->dim[0], g->dim[1], g->dim[2]),
-		make_int3(r->bricks[0], r->bricks[1], r->bricks[2]), r->voxel, r->maxf);
+	render_gpu_voxels_kernel<<<vgrid, vblock, 0, r->stream>>>(r->field, r->vox, r->occ,
+								  r->occ_prev, dim, bricks, r->voxel,
+								  r->maxf);
 	if (RENDER_GPU_LAUNCHED(r, "voxels kernel"))
 		return -1;
 	return r->no_skip ? RENDER_GPU_CHECK(r, cudaMemsetAsync(r->occ, 1, r->nbricks, r->stream))
@@ -954,7 +996,7 @@ static int render_gpu_setup(struct render_gpu *r)
 		if (RENDER_GPU_CHECK(r, cudaEventCreate(&r->ev[r->nevents])))
 			return -1;
 	if (render_gpu_alloc(r, &r->field, r->voxels) || render_gpu_alloc(r, &r->vox, r->voxels) ||
-	    render_gpu_alloc(r, &r->occ, r->nbricks) ||
+	    render_gpu_alloc(r, &r->occ, r->nbricks) || render_gpu_alloc(r, &r->occ_prev, r->nbricks) ||
 	    render_gpu_alloc(r, &r->surface, r->max_surface) || render_gpu_alloc(r, &r->bad, 1) ||
 	    render_gpu_alloc(r, &r->count, 1))
 		return -1;
@@ -962,7 +1004,10 @@ static int render_gpu_setup(struct render_gpu *r)
 	    (render_gpu_alloc(r, &r->rgb, 3 * (size_t)r->view.width * r->view.height) ||
 	     render_gpu_alloc(r, &r->opacity, (size_t)r->view.width * r->view.height)))
 		return -1;
-	/* a field of nothing until the first render_gpu_field */
+	/* a field of nothing until the first render_gpu_field, written whole:
+	 * occ, which becomes the last field's, all occupied */
+	if (RENDER_GPU_CHECK(r, cudaMemsetAsync(r->occ, 1, r->nbricks, r->stream)))
+		return -1;
 	return render_gpu_queue_field(r, 0) ||
 			       RENDER_GPU_CHECK(r, cudaStreamSynchronize(r->stream))
 		       ? -1
@@ -1182,6 +1227,7 @@ void render_gpu_destroy(struct render_gpu *r)
 	cudaFree(r->field);
 	cudaFree(r->vox);
 	cudaFree(r->occ);
+	cudaFree(r->occ_prev);
 	cudaFree(r->surface);
 	cudaFree(r->rgb);
 	cudaFree(r->opacity);

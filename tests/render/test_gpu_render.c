@@ -502,6 +502,71 @@ Test(gpu_render, a_coarse_step_fails_the_converged_check, .timeout = 60)
 	sph_scene_free(&sc);
 }
 
+/* Surface g through rg: its field and image read back into field, img. */
+static void gr_draw(struct render_gpu *rg, const struct gr_surface *g, float *field, float *img)
+{
+	cr_assert(render_gpu_upload_surface(rg, g->pos4, g->m) == 0 &&
+			  render_gpu_field(rg, g->m) == 0 && render_gpu_raycast(rg) == 0 &&
+			  render_gpu_read_image(rg, img) == 0 && render_gpu_read_field(rg, field) == 0,
+		  "%s", render_gpu_error(rg));
+}
+
+/*
+ * A context draws each field afresh whatever it drew before: the reset
+ * and the voxels kernel touch only what the last field occupied, so the
+ * column's surface, then the same surface moved a tenth of the box along
+ * x, then the first again, each give the field and the image a fresh
+ * context gives, bit for bit.
+ */
+Test(gpu_render, each_field_is_drawn_afresh_after_another, .timeout = 60)
+{
+	const size_t px = (size_t)GR_W * GR_H;
+	struct render_params rp;
+	struct render_camera cam;
+	struct sph_scene sc;
+	struct gr_surface g, moved;
+	struct render_gpu *rg = NULL, *fresh = NULL;
+	char err[256] = "";
+
+	gr_require_gpu();
+	gr_column(&g, &sc, &rp, GR_RES);
+	render_camera_default(&cam, sc.p.box_lo, sc.p.box_hi, GR_W, GR_H);
+	gr_surface_alloc(&moved, g.m);
+	const float dx = (float)(0.1 * (sc.p.box_hi[0] - sc.p.box_lo[0]));
+	for (size_t q = 0; q < g.m; q++) {
+		const float x[3] = { g.pos4[4 * q] + dx, g.pos4[4 * q + 1], g.pos4[4 * q + 2] };
+		gr_surface_set(&moved, q, x);
+	}
+	cr_assert(render_gpu_create(&rg, &rp, sc.p.box_lo, sc.p.box_hi, &cam, g.m, err,
+				    sizeof err) == 0,
+		  "%s", err);
+	const size_t nvox = render_gpu_voxels(rg);
+	float *field = malloc(nvox * sizeof *field), *field0 = malloc(nvox * sizeof *field0);
+	float *img = malloc(3 * px * sizeof *img), *img0 = malloc(3 * px * sizeof *img0);
+	cr_assert(field && field0 && img && img0);
+	const struct gr_surface *order[3] = { &g, &moved, &g };
+	for (int k = 0; k < 3; k++) {
+		gr_draw(rg, order[k], field, img);
+		cr_assert(render_gpu_create(&fresh, &rp, sc.p.box_lo, sc.p.box_hi, &cam, g.m, err,
+					    sizeof err) == 0,
+			  "%s", err);
+		gr_draw(fresh, order[k], field0, img0);
+		render_gpu_destroy(fresh);
+		cr_expect(memcmp(field, field0, nvox * sizeof *field) == 0,
+			  "field %d differs from a fresh context's", k);
+		cr_expect(memcmp(img, img0, 3 * px * sizeof *img) == 0,
+			  "image %d differs from a fresh context's", k);
+	}
+	render_gpu_destroy(rg);
+	free(field);
+	free(field0);
+	free(img);
+	free(img0);
+	gr_surface_free(&moved);
+	gr_surface_free(&g);
+	sph_scene_free(&sc);
+}
+
 /* ---- (c) a planted bug --------------------------------------------------- */
 
 /* Every box rasterised one voxel short at +x: validation must fail. */
