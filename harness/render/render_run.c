@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../kernels/render/render_gpu.h"
+#include "../core/gpu_device.h"
 #include "../core/stats.h"
 
 /* The surface positions the variant flagged, as doubles, in the
@@ -296,11 +297,17 @@ int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct s
 	}
 	out->res = rp.res;
 	/* the converged setting: finer than the derived parameters, whatever
-	 * --res and --samples asked */
+	 * --res and --samples asked, its field within RENDER_RUN_CONVERGE_MEM
+	 * of the GPU's memory */
 	struct render_params base, conv;
+	struct gpu_device_info gi;
+	const double conv_voxels = gpu_device_query(0, &gi) == 0
+					   ? RENDER_RUN_CONVERGE_MEM * (double)gi.total_mem /
+						     RENDER_GPU_BYTES_PER_VOXEL
+					   : 0.0;
 	if (render_params_derive(&base, p, p->box_lo, p->box_hi, render_camera_pixel(&cam), 0, 0.0) !=
 		    0 ||
-	    render_converge_params(&base, p->box_lo, p->box_hi, &conv) != 0) {
+	    render_converge_params(&base, p->box_lo, p->box_hi, conv_voxels, &conv) != 0) {
 		snprintf(err, errlen, "no converged rendering parameters for this box");
 		return -1;
 	}

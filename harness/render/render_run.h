@@ -50,6 +50,11 @@
 #define RENDER_RUN_MAX_SIDE	8192
 #define RENDER_RUN_MAX_RES	1024
 #define RENDER_RUN_MAX_SAMPLES	10000
+/* The share of the GPU's memory the converged image's field may take
+ * (the SPH state and the row's own fields take the rest: at 4.2 million
+ * particles the converged field is then 2^31 voxels, 43 GB, on an H200
+ * and 1.6 x 10^9 voxels on an 80 GB H100). */
+#define RENDER_RUN_CONVERGE_MEM	0.4
 
 struct render_run_opts {
 	int width, height, res;	/* the timed image and the field's resolution (0: derived) */

@@ -334,17 +334,19 @@ int render_validate_converged_opacity(const double *conv_rgb, const double *conv
 }
 
 int render_converge_params(const struct render_params *rp, const double lo[3], const double hi[3],
-			   struct render_params *conv)
+			   double max_voxels, struct render_params *conv)
 {
 	int dim[3];
 	double v;
+	if (!(max_voxels > 0.0) || max_voxels > RENDER_CONVERGE_MAX_VOXELS)
+		max_voxels = RENDER_CONVERGE_MAX_VOXELS;
 	*conv = *rp;
 	conv->samples_per_unit = rp->samples_per_unit * RENDER_CONVERGE_SAMPLES;
 	if (conv->alpha_samples == 0.0)
 		conv->alpha_samples = rp->samples_per_unit;
 	for (conv->res = rp->res * RENDER_CONVERGE_RES; conv->res > rp->res; conv->res--)
 		if (render_field_shape(conv->res, lo, hi, dim, &v) == 0 &&
-		    (double)dim[0] * dim[1] * dim[2] <= RENDER_CONVERGE_MAX_VOXELS)
+		    (double)dim[0] * dim[1] * dim[2] <= max_voxels)
 			return 0;
 	return -1;
 }

@@ -162,15 +162,15 @@ int render_validate_converged_opacity(const double *conv_rgb, const double *conv
 /*
  * The converged setting of an image drawn at rp in the box lo .. hi:
  * RENDER_CONVERGE_RES times the field's resolution (less where the field
- * would pass RENDER_CONVERGE_MAX_VOXELS, down to the largest res that
- * fits, still finer than rp's) and RENDER_CONVERGE_SAMPLES times the
- * samples, opacity per length kept (alpha_samples). 0, or -1 where no
- * finer field fits.
+ * would pass max_voxels, or RENDER_CONVERGE_MAX_VOXELS where that is
+ * larger or max_voxels <= 0, down to the largest res that fits, still
+ * finer than rp's) and RENDER_CONVERGE_SAMPLES times the samples, opacity
+ * per length kept (alpha_samples). 0, or -1 where no finer field fits.
  */
 #define RENDER_CONVERGE_RES		2
 #define RENDER_CONVERGE_SAMPLES		4.0
 #define RENDER_CONVERGE_MAX_VOXELS	2147483648.0	/* 2^31: 43 GB at the GPU's 20 bytes a voxel */
 int render_converge_params(const struct render_params *rp, const double lo[3], const double hi[3],
-			   struct render_params *conv);
+			   double max_voxels, struct render_params *conv);
 
 #endif

@@ -291,7 +291,7 @@ static int render_converge(const struct render_params *rp, const struct sph_para
 	int rc = -1;
 
 	render_params_default(&paper, p);
-	if (render_converge_params(rp, p->box_lo, p->box_hi, &conv) != 0) {
+	if (render_converge_params(rp, p->box_lo, p->box_hi, 0.0, &conv) != 0) {
 		fprintf(stderr, "harness: sph render: no finer field than res %d fits\n", rp->res);
 		goto out;
 	}
@@ -438,7 +438,7 @@ int sph_render_command(int argc, char **argv)
 	 * and three images more */
 	struct render_params conv;
 	const int res_field =
-		o.converge && render_converge_params(&rp, sc.p.box_lo, sc.p.box_hi, &conv) == 0
+		o.converge && render_converge_params(&rp, sc.p.box_lo, sc.p.box_hi, 0.0, &conv) == 0
 			? conv.res
 			: rp.res;
 	const double voxels = render_field_voxels(sc.p.box_lo, sc.p.box_hi, res_field);

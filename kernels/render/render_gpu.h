@@ -57,6 +57,10 @@ struct render_gpu_times {
  * (radius rp->r) of more than INT_MAX voxels, and for CUDA failures
  * (no device, no memory).
  */
+/* Device bytes a voxel of the field takes: its value (a float) and the
+ * raycaster's (gradient, distance) (a float4). */
+#define RENDER_GPU_BYTES_PER_VOXEL 20
+
 int render_gpu_create(struct render_gpu **r, const struct render_params *rp, const double lo[3],
 		      const double hi[3], const struct render_camera *c, size_t max_surface,
 		      char *err, size_t errlen);

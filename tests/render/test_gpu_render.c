@@ -467,7 +467,7 @@ Test(gpu_render, a_coarse_step_fails_the_converged_check, .timeout = 60)
 	gr_require_gpu();
 	gr_column(&g, &sc, &rp, GR_RES);
 	rp.alpha_samples = rp.samples_per_unit;
-	cr_assert_eq(render_converge_params(&rp, sc.p.box_lo, sc.p.box_hi, &conv), 0);
+	cr_assert_eq(render_converge_params(&rp, sc.p.box_lo, sc.p.box_hi, 0.0, &conv), 0);
 	cr_assert_eq(conv.res, 2 * rp.res);
 	render_camera_default(&cam, sc.p.box_lo, sc.p.box_hi, GR_W, GR_H);
 	for (int k = 0; k < 3; k++) {

@@ -806,19 +806,27 @@ Test(render_validate, converge_params_double_the_field_within_the_cap)
 	rp.res = 300;
 	rp.samples_per_unit = 800.0;
 	rp.alpha_samples = 0.0;
-	cr_assert_eq(render_converge_params(&rp, lo, hi, &conv), 0);
+	cr_assert_eq(render_converge_params(&rp, lo, hi, 0.0, &conv), 0);
 	cr_expect_eq(conv.res, 600);
 	cr_expect_eq(conv.samples_per_unit, 3200.0);
 	cr_expect_eq(conv.alpha_samples, 800.0, "opacity per the image's own step");
 	rp.res = 1192;
-	cr_assert_eq(render_converge_params(&rp, lo, hi, &conv), 0);
+	cr_assert_eq(render_converge_params(&rp, lo, hi, 0.0, &conv), 0);
 	cr_assert_eq(render_field_shape(conv.res, lo, hi, dim, &v), 0);
 	cr_expect((double)dim[0] * dim[1] * dim[2] <= RENDER_CONVERGE_MAX_VOXELS);
 	cr_assert_eq(render_field_shape(conv.res + 1, lo, hi, dim, &v), 0);
 	cr_expect((double)dim[0] * dim[1] * dim[2] > RENDER_CONVERGE_MAX_VOXELS);
 	cr_expect(conv.res > 1192 && conv.res < 2384, "res %d", conv.res);
 	rp.res = 4096;
-	cr_expect_eq(render_converge_params(&rp, lo, hi, &conv), -1);
+	cr_expect_eq(render_converge_params(&rp, lo, hi, 0.0, &conv), -1);
+	/* a smaller cap (a smaller GPU): the largest res within it */
+	rp.res = 300;
+	cr_assert_eq(render_field_shape(450, lo, hi, dim, &v), 0);
+	const double cap = (double)dim[0] * dim[1] * dim[2];
+	cr_assert_eq(render_converge_params(&rp, lo, hi, cap, &conv), 0);
+	cr_expect_eq(conv.res, 450, "res %d within %.0f voxels", conv.res, cap);
+	cr_expect_eq(render_converge_params(&rp, lo, hi, 1000.0, &conv), -1,
+		     "no field finer than res 300 in 1000 voxels");
 }
 
 /*
@@ -858,7 +866,7 @@ Test(render_validate, converge_a_coarse_step_fails_a_fine_one_passes, .timeout =
 	for (size_t i = 0, q = 0; i < sc.n; i++)
 		if (surf[i])
 			memcpy(&s[3 * q++], &x[3 * i], 3 * sizeof *s);
-	cr_assert_eq(render_converge_params(&rp, sc.p.box_lo, sc.p.box_hi, &conv), 0);
+	cr_assert_eq(render_converge_params(&rp, sc.p.box_lo, sc.p.box_hi, 0.0, &conv), 0);
 	render_camera_default(&cam, sc.p.box_lo, sc.p.box_hi, W, H);
 	for (int k = 0; k < 3; k++) {
 		struct render_params q = k == 0 ? conv : rp;
