@@ -170,9 +170,9 @@ Test(export, sph_results_as_gbench_json)
 {
 	const char *counters[] = { "steps_per_s", "build_ms", "density_ms", "force_ms",
 				   "integrate_ms", NULL };
-	expect_gbench("results/h100/sph-table.csv", "time_median_step_s", counters);
+	expect_gbench("tests/fixtures/results/sph-h100/sph-table.csv", "time_median_step_s", counters);
 	int status;
-	const char *json = export_run("results/h100/sph-table.csv", &status);
+	const char *json = export_run("tests/fixtures/results/sph-h100/sph-table.csv", &status);
 	cr_expect(strstr(json, "\"name\": \"sph/sph-gpu-grid-count/column:255600\""), "%.300s", json);
 }
 

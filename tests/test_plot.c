@@ -726,21 +726,23 @@ Test(plot, compare_draws_what_it_can_and_says_what_not)
 }
 
 /* Rows of one device name in two directories (the host CPU of two GPU
- * machines: sph-scale's sph-cpu-grid rows of results/h200 and
- * results/h100) get their directory in the key, so the two curves do
+ * machines: sph-scale's sph-cpu-grid rows of results/h200 and of an
+ * H100's table kept as a fixture) get their directory in the key, so the two curves do
  * not read alike; the curves of the GPUs, whose names differ, do not. */
+#define SPH_H100 "tests/fixtures/results/sph-h100"
+
 Test(plot, compare_tells_curves_of_one_device_name_apart)
 {
 	char dir[] = "/tmp/test_plot_cmpname.XXXXXX", cmd[2048], svg[700];
 	need_gnuplot();
 	make_dir(dir);
-	snprintf(cmd, sizeof cmd, "%s plot --suite sph-scale --compare results/h200 results/h100 "
+	snprintf(cmd, sizeof cmd, "%s plot --suite sph-scale --compare results/h200 " SPH_H100 " "
 		 "--out %s/figs > /dev/null 2>&1", harness_bin(), dir);
 	int st = system(cmd);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", cmd);
 	snprintf(svg, sizeof svg, "%s/figs/compare-sph-scale.svg", dir);
 	cr_expect(file_has(svg, "sph-cpu-grid [results/h200]"), "no directory on the h200 CPU curve");
-	cr_expect(file_has(svg, "sph-cpu-grid [results/h100]"), "no directory on the h100 CPU curve");
+	cr_expect(file_has(svg, "sph-cpu-grid [" SPH_H100 "]"), "no directory on the h100 CPU curve");
 	cr_expect(!file_has(svg, "sph-gpu-verlet [results/h200]"), "a GPU curve tagged needlessly");
 	remove_tree(dir);
 }
