@@ -7,24 +7,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "../harness/core/csv_table.h"
 
 #define CSV_COLUMN_MAX 128
-
-/* line split in place at its commas into cell[], at most CSV_COLUMN_MAX;
- * the cells' count. Results CSVs quote no cell (asserted). */
-static inline size_t csv_column_split(char *line, char **cell)
-{
-	size_t n = 0;
-	cr_assert_null(strchr(line, '"'), "a quoted cell: %s", line);
-	for (char *s = line;; s++) {
-		cr_assert_lt(n, CSV_COLUMN_MAX);
-		cell[n++] = s;
-		s = strchr(s, ',');
-		if (!s)
-			return n;
-		*s = '\0';
-	}
-}
 
 /* src copied to dst with column name set to value on the rows where
  * column key[k] holds key_value[k] for each of the nkeys keys (0: every
@@ -34,41 +19,36 @@ static inline void csv_with_cell(const char *src, const char *dst, size_t nkeys,
 				 const char *const *key, const char *const *key_value,
 				 const char *name, const char *value)
 {
-	FILE *in = fopen(src, "r"), *out = fopen(dst, "w");
-	static char line[1 << 14];
-	char *cell[CSV_COLUMN_MAX];
-	long col = -1, kcol[4] = { -1, -1, -1, -1 };
-	size_t ncols = 0;
-	cr_assert(in && out, "%s -> %s", src, dst);
+	struct csv_table t;
+	char err[1024];
+	const char *fields[CSV_COLUMN_MAX];
+	int kcol[4];
+	cr_assert_eq(csv_table_read(src, &t, err, sizeof err), 0, "%s", err);
 	cr_assert_leq(nkeys, 4);
-	for (int first = 1; fgets(line, sizeof line, in); first = 0) {
-		line[strcspn(line, "\r\n")] = '\0';
-		size_t n = csv_column_split(line, cell);
-		if (first) {
-			ncols = n;
-			for (size_t c = 0; c < n; c++) {
-				if (strcmp(cell[c], name) == 0)
-					col = (long)c;
-				for (size_t k = 0; k < nkeys; k++)
-					if (strcmp(cell[c], key[k]) == 0)
-						kcol[k] = (long)c;
-			}
-			for (size_t k = 0; k < nkeys; k++)
-				cr_assert_geq(kcol[k], 0, "%s has no column %s", src, key[k]);
-		}
-		cr_assert_eq(n, ncols, "%s: a row of %zu cells under %zu names", src, n, ncols);
-		bool hit = !first;
-		for (size_t k = 0; hit && k < nkeys; k++)
-			hit = strcmp(cell[kcol[k]], key_value[k]) == 0;
-		for (size_t c = 0; c < n; c++)
-			fprintf(out, "%s%s", c ? "," : "",
-				first || (long)c != col || !hit ? cell[c] : value);
-		if (col < 0)
-			fprintf(out, ",%s", first ? name : hit ? value : "");
-		fputc('\n', out);
+	cr_assert_lt(t.ncols, CSV_COLUMN_MAX);
+	for (size_t k = 0; k < nkeys; k++) {
+		kcol[k] = csv_table_col(&t, key[k]);
+		cr_assert_geq(kcol[k], 0, "%s has no column %s", src, key[k]);
 	}
-	fclose(in);
-	fclose(out);
+	const int col = csv_table_col(&t, name);
+	const size_t n = t.ncols + (col < 0);
+	FILE *out = fopen(dst, "w");
+	cr_assert_not_null(out, "%s", dst);
+	for (size_t c = 0; c < t.ncols; c++)
+		fields[c] = t.header[c];
+	fields[t.ncols] = name;
+	cr_assert_eq(csv_write_row(out, fields, n), 0);
+	for (size_t r = 0; r < t.nrows; r++) {
+		bool hit = true;
+		for (size_t k = 0; hit && k < nkeys; k++)
+			hit = strcmp(csv_table_cell(&t, r, (size_t)kcol[k]), key_value[k]) == 0;
+		for (size_t c = 0; c < t.ncols; c++)
+			fields[c] = hit && (int)c == col ? value : csv_table_cell(&t, r, c);
+		fields[t.ncols] = hit ? value : "";
+		cr_assert_eq(csv_write_row(out, fields, n), 0);
+	}
+	cr_assert_eq(fclose(out), 0);
+	csv_table_free(&t);
 }
 
 /* src copied to dst with column name set to value on every row. */
