@@ -202,23 +202,21 @@ out:
 	return rc;
 }
 
-/* Frames until o->min_time: step, extraction, field, raycast; medians. */
+/* RENDER_RUN_FRAMES frames: step, extraction, field, raycast; medians. */
 static int render_run_time(const struct sph_ops *ops, void *ctx, const struct render_params *rp,
-			   struct render_gpu *rg, float *host, const struct render_run_opts *o,
-			   struct render_run_result *out, char *err, size_t errlen)
+			   struct render_gpu *rg, float *host, struct render_run_result *out, char *err, size_t errlen)
 {
-	double *ex = malloc(RENDER_RUN_MAX_FRAMES * sizeof *ex);
-	double *fi = malloc(RENDER_RUN_MAX_FRAMES * sizeof *fi);
-	double *ra = malloc(RENDER_RUN_MAX_FRAMES * sizeof *ra);
-	double *all = malloc(RENDER_RUN_MAX_FRAMES * sizeof *all);
-	double spent = 0.0;
+	double *ex = malloc(RENDER_RUN_FRAMES * sizeof *ex);
+	double *fi = malloc(RENDER_RUN_FRAMES * sizeof *fi);
+	double *ra = malloc(RENDER_RUN_FRAMES * sizeof *ra);
+	double *all = malloc(RENDER_RUN_FRAMES * sizeof *all);
 	size_t f = 0;
 	int rc = -1;
 	if (!ex || !fi || !ra || !all) {
 		snprintf(err, errlen, "out of memory for the frame times");
 		goto out;
 	}
-	while (f < RENDER_RUN_MAX_FRAMES && (f < RENDER_RUN_MIN_FRAMES || spent < o->min_time)) {
+	while (f < RENDER_RUN_FRAMES) {
 		struct sph_phase_times ph = { 0 };
 		struct sph_surface_request rq = { rp->com_threshold, rp->min_neighbours, NULL, NULL,
 						  0, 0.0 };
@@ -238,7 +236,6 @@ static int render_run_time(const struct sph_ops *ops, void *ctx, const struct re
 		fi[f] = t.field_s;
 		ra[f] = t.raycast_s;
 		all[f] = ex[f] + fi[f] + ra[f];
-		spent += all[f] + ph.build_s + ph.density_s + ph.force_s + ph.integrate_s;
 		f++;
 	}
 	struct stats_summary sum;
@@ -330,7 +327,7 @@ int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct s
 		out->done = true;
 	}
 	if ((what & RENDER_RUN_TIME) && out->valid &&
-	    render_run_time(ops, ctx, &rp, rg, host, o, out, err, errlen) != 0)
+	    render_run_time(ops, ctx, &rp, rg, host, out, err, errlen) != 0)
 		goto out;
 	rc = 0;
 out:

@@ -30,15 +30,16 @@
  *            (render_validate_converged_opacity): an image drawn too
  *            coarse to show the surface fails here though it matches the
  *            reference at its own setting.
- * Then frames run until min_time has passed (at least
- * RENDER_RUN_MIN_FRAMES, at most RENDER_RUN_MAX_FRAMES), each a step, an
+ * Then RENDER_RUN_FRAMES frames run from that state, each a step, an
  * extraction, a field and a raycast, and the median of each stage's GPU
- * time is kept.
+ * time is kept. The count is the same for every variant, so every
+ * variant times the same stretch of flow: what a frame costs depends on
+ * the surface drawn, and a count set by a time budget would draw a later
+ * flow for a faster variant.
  */
 #define RENDER_RUN_CHECK_W	320
 #define RENDER_RUN_CHECK_H	180
-#define RENDER_RUN_MIN_FRAMES	10
-#define RENDER_RUN_MAX_FRAMES	500
+#define RENDER_RUN_FRAMES	100
 /* The command line's limits: pixels a side, voxels along the longest side. */
 /* The defaults of `sph render` and `sph run --render`: the image (the
  * paper does not state its resolution) and the field's voxels along the
@@ -59,7 +60,6 @@
 struct render_run_opts {
 	int width, height, res;	/* the timed image and the field's resolution (0: derived) */
 	double samples_per_unit;	/* along a ray (render_params; 0: derived) */
-	double min_time;	/* seconds of frames, at least */
 	int shading;		/* RENDER_SHADING_PHONG (0) or RENDER_SHADING_PAPER */
 };
 

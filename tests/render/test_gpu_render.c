@@ -529,7 +529,8 @@ static void gr_draw(struct render_gpu *rg, const struct gr_surface *g, float *fi
 
 /*
  * A context draws each field afresh whatever it drew before: the reset
- * and the voxels kernel touch only what the last field occupied, so the
+ * runs over the bricks the last field touched and the voxels kernel over
+ * those touched now or then, and nothing else is written, so the
  * column's surface, then the same surface moved a tenth of the box along
  * x, then the first again, each give the field and the image a fresh
  * context gives, bit for bit.
