@@ -363,9 +363,7 @@ static double raycast_sample(const struct raycast *rc, const int c[3], const dou
 		for (int a = 0; a < 3; a++)
 			g[a] += wn * gn[a];
 	}
-	alpha = d > rp->surface_d + RENDER_ALPHA_SUPPORT * rp->band
-			? 0.0
-			: rp->alpha_max * exp(-pow((d - rp->surface_d) / rp->band, 2));
+	alpha = rp->alpha_max * exp(-pow((d - rp->surface_d) / rp->band, 2));
 	if (rc->alpha_exp != 1.0)
 		alpha = 1.0 - pow(1.0 - alpha, rc->alpha_exp);
 	pt->d = d;
@@ -554,15 +552,11 @@ static void raycast_ray(const struct raycast *rc, const double dir0[3], double a
  * The occupancy of the bricks: brick (bi, bj, bk) covers the cells 8 bi ..
  * 8 bi + 7 (and so on); it is occupied when a voxel of it or of its
  * one-voxel rim (8 bi - 1 .. 8 bi + 8, within the field) is below the
- * maximum with a distance within d_cut (1 + RENDER_SKIP_SLACK) (render_ref.h
- * section 3). Returns the array (malloc'd), or NULL when out of memory.
+ * maximum. Returns the array (malloc'd), or NULL when out of memory.
  */
-static unsigned char *raycast_bricks_make(const struct render_params *rp,
-					  const struct render_field *f, const int nb[3])
+static unsigned char *raycast_bricks_make(const struct render_field *f, const int nb[3])
 {
 	unsigned char *occ = calloc((size_t)nb[0] * nb[1] * nb[2], 1);
-	const double near = (rp->surface_d + RENDER_ALPHA_SUPPORT * rp->band) *
-			    (1.0 + RENDER_SKIP_SLACK);
 
 	if (!occ)
 		return NULL;
@@ -572,8 +566,7 @@ static unsigned char *raycast_bricks_make(const struct render_params *rp,
 				const int v[3] = { i, j, k };
 				int lo[3], hi[3];
 
-				if (!(f->value[raycast_index(f, i, j, k)] < f->max) ||
-				    !(raycast_dist(f, i, j, k) <= near))
+				if (!(f->value[raycast_index(f, i, j, k)] < f->max))
 					continue;
 				/* The bricks whose cells or rim hold voxel v. */
 				for (int a = 0; a < 3; a++) {
@@ -624,7 +617,7 @@ int render_ref_raycast_ex(const struct render_params *rp, const struct render_fi
 	rc.step = longest / rp->samples_per_unit;
 	rc.alpha_exp = rp->alpha_samples > 0.0 ? rp->alpha_samples / rp->samples_per_unit : 1.0;
 	if (skip) {
-		rc.occupied = raycast_bricks_make(rp, f, rc.bricks);
+		rc.occupied = raycast_bricks_make(f, rc.bricks);
 		if (!rc.occupied)
 			return -1;
 	}

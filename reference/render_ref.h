@@ -57,7 +57,6 @@
  *    interpolated trilinearly (its square root taken per voxel first),
  *    mapped by the transfer function
  *        alpha(d) = alpha_max exp(-((d - surface_d) / band)^2),
- *                   0 beyond d_cut = surface_d + RENDER_ALPHA_SUPPORT band,
  *        colour   = water blue, lit by Phong (ambient + diffuse + specular,
  *                   a directional light) with the normal the normalised
  *                   gradient interpolated trilinearly,
@@ -66,13 +65,7 @@
  *    rest: pixel = C + (1 - A) background. Empty space is skipped with a
  *    coarse occupancy grid of 8^3-voxel bricks: a brick none of whose
  *    voxels (and the one-voxel rim that interpolation reads) holds a
- *    distance sqrt(value) within d_cut (1 + RENDER_SKIP_SLACK) is stepped
- *    over: every sample there interpolates a distance beyond d_cut, whose
- *    alpha is 0. Cut at 4.5 bands, the Gaussian drops exp(-20.25) = 1.6e-9
- *    of alpha_max, and the field's shell from 1.6 d out to r_max = 2.6 d
- *    (most of a brick) is stepped over with empty space; the slack
- *    (1e-5) is a hundred times float's rounding of the interpolation, so
- *    that a raycaster in float skips exactly too. Defaults: surface_d = 0.5 d
+ *    value below the maximum is stepped over. Defaults: surface_d = 0.5 d
  *    (a particle's radius), band = 0.25 d, alpha_max = 0.6, opaque = 0.99.
  *    Where alpha_samples > 0 and differs from samples_per_unit, each
  *    sample's alpha is then corrected to 1 - (1 - alpha)^(alpha_samples /
@@ -82,8 +75,8 @@
  *    its longest side; sample s lies at t_in + s step (t_in the entry, or
  *    0 where the eye is inside) for every t <= t_out. A sample whose
  *    eight voxels all hold the maximum is empty space and contributes
- *    nothing (its distance r_max is beyond d_cut), which is what makes the
- *    skipping exact: the image is the same with it or without.
+ *    nothing (alpha there is below 1e-30 at the defaults), which is what
+ *    makes the skipping exact: the image is the same with it or without.
  *    The sample's colour is colour (RENDER_PHONG_AMBIENT + RENDER_PHONG_
  *    DIFFUSE max(n.light, 0)) + RENDER_PHONG_SPECULAR max(r.v, 0)^
  *    RENDER_PHONG_SHININESS (r the light reflected about n, v towards the
@@ -239,10 +232,6 @@
 #define RENDER_PAPER_NORMAL_SPAN	2.0
 #define RENDER_PAPER_ALPHA_MAX	0.04
 #define RENDER_PHONG_ALPHA_MAX	0.6
-/* The transfer function's support, in bands above surface_d, and the
- * skipping's slack on it (section 3). */
-#define RENDER_ALPHA_SUPPORT	4.5
-#define RENDER_SKIP_SLACK	1e-5
 #define RENDER_ENV_HORIZON_RGB	0.85, 0.90, 0.95
 #define RENDER_ENV_ZENITH_RGB	0.30, 0.50, 0.85
 #define RENDER_ENV_GROUND_RGB	0.45, 0.40, 0.35

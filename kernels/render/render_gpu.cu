@@ -130,7 +130,6 @@ struct render_gpu_view {
 	int dim[3], bricks[3], macros[3];
 	float step;			/* between samples */
 	float alpha_max, surface_d, inv_band;	/* transfer function: 1, m, 1/m */
-	float alpha_cut;		/* [m] d_cut: alpha 0 beyond it */
 	float alpha_exp;		/* alpha_samples / samples_per_unit; 1: as it is */
 	float opaque;
 	float3 light, colour, background;
@@ -143,7 +142,6 @@ struct render_gpu {
 	struct render_gpu_grid grid;
 	float voxel;			/* [m], for the gradient */
 	float maxf;			/* (float)(r_max^2): the field's initial value */
-	float near;			/* [m] a voxel within it occupies its bricks */
 	size_t voxels;
 	int bricks[3];
 	size_t nbricks;
@@ -391,7 +389,6 @@ static int render_gpu_view_make(const struct render_params *rp, const struct ren
 					       : 1.0f;
 	v->surface_d = (float)rp->surface_d;
 	v->inv_band = (float)(1.0 / rp->band);
-	v->alpha_cut = (float)(rp->surface_d + RENDER_ALPHA_SUPPORT * rp->band);
 	v->opaque = (float)rp->opaque;
 	v->light = render_gpu_float3(rp->light);
 	v->colour = render_gpu_float3(rp->colour);
@@ -593,9 +590,13 @@ render_gpu_splat_kernel(const __grid_constant__ render_gpu_grid g, const float4 
 			  k = lo[2] + (int)(row / ny);
 		float value;
 
-		if (render_gpu_splat_value(g, i, j, k, p0, p1, p2, &value))
-			atomicMin((int *)&field[((size_t)k * g.dim[1] + j) * g.dim[0] + i],
-				  __float_as_int(value));
+		if (!render_gpu_splat_value(g, i, j, k, p0, p1, p2, &value))
+			continue;
+		/* the minimum only falls: no atomic where it is below already */
+		int *const at = (int *)&field[((size_t)k * g.dim[1] + j) * g.dim[0] + i];
+
+		if (__float_as_int(value) < *(volatile int *)at)
+			atomicMin(at, __float_as_int(value));
 	}
 }
 
@@ -660,9 +661,9 @@ static __global__ void render_gpu_list_kernel(const unsigned char *__restrict__ 
  * sqrt(value) by render_ref_gradient's central differences, sqrt(value)),
  * the last negated where the value is the maximum (the top says why those
  * are all the voxels to write); and every brick whose cells or one-voxel
- * rim hold a voxel below the maximum within near (render_ref.h: d_cut and
- * the slack) marked occupied, as render_raycast.c's raycast_bricks_make,
- * with its macro brick (occ and occ2 zeroed before). The field's values come through a shared tile of
+ * rim hold a voxel below the maximum marked occupied, as
+ * render_raycast.c's raycast_bricks_make, with its macro brick (occ and
+ * occ2 zeroed before). The field's values come through a shared tile of
  * the voxels and their neighbours; the bricks to mark, all next to this
  * one, through 27 shared flags.
  */
@@ -670,7 +671,7 @@ static __global__ void __launch_bounds__(RENDER_GPU_BRICK_THREADS, RENDER_GPU_BR
 render_gpu_voxels_kernel(const float *__restrict__ field, float4 *__restrict__ vox,
 			 unsigned char *__restrict__ occ, unsigned char *__restrict__ occ2,
 			 const unsigned *__restrict__ list, const unsigned *__restrict__ count,
-			 int3 dim, int3 bricks, int3 macros, float voxel, float maxf, float near)
+			 int3 dim, int3 bricks, int3 macros, float voxel, float maxf)
 {
 	__shared__ float tile[RENDER_GPU_TILE * RENDER_GPU_TILE * RENDER_GPU_TILE];
 	__shared__ int mark[27];
@@ -735,7 +736,7 @@ render_gpu_voxels_kernel(const float *__restrict__ field, float4 *__restrict__ v
 						: (sqrtf(side[a][1]) - sqrtf(side[a][0])) / ((h - l) * voxel);
 			}
 			vox[at] = make_float4(g[0], g[1], g[2], value < maxf ? sv : -sv);
-			if (!(value < maxf) || !(sv <= near))
+			if (!(value < maxf))
 				continue;
 			/* the bricks whose cells or rim hold this voxel: b - 1 .. b + 1 */
 			int blo[3], bhi[3];
@@ -965,8 +966,6 @@ static __device__ __forceinline__ float render_gpu_sample(const render_gpu_view 
 	if (!any)
 		return 0.0f;
 	*dist = acc.w;
-	if (acc.w > v.alpha_cut)
-		return 0.0f;	/* beyond the transfer function's support */
 	const float x = (acc.w - v.surface_d) * v.inv_band;
 	float alpha = v.alpha_max * expf(-x * x);
 
@@ -1069,7 +1068,6 @@ render_gpu_ray(const render_gpu_view &v, const float4 *__restrict__ vox,
 	float t_in, t_out, acc = 0.0f, prev_d = INFINITY;
 	float3 col = make_float3(0.0f, 0.0f, 0.0f);
 	int n = -1, s = 0, bends = 0, surfaces = 0, budget = RENDER_GPU_MAX_SAMPLES;
-	int held = -1;			/* the occupied brick the last sample lay in */
 	bool armed = true;
 
 	if (render_gpu_slab(o, dir, inv, make_float3(0.0f, 0.0f, 0.0f), top, &t_in, &t_out)) {
@@ -1093,27 +1091,23 @@ render_gpu_ray(const render_gpu_view &v, const float4 *__restrict__ vox,
 		}
 		const int b[3] = { c[0] / RENDER_GPU_BRICK, c[1] / RENDER_GPU_BRICK,
 				   c[2] / RENDER_GPU_BRICK };
-		const int here = (b[2] * v.bricks[1] + b[1]) * v.bricks[0] + b[0];
+		const int mb[3] = { b[0] / RENDER_GPU_MACRO, b[1] / RENDER_GPU_MACRO,
+				    b[2] / RENDER_GPU_MACRO };
 
-		/* the occupancy is read on entering a brick, not at every sample */
-		if (here != held) {
-			const int mb[3] = { b[0] / RENDER_GPU_MACRO, b[1] / RENDER_GPU_MACRO,
-					    b[2] / RENDER_GPU_MACRO };
-			const bool macro = __ldg(&occ2[(mb[2] * v.macros[1] + mb[1]) * v.macros[0] +
-						       mb[0]]);
-
-			if (!macro || !__ldg(&occ[here])) {
-				s = min(macro ? render_gpu_brick_exit(v, o, dir, inv, b, RENDER_GPU_BRICK,
-								      t_in, s)
-					      : render_gpu_brick_exit(v, o, dir, inv, mb,
-								      RENDER_GPU_BRICK * RENDER_GPU_MACRO,
-								      t_in, s),
-					n + 1);
-				prev_d = INFINITY;
-				armed = true;
-				continue;
-			}
-			held = here;
+		if (!__ldg(&occ2[(mb[2] * v.macros[1] + mb[1]) * v.macros[0] + mb[0]])) {
+			s = min(render_gpu_brick_exit(v, o, dir, inv, mb,
+						      RENDER_GPU_BRICK * RENDER_GPU_MACRO, t_in, s),
+				n + 1);
+			prev_d = INFINITY;
+			armed = true;
+			continue;
+		}
+		if (!__ldg(&occ[(b[2] * v.bricks[1] + b[1]) * v.bricks[0] + b[0]])) {
+			s = min(render_gpu_brick_exit(v, o, dir, inv, b, RENDER_GPU_BRICK, t_in, s),
+				n + 1);
+			prev_d = INFINITY;
+			armed = true;
+			continue;
 		}
 		float3 cs;
 		float d;
@@ -1244,7 +1238,7 @@ static int render_gpu_queue_field(struct render_gpu *r, size_t m)
 		return -1;
 	render_gpu_voxels_kernel<<<r->list_blocks, brick_block, 0, r->stream>>>(
 		r->field, r->vox, r->occ, r->occ2, r->list_u, &r->counts[2], dim, bricks, macros,
-		r->voxel, r->maxf, r->near);
+		r->voxel, r->maxf);
 	if (RENDER_GPU_LAUNCHED(r, "voxels kernel"))
 		return -1;
 	if (!r->no_skip)
@@ -1342,7 +1336,6 @@ int render_gpu_create(struct render_gpu **out, const struct render_params *rp, c
 	r->grid = g;
 	r->voxel = (float)g.voxel;
 	r->maxf = (float)(rp->r_max * rp->r_max);
-	r->near = (float)((rp->surface_d + RENDER_ALPHA_SUPPORT * rp->band) * (1.0 + RENDER_SKIP_SLACK));
 	r->voxels = (size_t)g.dim[0] * g.dim[1] * g.dim[2];
 	r->nbricks = 1;
 	r->nmacros = 1;

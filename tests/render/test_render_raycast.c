@@ -476,54 +476,13 @@ Test(render_raycast, a_lit_pixels_colour_by_hand)
 }
 
 /*
- * The transfer function's support (render_ref.h): a field everywhere just
- * beyond d_cut (1 + RENDER_SKIP_SLACK) is stepped over whole and draws
- * nothing, and without the skipping its 251 samples have alpha 0 (the
- * opacity is exactly 0); just inside d_cut the bricks are occupied, every
- * sample is taken and the ray gathers some opacity.
- */
-Test(render_raycast, the_transfer_function_ends_at_its_support_and_the_skipping_with_it)
-{
-	struct render_params rp;
-	struct render_camera c;
-	const double eye[3] = { 0.16, -0.5, 0.16 }, at[3] = { 0.16, 0.16, 0.16 };
-	const int w = 3, h = 3, centre = (h / 2) * w + w / 2;
-	double rgb[3 * 3 * 3], opacity[3 * 3];
-	long samples[3 * 3];
-	struct render_ray_out out = { .opacity = opacity, .samples = samples };
-
-	params_set(&rp, SPACING);
-	rp.samples_per_unit = 250.5;
-	camera_set(&c, eye, at, 1.0, w, h);
-	const double cut = rp.surface_d + RENDER_ALPHA_SUPPORT * rp.band;
-	const double beyond = cut * (1.0 + 2.0 * RENDER_SKIP_SLACK), inside = cut * (1.0 - 1e-3);
-	for (int k = 0; k < 2; k++) {
-		struct render_field f;
-		const double d = k ? inside : beyond;
-
-		cr_assert_lt(d, rp.r_max);
-		field_make(&f, &rp, d * d);
-		for (int skip = 0; skip <= 1; skip++) {
-			cr_assert_eq(render_ref_raycast_ex(&rp, &f, &c, skip, rgb, &out), 0);
-			cr_expect_eq(samples[centre], k || !skip ? 251 : 0, "d %.6g (cut %.6g), skip %d: "
-				     "%ld samples", d, cut, skip, samples[centre]);
-			if (k)
-				cr_expect_gt(opacity[centre], 0.0, "skip %d", skip);
-			else
-				cr_expect_eq(opacity[centre], 0.0, "skip %d: %g", skip, opacity[centre]);
-		}
-		free(f.value);
-	}
-}
-
-/*
  * A ray that nothing stops samples the box from its entry to its exit:
  * the centre ray along +y crosses the 0.32 m box, and with 250.5 samples
  * per side the step is 0.32 / 250.5, so it takes floor(250.5) + 1 = 251
  * samples (t = 0 .. 250 steps past the entry), the last within the box.
- * The field is everywhere four bands beyond the surface, within the
- * transfer function's support (4.5 bands), so nothing is skipped and no
- * sample is opaque enough to stop the ray.
+ * The field is everywhere just below its maximum (0.999 r_max), far from
+ * the surface, so nothing is skipped and no sample is opaque enough to
+ * stop the ray.
  */
 Test(render_raycast, an_unstopped_ray_samples_to_the_exit)
 {
@@ -537,7 +496,7 @@ Test(render_raycast, an_unstopped_ray_samples_to_the_exit)
 	struct render_ray_out out = { .opacity = opacity, .samples = samples };
 
 	params_set(&rp, SPACING);
-	const double d = rp.surface_d + 4.0 * rp.band;
+	const double d = 0.999 * rp.r_max;
 	const double alpha = rp.alpha_max * exp(-pow((d - rp.surface_d) / rp.band, 2));
 	cr_assert_lt(251 * alpha, 0.5 * rp.opaque, "d %g, surface_d %g, band %g: alpha %g stops the ray",
 		     d, rp.surface_d, rp.band, alpha);
