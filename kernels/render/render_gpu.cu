@@ -19,14 +19,15 @@
  *                              list counts cleared;
  *   render_gpu_splat_kernel    one warp per surface particle: lanes 0..2
  *                              find the box's span on their axis, the warp
- *                              marks the bricks the box touches, then
+ *                              marks the bricks the box touches and those
+ *                              the box grown by a voxel touches, then
  *                              walks the box's voxels 32 at a time, each
  *                              lane keeping the minimum with atomicMin on
  *                              the float's bits (non-negative floats order
  *                              as their bits do as ints);
- *   render_gpu_list_kernel     the bricks touched now, and those touched
- *                              now or by the last field or next to such a
- *                              brick, compacted into two lists;
+ *   render_gpu_list_kernel     the bricks touched now, and those the grown
+ *                              boxes of this field or the last touch,
+ *                              compacted into two lists;
  *   render_gpu_voxels_kernel   one block per brick of the second list: its
  *                              voxels' (gx, gy, gz, sqrt) for the raycaster
  *                              from a shared tile of the field, and the
@@ -41,12 +42,12 @@
  * The field is sparse in work, dense in memory. A voxel below the
  * maximum lies in a box, so in a brick the splat marked ("touched"); a
  * voxel's (gradient, distance) differs from empty space's only within one
- * voxel of such a voxel, so inside a touched brick or one next to it. The
- * voxels pass therefore runs over the bricks touched now and their
- * neighbours (every voxel that is not empty space now) and those of the
- * last field (every voxel that was not, written back to empty space's
- * bits); every other voxel holds the maximum and empty space's bits from
- * the field before. At 255,600 particles 3 % of the voxels are near the
+ * voxel of such a voxel, so inside a brick that a box grown by one voxel
+ * touches ("needed"). The voxels pass therefore runs over the bricks
+ * needed now (every voxel that is not empty space now) and those needed
+ * by the last field (every voxel that was not, written back to empty
+ * space's bits); every other voxel holds the maximum and empty space's
+ * bits from the field before. At 255,600 particles 3 % of the voxels are near the
  * surface: passes over all 57 million cost 0.5 ms a frame.
  *
  * Exactness of the field. The reference rounds every operation of
@@ -161,8 +162,10 @@ struct render_gpu {
 	unsigned char *occ2;		/* nmacros: 1 where a brick is occupied */
 	unsigned char *touched[2];	/* nbricks: 1 where a box marked the brick; [now],
 					 * [!now] the last field's */
+	unsigned char *needed[2];	/* nbricks: 1 where a box grown by a voxel marked
+					 * the brick (touched[.] within it) */
 	unsigned *list[2];		/* the bricks of touched[.], counts[.] of them */
-	unsigned *list_u;		/* those of touched[0] or touched[1], counts[2] */
+	unsigned *list_u;		/* those of needed[0] or needed[1], counts[2] */
 	unsigned *counts;		/* 3 */
 	unsigned *next;			/* the raycast's next tile */
 	float4 *surface;		/* max_surface positions */
@@ -451,9 +454,10 @@ render_gpu_reset_kernel(float *__restrict__ field, const unsigned *__restrict__ 
 	}
 }
 
-/* This field's touched bricks and the raycaster's occupancy cleared, and
+/* This field's touched and needed bricks and the raycaster's occupancy cleared, and
  * the counts of touched[now]'s list and of the union list. */
 static __global__ void render_gpu_begin_kernel(unsigned char *__restrict__ touched,
+					       unsigned char *__restrict__ needed,
 					       unsigned char *__restrict__ occ,
 					       unsigned char *__restrict__ occ2, size_t nbricks,
 					       size_t nmacros, unsigned *__restrict__ counts,
@@ -464,6 +468,7 @@ static __global__ void render_gpu_begin_kernel(unsigned char *__restrict__ touch
 
 	for (size_t q = first; q < nbricks; q += stride) {
 		touched[q] = 0;
+		needed[q] = 0;
 		occ[q] = 0;
 	}
 	for (size_t q = first; q < nmacros; q += stride)
@@ -538,7 +543,7 @@ static __device__ __forceinline__ bool render_gpu_splat_value(const render_gpu_g
 static __global__ void __launch_bounds__(RENDER_GPU_SPLAT_WARPS * 32)
 render_gpu_splat_kernel(const __grid_constant__ render_gpu_grid g, const float4 *__restrict__ pos,
 			unsigned m, float *__restrict__ field, unsigned char *__restrict__ touched,
-			int3 bricks, unsigned *__restrict__ bad)
+			unsigned char *__restrict__ needed, int3 bricks, unsigned *__restrict__ bad)
 {
 	const unsigned lane = threadIdx.x % 32;
 	const unsigned q = blockIdx.x * RENDER_GPU_SPLAT_WARPS + threadIdx.x / 32;
@@ -567,19 +572,28 @@ render_gpu_splat_kernel(const __grid_constant__ render_gpu_grid g, const float4 
 		if (hi[k] < lo[k])
 			return;	/* the whole warp */
 	}
-	/* the bricks holding the box's voxels (the last holds the last voxel) */
+	/* the bricks holding the box's voxels grown by one (the last brick
+	 * holds the last voxel): needed; those holding the box's own: touched */
 	const int nb[3] = { bricks.x, bricks.y, bricks.z };
-	int blo[3], bn[3];
+	int blo[3], bn[3], tlo[3], thi[3];
 
 #pragma unroll
 	for (int k = 0; k < 3; k++) {
-		blo[k] = min(lo[k] / RENDER_GPU_BRICK, nb[k] - 1);
-		bn[k] = min(hi[k] / RENDER_GPU_BRICK, nb[k] - 1) - blo[k] + 1;
+		blo[k] = min(max(lo[k] - 1, 0) / RENDER_GPU_BRICK, nb[k] - 1);
+		bn[k] = min((hi[k] + 1) / RENDER_GPU_BRICK, nb[k] - 1) - blo[k] + 1;
+		tlo[k] = min(lo[k] / RENDER_GPU_BRICK, nb[k] - 1);
+		thi[k] = min(hi[k] / RENDER_GPU_BRICK, nb[k] - 1);
 	}
-	for (int e = lane; e < bn[0] * bn[1] * bn[2]; e += 32)
-		touched[((size_t)(blo[2] + e / (bn[0] * bn[1])) * nb[1] + blo[1] + e / bn[0] % bn[1]) *
-				nb[0] +
-			blo[0] + e % bn[0]] = 1;
+	for (int e = lane; e < bn[0] * bn[1] * bn[2]; e += 32) {
+		const int b[3] = { blo[0] + e % bn[0], blo[1] + e / bn[0] % bn[1],
+				   blo[2] + e / (bn[0] * bn[1]) };
+		const size_t at = ((size_t)b[2] * nb[1] + b[1]) * nb[0] + b[0];
+
+		needed[at] = 1;
+		if (b[0] >= tlo[0] && b[0] <= thi[0] && b[1] >= tlo[1] && b[1] <= thi[1] &&
+		    b[2] >= tlo[2] && b[2] <= thi[2])
+			touched[at] = 1;
+	}
 	/* at most INT_MAX voxels (render_gpu_create checks) */
 	const unsigned nx = hi[0] - lo[0] + 1, ny = hi[1] - lo[1] + 1;
 	const unsigned count = nx * ny * (hi[2] - lo[2] + 1);
@@ -590,13 +604,9 @@ render_gpu_splat_kernel(const __grid_constant__ render_gpu_grid g, const float4 
 			  k = lo[2] + (int)(row / ny);
 		float value;
 
-		if (!render_gpu_splat_value(g, i, j, k, p0, p1, p2, &value))
-			continue;
-		/* the minimum only falls: no atomic where it is below already */
-		int *const at = (int *)&field[((size_t)k * g.dim[1] + j) * g.dim[0] + i];
-
-		if (__float_as_int(value) < *(volatile int *)at)
-			atomicMin(at, __float_as_int(value));
+		if (render_gpu_splat_value(g, i, j, k, p0, p1, p2, &value))
+			atomicMin((int *)&field[((size_t)k * g.dim[1] + j) * g.dim[0] + i],
+				  __float_as_int(value));
 	}
 }
 
@@ -620,37 +630,21 @@ static __device__ __forceinline__ void render_gpu_append(bool flag, unsigned q,
 }
 
 /* The bricks of touched_now into list_now (counts[now]), and those of
- * touched_now or touched_last or next to one (faces, edges, corners)
- * into list_u (counts[2]), in any order. */
+ * needed_now or needed_last into list_u (counts[2]), in any order. */
 static __global__ void render_gpu_list_kernel(const unsigned char *__restrict__ touched_now,
-					      const unsigned char *__restrict__ touched_last,
-					      int3 bricks, unsigned *__restrict__ list_now,
+					      const unsigned char *__restrict__ needed_now,
+					      const unsigned char *__restrict__ needed_last,
+					      unsigned nbricks, unsigned *__restrict__ list_now,
 					      unsigned *__restrict__ list_u,
 					      unsigned *__restrict__ counts, int now)
 {
-	const unsigned nbricks = (unsigned)bricks.x * bricks.y * bricks.z;
-
 	/* whole warps go round together (blockDim a multiple of 32) */
 	for (unsigned first = blockIdx.x * blockDim.x; first < nbricks;
 	     first += gridDim.x * blockDim.x) {
 		const unsigned q = first + threadIdx.x;
 		const bool t = q < nbricks && touched_now[q];
-		bool u = t;
+		const bool u = q < nbricks && (needed_now[q] || needed_last[q]);
 
-		if (q < nbricks && !u) {
-			int b[3];
-
-			render_gpu_brick_at(q, bricks, b);
-			for (int dk = max(b[2] - 1, 0); dk <= min(b[2] + 1, bricks.z - 1) && !u; dk++)
-				for (int dj = max(b[1] - 1, 0); dj <= min(b[1] + 1, bricks.y - 1) && !u;
-				     dj++)
-					for (int di = max(b[0] - 1, 0);
-					     di <= min(b[0] + 1, bricks.x - 1) && !u; di++) {
-						const size_t o = ((size_t)dk * bricks.y + dj) * bricks.x + di;
-
-						u = touched_now[o] || touched_last[o];
-					}
-		}
 		render_gpu_append(t, q, list_now, &counts[now]);
 		render_gpu_append(u, q, list_u, &counts[2]);
 	}
@@ -1220,7 +1214,8 @@ static int render_gpu_queue_field(struct render_gpu *r, size_t m)
 	if (RENDER_GPU_LAUNCHED(r, "reset kernel"))
 		return -1;
 	render_gpu_begin_kernel<<<bblocks, RENDER_GPU_BLOCK, 0, r->stream>>>(
-		r->touched[now], r->occ, r->occ2, r->nbricks, r->nmacros, r->counts, now);
+		r->touched[now], r->needed[now], r->occ, r->occ2, r->nbricks, r->nmacros, r->counts,
+		now);
 	if (RENDER_GPU_LAUNCHED(r, "begin kernel"))
 		return -1;
 	if (m) {
@@ -1228,12 +1223,14 @@ static int render_gpu_queue_field(struct render_gpu *r, size_t m)
 			(unsigned)((m + RENDER_GPU_SPLAT_WARPS - 1) / RENDER_GPU_SPLAT_WARPS);
 
 		render_gpu_splat_kernel<<<blocks, RENDER_GPU_SPLAT_WARPS * 32, 0, r->stream>>>(
-			*g, r->surface, (unsigned)m, r->field, r->touched[now], bricks, r->bad);
+			*g, r->surface, (unsigned)m, r->field, r->touched[now], r->needed[now], bricks,
+			r->bad);
 		if (RENDER_GPU_LAUNCHED(r, "splat kernel"))
 			return -1;
 	}
 	render_gpu_list_kernel<<<bblocks, RENDER_GPU_BLOCK, 0, r->stream>>>(
-		r->touched[now], r->touched[last], bricks, r->list[now], r->list_u, r->counts, now);
+		r->touched[now], r->needed[now], r->needed[last], (unsigned)r->nbricks, r->list[now],
+		r->list_u, r->counts, now);
 	if (RENDER_GPU_LAUNCHED(r, "list kernel"))
 		return -1;
 	render_gpu_voxels_kernel<<<r->list_blocks, brick_block, 0, r->stream>>>(
@@ -1279,6 +1276,8 @@ static int render_gpu_setup(struct render_gpu *r)
 	    render_gpu_alloc(r, &r->occ, r->nbricks) || render_gpu_alloc(r, &r->occ2, r->nmacros) ||
 	    render_gpu_alloc(r, &r->touched[0], r->nbricks) ||
 	    render_gpu_alloc(r, &r->touched[1], r->nbricks) ||
+	    render_gpu_alloc(r, &r->needed[0], r->nbricks) ||
+	    render_gpu_alloc(r, &r->needed[1], r->nbricks) ||
 	    render_gpu_alloc(r, &r->list[0], r->nbricks) ||
 	    render_gpu_alloc(r, &r->list[1], r->nbricks) ||
 	    render_gpu_alloc(r, &r->list_u, r->nbricks) || render_gpu_alloc(r, &r->counts, 3) ||
@@ -1302,6 +1301,10 @@ static int render_gpu_setup(struct render_gpu *r)
 			       RENDER_GPU_CHECK(r, cudaMemsetAsync(r->touched[0], 0, r->nbricks,
 								   r->stream)) ||
 			       RENDER_GPU_CHECK(r, cudaMemsetAsync(r->touched[1], 0, r->nbricks,
+								   r->stream)) ||
+			       RENDER_GPU_CHECK(r, cudaMemsetAsync(r->needed[0], 0, r->nbricks,
+								   r->stream)) ||
+			       RENDER_GPU_CHECK(r, cudaMemsetAsync(r->needed[1], 0, r->nbricks,
 								   r->stream)) ||
 			       RENDER_GPU_CHECK(r, cudaMemsetAsync(r->counts, 0, 3 * sizeof *r->counts,
 								   r->stream)) ||
@@ -1528,6 +1531,7 @@ void render_gpu_destroy(struct render_gpu *r)
 	cudaFree(r->occ2);
 	for (int k = 0; k < 2; k++) {
 		cudaFree(r->touched[k]);
+		cudaFree(r->needed[k]);
 		cudaFree(r->list[k]);
 	}
 	cudaFree(r->list_u);
