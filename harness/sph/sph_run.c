@@ -113,8 +113,9 @@ static void sph_help(void)
 	       "  --out-dir DIR       where suites write (results/local)\n"
 	       "  --render            also run the SPH paper's rendering pipeline on every\n"
 	       "                      row (surface extraction with the variant's search,\n"
-	       "                      distance field, raycast), validated, then timed frame\n"
-	       "                      by frame (GPU variants; the sph-render-table suite)\n"
+	       "                      distance field, raycast), validated, then timed over\n"
+	       "                      the same %d frames from the validated state for every\n"
+	       "                      variant (GPU variants; the sph-render-table suite)\n"
 	       "  --width W, --height H  the rendered image (%d x %d)\n"
 	       "  --res R             distance-field voxels along the box's longest side\n"
 	       "                      (derived from the particle spacing: reference/render_ref.h)\n"
@@ -132,7 +133,7 @@ static void sph_help(void)
 	       "writes no file.\n"
 	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input, or nothing selected\n"
 	       "can run here.\n",
-	       RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT);
+	       RENDER_RUN_FRAMES, RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT);
 }
 
 /* Adds the columns of s: named ones ("16128", "martin-moyce"), NXxNYxNZ[@L],
@@ -673,7 +674,9 @@ static void sph_json(struct json_out *j, const void *ctx)
 		json_kv_string(j, "pipeline", "Goswami et al. 2010 section 4 (reference/render_ref.h): surface particles by the variant's own neighbour search, compacted with CUB select; distance field rasterised on the GPU; one thread per pixel raycast (kernels/render/render_gpu.h)");
 		json_kv_string(j, "validated", "surface flags vs render_ref_surface on the variant's positions (borderline particles within float rounding of a threshold excused and counted); field vs render_ref_field of the same surface particles, every voxel; image vs render_ref_raycast at image_check_px, PSNR >= 40 dB; converged: the same image against the GPU raycast of the same particles at converged_res and converged_samples_per_unit (twice the derived field resolution within 2^31 voxels and 40 % of the GPU's memory, four times its samples), PSNR >= 30 dB and holes (silhouette pixels of the converged image where the image's opacity is below half of it) <= 1 %");
 		json_kv_string(j, "fps", "physics = steps_per_s; extraction = 1 / extraction_ms; rendering = 1 / (field_ms + raycast_ms); overall = 1 / (one step + extraction + field + raycast), as the paper's Tables 1 and 2");
-		json_kv_string(j, "timing", "medians over frames (one step, extraction, field, raycast each), CUDA events per stage; extraction includes the neighbour structure's build on the frame's positions");
+		char timing[320];
+		snprintf(timing, sizeof timing, "medians over the same %d frames for every variant (render_run.h: from the validated state after warm_steps, before the physics timing), each one step, extraction, field, raycast, CUDA events per stage; extraction includes the neighbour structure's build on the frame's positions", RENDER_RUN_FRAMES);
+		json_kv_string(j, "timing", timing);
 		json_kv_string(j, "camera", "render_camera_default: the whole box from the front, 20 degrees above, 40 degree vertical field of view; 1280 x 720 by default (the paper does not state its resolution)");
 		json_kv_double(j, "samples_per_unit", t->samples_per_unit);
 		json_end_object(j);
