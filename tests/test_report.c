@@ -161,9 +161,15 @@ Test(report, render_paper_shading_table_follows_phong)
 	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
 	const char *at = strstr(out, "\nIn the paper's shading");
 	cr_assert_not_null(at, "%s", out);
-	const char *phong = strstr(out, "| 255,600 | H200, verlet | 5,639 |");
-	cr_expect(phong && phong < at, "Phong's rows first: %s", out);
-	cr_expect(strstr(at, "| 255,600 | H200, verlet | 5,639 |"), "%s", at);
+	/* the paper's file is Phong's relabelled: the same row under each */
+	const char *phong = strstr(out, "| 255,600 | H200, verlet |");
+	cr_assert(phong && phong < at, "Phong's rows first: %s", out);
+	char row[256];
+	const size_t len = strcspn(phong, "\n");
+	cr_assert_lt(len, sizeof row);
+	memcpy(row, phong, len);
+	row[len] = '\0';
+	cr_expect(strstr(at, row), "%s not under the paper's shading: %s", row, at);
 	tmp_dir_remove(dir);
 
 	tmp_dir_make(dir, "report-paper");
