@@ -341,25 +341,32 @@ figures: deps-run deps-figures
 	mkdir -p $(FIGURES); \
 	if [ -f $(COLLAPSE) ]; then \
 	  gnuplot -e "datafile='$(COLLAPSE)'; outbase='$(FIGURES)/sph-collapse'; steps='0 625 1250 2500'" plots/sph-collapse.gp && \
-	  echo "sph-collapse: $(COLLAPSE) -> $(FIGURES)/sph-collapse.png, .svg" || st=1; fi; \
-	if [ -f $(RENDER_TABLE) ]; then \
-	  $(BIN) report --render --data --from $(dir $(RENDER_TABLE)) > $(FIGURES)/sph-render-table.dat && \
+	  echo "sph-collapse: $(COLLAPSE) -> $(FIGURES)/sph-collapse.png, .svg" || st=1; \
+	else echo "sph-collapse: no $(COLLAPSE) (skipped)"; fi; \
+	if [ ! -f $(RENDER_TABLE) ]; then echo "sph-render-table: no $(RENDER_TABLE) (skipped)"; \
+	elif ! $(BIN) report --render --data --from $(dir $(RENDER_TABLE)) > $(FIGURES)/sph-render-table.dat; then \
+	  rm -f $(FIGURES)/sph-render-table.dat; echo "sph-render-table: $(RENDER_TABLE) not drawn (skipped: the line above says why)"; \
+	else \
 	  dev=$$(sed -n 's/^# device: //p' $(FIGURES)/sph-render-table.dat) && \
 	  gnuplot -e "datafile='$(FIGURES)/sph-render-table.dat'; outbase='$(FIGURES)/sph-render-table'; device='$$dev'" plots/sph-render-table.gp && \
 	  echo "sph-render-table: $(RENDER_TABLE) -> $(FIGURES)/sph-render-table.png, .svg" || st=1; fi; \
 	if [ -f $(MODEL) ]; then \
 	  gnuplot -e "datafile='$(MODEL)'; outbase='$(FIGURES)/scaling-model'; subtitle='$$(sed -n 's/.*"subtitle": "\([^"]*\)".*/\1/p' $(MODEL:.csv=.meta.json))'" plots/scaling-model.gp && \
-	  echo "scaling-model: $(MODEL) -> $(FIGURES)/scaling-model.png, .svg" || st=1; fi; \
+	  echo "scaling-model: $(MODEL) -> $(FIGURES)/scaling-model.png, .svg" || st=1; \
+	else echo "scaling-model: no $(MODEL) (skipped)"; fi; \
 	if [ -f $(PHYSICS) ] && grep -q ',surge_front,' $(PHYSICS); then \
 	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-martin-moyce'" plots/sph-martin-moyce.gp && \
-	  echo "sph-martin-moyce: $(PHYSICS) -> $(FIGURES)/sph-martin-moyce.png, .svg" || st=1; fi; \
+	  echo "sph-martin-moyce: $(PHYSICS) -> $(FIGURES)/sph-martin-moyce.png, .svg" || st=1; \
+	else echo "sph-martin-moyce: no dam-break rows in $(PHYSICS) (skipped)"; fi; \
 	if [ -f $(PHYSICS) ] && grep -q ',rest_height,' $(PHYSICS); then \
 	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-rest'" plots/sph-rest.gp && \
-	  echo "sph-rest: $(PHYSICS) -> $(FIGURES)/sph-rest.png, .svg" || st=1; fi; \
+	  echo "sph-rest: $(PHYSICS) -> $(FIGURES)/sph-rest.png, .svg" || st=1; \
+	else echo "sph-rest: no still-water rows in $(PHYSICS) (skipped)"; fi; \
 	cols=$$([ -f $(PHYSICS) ] && awk -F, '$$8 == "leak_clamps" { printf "%s ", $$4 }' $(PHYSICS)); \
 	if [ -n "$$cols" ]; then \
 	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-leak'; columns='$$cols'" plots/sph-leak.gp && \
-	  echo "sph-leak: $(PHYSICS) -> $(FIGURES)/sph-leak.png, .svg" || st=1; fi; \
+	  echo "sph-leak: $(PHYSICS) -> $(FIGURES)/sph-leak.png, .svg" || st=1; \
+	else echo "sph-leak: no leak-check rows in $(PHYSICS) (skipped)"; fi; \
 	exit $$st
 
 # The regression gate: the rows (SUITE, or REGRESS_ARGS such as

@@ -181,6 +181,24 @@ Test(report, render_paper_shading_table_follows_phong)
 	tmp_dir_remove(dir);
 }
 
+/* A rendering table none of whose rows the tables show (every row failed
+ * its rendering checks) is refused in one line, tables and --data alike,
+ * so that make figures skips it saying why instead of drawing nothing. */
+Test(report, render_table_without_valid_rows_is_refused)
+{
+	char dir[64], path[128], cmd[512], e[4096];
+	tmp_dir_make(dir, "report-invalid");
+	snprintf(path, sizeof path, "%s/sph-render-table.csv", dir);
+	csv_with_column("results/h200/sph-render-table.csv", path, "render_valid", "0");
+	for (int data = 0; data <= 1; data++) {
+		snprintf(cmd, sizeof cmd, "%s report --render%s --from %s", cli_harness_bin(),
+			 data ? " --data" : "", dir);
+		cr_expect_eq(cli_run(cmd, e, sizeof e), 2, "%s", e);
+		cr_expect(strstr(e, "nothing to show") && strchr(e, '\n') == strrchr(e, '\n'), "%s", e);
+	}
+	tmp_dir_remove(dir);
+}
+
 /* --data: the four columns of the paper as gnuplot blocks, a line per
  * particle count with the two published and the two measured rates. */
 Test(report, render_data_has_four_blocks)

@@ -220,7 +220,16 @@ int report_render(const char *from, bool data)
 			break;
 		}
 	int rc = 0;
-	if (data) {
+	bool any = false;
+	for (size_t k = 0; k < sizeof rr_n / sizeof *rr_n; k++)
+		for (int v = 0; v < 2; v++)
+			any = any || rr_find(&t, rr_variants[v], rr_n[k]) >= 0;
+	if (!any) {
+		fprintf(stderr, "harness: report: %s has no valid, timed row of %s or %s at the "
+			"paper's columns or 4.2 million: nothing to show\n", path, rr_variants[0],
+			rr_variants[1]);
+		rc = 2;
+	} else if (data) {
 		rr_data(&t, have_paper ? &p : NULL, dev);
 	} else {
 		rr_markdown(&t, have_paper ? &p : NULL, dev);
