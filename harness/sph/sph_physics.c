@@ -904,7 +904,7 @@ static void phys_help(void)
 	       "  --cfl C             the time step dt = C h / c, h the support radius (0.14,\n"
 	       "                      the water's: reference/sph_ref.h; 0.01 .. 0.5)\n"
 	       "  --out, -o FILE.csv  every sample and point (results/local/sph-physics-<UTC>.csv)\n"
-	       "  --quiet, -q         no table\n"
+	       "  --quiet, -q         no table, no progress\n"
 	       "Exit status: 0 every judged value within its bound, 1 one outside or a\n"
 	       "failure, 2 bad input.\n",
 	       SPH_PHYSICS_REST_COLUMN);

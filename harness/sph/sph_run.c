@@ -127,7 +127,7 @@ static void sph_help(void)
 	       "                      <suite>-paper.csv\n"
 	       "  --at LIST           snapshot: steps at which to record every particle\n"
 	       "                      (step, time, x, y, z, speed, density) for pictures\n"
-	       "  --quiet, -q         no table, no line of skipped variants\n"
+	       "  --quiet, -q         no table, no progress, no line of skipped variants\n"
 	       "Variants that cannot run here are left out, named in one line on stderr and\n"
 	       "listed in the sidecar (\"skipped\"); a suite none of whose rows can run here\n"
 	       "writes no file.\n"
@@ -177,7 +177,18 @@ static int sph_parse_variants(const char *s, struct sph_options *o, char *err, s
 	o->variant_given = true;
 	for (char *w = strtok_r(copy, ",", &save); w && rc == CLI_OK; w = strtok_r(NULL, ",", &save)) {
 		if (sph_variant_match(w, o->selected) == 0) {
-			snprintf(err, errlen, "unknown SPH variant '%s' (see 'harness sph list')", w);
+			/* every name (ten of them), as harness run lists the N-body ones */
+			size_t at = 0;
+			int k = snprintf(err, errlen, "unknown SPH variant '%s' (known: ", w);
+			at = k > 0 ? (size_t)k : 0;
+			for (size_t i = 0; i < SPH_VARIANT_COUNT && at < errlen; i++) {
+				k = snprintf(err + at, errlen - at, "%s%s", i ? ", " : "",
+					     sph_variants[i].name);
+				at += k > 0 ? (size_t)k : 0;
+			}
+			if (at < errlen)
+				snprintf(err + at, errlen - at,
+					 "; globs such as 'sph-gpu-*' work; see 'harness sph list')");
 			rc = CLI_USAGE;
 		}
 	}

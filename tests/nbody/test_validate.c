@@ -246,7 +246,7 @@ Test(validate, sample_for_large_n)
  * second pass. Each plant raises one error figure while the other stays
  * under its bound, so dropping either condition of the verdict, or
  * loosening either tolerance twofold, fails one of these tests. The bound
- * is restated from the README (u (64 + 8 sqrt(N)) for unit roundoff u),
+ * is restated from results/nbody.md (u (64 + 8 sqrt(N)) for unit roundoff u),
  * not taken from validate_tolerance_for, which is what is under test.
  */
 #define EDGE_SEED 1234

@@ -548,7 +548,7 @@ static bool gpu_sph_repeat_differs(struct gpu_sph_run *r, char *how, size_t len)
  * by the run failing, or for the race by an evaluation of the same
  * positions that differs bit for bit from the first. The log names each
  * plant and what caught it. The race is also what compute-sanitizer's
- * racecheck reports on this test (see the README's sanitizer commands).
+ * racecheck reports on this test (results/testing.md has the sanitizer commands).
  */
 ParameterizedTest(size_t *k, gpu_sph_planted, is_caught, .timeout = 120)
 {

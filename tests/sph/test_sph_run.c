@@ -11,6 +11,7 @@
 #include "../../harness/core/gpu_device.h"
 #include "../../harness/core/json_in.h"
 #include "../../harness/sph/sph_run.h"
+#include "../../variants/sph_registry.h"
 #include "../../harness/core/sysinfo.h"
 #include "../../reference/sph_scene.h"
 #include "../cli_run.h"
@@ -35,6 +36,8 @@ Test(sph_run, user_errors)
 	expect_sph_usage("launch", "launch");
 	expect_sph_usage("check --column 12345", "12345");
 	expect_sph_usage("check --variant sph-nosuch", "sph-nosuch");
+	/* the line names every SPH variant, the last of the registry too */
+	expect_sph_usage("check --variant sph-nosuch", sph_variants[SPH_VARIANT_COUNT - 1].name);
 	expect_sph_usage("check --warm-steps 2.5", "2.5");
 	expect_sph_usage("check --warm-steps -1", "--warm-steps");
 	expect_sph_usage("run --max-noise 101", "--max-noise");

@@ -166,8 +166,8 @@ Test(sph_validate, overflow_and_nan_fail)
 /* ---- the verdict at the edges of its bounds ----------------------------- */
 
 /*
- * Errors planted at 1.8 and 0.5 times each documented bound (README,
- * sph_validate.h): the first must fail, the second pass, so loosening a
+ * Errors planted at 1.8 and 0.5 times each documented bound
+ * (harness/sph/sph_validate.h): the first must fail, the second pass, so loosening a
  * tolerance twofold or dropping a condition fails a test. The bounds are
  * restated here rather than read from the SPH_VALIDATE_* macros under test.
  */
