@@ -11,7 +11,7 @@
 #include "core/csv_table.h"
 #include "core/json_in.h"
 #include "core/json_out.h"
-#include "results.h"
+#include "core/results.h"
 #include "core/stats.h"
 #include "core/sysinfo.h"
 

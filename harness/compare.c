@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "core/json_in.h"
 #include "core/json_out.h"
-#include "results.h"
+#include "core/results.h"
 #include "core/skips.h"
 
 /* The kinds of results CSV the harness writes. */

@@ -10,7 +10,7 @@
 #include "compare.h"
 #include "core/json_in.h"
 #include "core/json_out.h"
-#include "results.h"
+#include "core/results.h"
 
 /* A string value of the sidecar, or dflt. */
 static void export_sidecar_string(const struct json_in_value *side, const char *key,

@@ -32,7 +32,7 @@
 #include "report.h"
 #include "sph/sph_run.h"
 #include "nbody/nbody_results.h"
-#include "results.h"
+#include "core/results.h"
 #include "core/stats.h"
 #include "core/skips.h"
 #include "core/sysinfo.h"

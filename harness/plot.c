@@ -18,7 +18,7 @@
 #include "plot_scaling.h"
 #include "core/gpu_device.h"
 #include "core/json_in.h"
-#include "results.h"
+#include "core/results.h"
 #include "core/sysinfo.h"
 
 /*

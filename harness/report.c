@@ -10,7 +10,7 @@
 #include "core/csv_table.h"
 #include "render/report_render.h"
 #include "report_format.h"
-#include "results.h"
+#include "core/results.h"
 #include "sph/report_sph.h"
 
 #define REPORT_DEFAULT_FROM "results/h200"

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "../harness/nbody/nbody_results.h"
-#include "../harness/results.h"
+#include "../harness/core/results.h"
 #include "../harness/core/stats.h"
 
 /* Variant v at N = 1000 on "Test CPU", timed with these samples (seconds

@@ -9,7 +9,7 @@
 #include "../harness/ab_judge.h"
 #include "../harness/ab_pool.h"
 #include "../harness/nbody/nbody_results.h"
-#include "../harness/results.h"
+#include "../harness/core/results.h"
 #include "../harness/core/stats.h"
 #include "cpu_row.h"
 #include "tmp_dir.h"

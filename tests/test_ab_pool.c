@@ -12,7 +12,7 @@
 #include "../harness/core/csv_table.h"
 #include "../harness/core/json_in.h"
 #include "../harness/nbody/nbody_results.h"
-#include "../harness/results.h"
+#include "../harness/core/results.h"
 #include "cpu_row.h"
 #include "tmp_dir.h"
 

@@ -14,7 +14,7 @@
 #include "../harness/compare.h"
 #include "../harness/core/csv_table.h"
 #include "../harness/core/json_in.h"
-#include "../harness/results.h"
+#include "../harness/core/results.h"
 #include "cli_run.h"
 
 #define FIX "tests/fixtures/results/compare/"

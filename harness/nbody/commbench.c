@@ -10,7 +10,7 @@
 #include "../core/atomic_file.h"
 #include "../cli.h"
 #include "../core/json_out.h"
-#include "../results.h"
+#include "../core/results.h"
 #include "instance.h"
 #include "../core/sysinfo.h"
 #include "../core/timing.h"

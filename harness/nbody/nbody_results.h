@@ -9,7 +9,7 @@
 
 #include "../../variants/registry.h"
 #include "../core/timing.h"
-#include "../results.h"
+#include "../core/results.h"
 #include "validate.h"
 
 /* The chapter's count (Listing 31-1): 9 additions, 9 multiplications, one

@@ -10,7 +10,7 @@
 
 #include "../cli.h"
 #include "../core/json_out.h"
-#include "../results.h"
+#include "../core/results.h"
 #include "../core/stats.h"
 #include "commbench.h"
 #include "dist_instance.h"

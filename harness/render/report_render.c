@@ -10,7 +10,7 @@
 
 #include "../core/csv_table.h"
 #include "../report_format.h"
-#include "../results.h"
+#include "../core/results.h"
 
 /* The paper's four columns: its quantity names and ours. */
 static const char *const rr_paper_q[4] = { "physical_simulation_fps",

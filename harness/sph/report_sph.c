@@ -10,7 +10,7 @@
 
 #include "../core/csv_table.h"
 #include "../report_format.h"
-#include "../results.h"
+#include "../core/results.h"
 
 /* The columns of the steps/s table, fastest method first, and the rows of
  * the per-phase table (the GPU searches but brute force). */

@@ -16,7 +16,7 @@
 #include "../core/gpu_device.h"
 #include "../core/json_out.h"
 #include "../core/progress.h"
-#include "../results.h"
+#include "../core/results.h"
 #include "../core/sysinfo.h"
 
 /*

@@ -17,7 +17,7 @@
 #include "../core/json_out.h"
 #include "../core/progress.h"
 #include "../render/render_run.h"
-#include "../results.h"
+#include "../core/results.h"
 #include "../core/skips.h"
 #include "sph_physics.h"
 #include "../render/sph_render.h"

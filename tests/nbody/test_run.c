@@ -9,7 +9,7 @@
 
 #include "../../harness/core/csv_table.h"
 #include "../../harness/core/json_in.h"
-#include "../../harness/results.h"
+#include "../../harness/core/results.h"
 #include "../cli_run.h"
 
 /* Short timing: these tests check what run writes, not what it measures. */

@@ -8,14 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/atomic_file.h"
-#include "core/csv_table.h"
-#include "core/gpu_device.h"
-#include "core/json_in.h"
-#include "core/json_out.h"
-#include "core/skips.h"
-#include "core/sysinfo.h"
-#include "core/testhook.h"
+#include "atomic_file.h"
+#include "csv_table.h"
+#include "gpu_device.h"
+#include "json_in.h"
+#include "json_out.h"
+#include "skips.h"
+#include "sysinfo.h"
+#include "testhook.h"
 
 char *results_sidecar_path(const char *csv_path)
 {

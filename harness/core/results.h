@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/timing.h"
+#include "timing.h"
 
 /* Bytes a formatter may write in one CSV cell (with its NUL). */
 #define RESULTS_CELL 256
