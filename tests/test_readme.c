@@ -262,7 +262,9 @@ static bool run_table_line(const char *line)
  * without a GPU. Rows are compared by variant, N and validation (the
  * timings are the machine's); every row the program prints stands in the
  * README, and every README row the program did not print is of a variant
- * this build cannot run (MPI may be left out).
+ * this build cannot run (MPI may be left out). The README's numbers are
+ * those of a run whose whole output is committed: each of its lines is a
+ * line of results/dev-cpu/logs/make-run.log.
  */
 Test(readme, make_run_shows_every_cpu_variant_and_its_rows, .timeout = 300)
 {
@@ -294,6 +296,20 @@ Test(readme, make_run_shows_every_cpu_variant_and_its_rows, .timeout = 300)
 		cr_expect(row_in(key, b.lines, b.n),
 			  "%s, block make-run lacks the row '%s' the program prints", b.file, key);
 	}
+	const char *log_path = "results/dev-cpu/logs/make-run.log";
+	char *log = slurp(log_path);
+	static char *logged[4096];
+	const size_t nlog = split_lines(log, logged, 4096);
+	for (size_t i = 0; i < b.n; i++) {
+		if (!run_table_line(b.lines[i]))
+			continue;
+		bool found = false;
+		for (size_t k = 0; k < nlog && !found; k++)
+			found = strcmp(b.lines[i], logged[k]) == 0;
+		cr_expect(found, "%s, block make-run: '%s' is not a line of %s", b.file, b.lines[i],
+			  log_path);
+	}
+	free(log);
 	tmp_dir_remove(dir);
 	block_free(&b);
 }
