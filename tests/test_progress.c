@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../harness/core/progress.h"
 
@@ -167,6 +168,52 @@ Test(progress, off_a_terminal_one_line_per_interval)
 	cr_expect_eq(count_lines(log_text(&l)), 5, "%s", l.buf);
 	cr_expect(strstr(l.buf, "harness: sph physics: 2 of 2 done in 41 s\n") != NULL, "%s", l.buf);
 	cr_expect(strchr(l.buf, '\r') == NULL, "%s", l.buf);
+	log_free(&l);
+}
+
+/* Lines written so far, read under p's lock (the heartbeat writes too). */
+static size_t locked_lines(struct progress *p, struct log *l)
+{
+	pthread_mutex_lock(&p->lock);
+	const size_t n = count_lines(log_text(l));
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
+/*
+ * A long item that reports nothing still shows time passing off a
+ * terminal: with the heartbeat, the line comes once the interval has gone
+ * by on the command's clock, with no call from the command; not before;
+ * and progress_finish stops the heartbeat.
+ */
+Test(progress, the_heartbeat_shows_a_long_item_between_calls, .timeout = 30)
+{
+	struct log l;
+	struct progress p;
+	log_start(&l, &p, "run", false);
+	progress_plan(&p, 1, 0);
+	progress_heartbeat_start(&p);
+	cr_assert(p.beating);
+	progress_begin(&p, 1, 0, "cpu-portable N=1048576");
+	pthread_mutex_lock(&p.lock);
+	fake_t = 9;
+	pthread_mutex_unlock(&p.lock);
+	usleep(1500000);	/* a beat or more within the interval */
+	cr_expect_eq(locked_lines(&p, &l), 0, "a line before the interval: %s", l.buf);
+	pthread_mutex_lock(&p.lock);
+	fake_t = 15;
+	pthread_mutex_unlock(&p.lock);
+	size_t n = 0;
+	for (int k = 0; k < 50 && n == 0; k++) {
+		usleep(100000);
+		n = locked_lines(&p, &l);
+	}
+	cr_expect_eq(n, 1, "%s", l.buf);
+	cr_expect(l.buf && strstr(l.buf, "harness: run: [1/1] cpu-portable N=1048576: 0% done in 15 s\n"),
+		  "%s", l.buf);
+	progress_end(&p);
+	progress_finish(&p);
+	cr_expect(!p.beating, "the heartbeat still runs");
 	log_free(&l);
 }
 

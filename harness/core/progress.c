@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "timing.h"
@@ -17,11 +18,40 @@ void progress_init_with(struct progress *p, const char *label, FILE *fp, bool tt
 	p->now = now;
 	p->interval = interval;
 	snprintf(p->label, sizeof p->label, "%s", label);
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->wake, NULL);
+}
+
+static void progress_show(struct progress *p);
+
+/* The heartbeat: every second, the line when due while an item is under
+ * way (so a long item with no parts still shows time passing), until
+ * progress_finish says stop. */
+static void *progress_heartbeat(void *arg)
+{
+	struct progress *p = arg;
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&p->wake, &p->lock, &until);
+		if (!p->stop && p->under_way)
+			progress_show(p);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+void progress_heartbeat_start(struct progress *p)
+{
+	p->beating = p->fp && pthread_create(&p->beat, NULL, progress_heartbeat, p) == 0;
 }
 
 void progress_init(struct progress *p, const char *label, bool quiet)
 {
 	progress_init_with(p, label, quiet ? NULL : stderr, isatty(STDERR_FILENO), timing_now, 10.0);
+	progress_heartbeat_start(p);
 }
 
 static int progress_class(int cls)
@@ -31,10 +61,12 @@ static int progress_class(int cls)
 
 void progress_plan(struct progress *p, double cost, int cls)
 {
+	pthread_mutex_lock(&p->lock);
 	p->items++;
 	cost = cost > 0 ? cost : 0;
 	p->total += cost;
 	p->planned[progress_class(cls)] += cost;
+	pthread_mutex_unlock(&p->lock);
 }
 
 double progress_eta(const struct progress *p, double t)
@@ -117,6 +149,8 @@ static void progress_show(struct progress *p)
 
 void progress_begin(struct progress *p, double cost, int cls, const char *fmt, ...)
 {
+	pthread_mutex_lock(&p->lock);
+	p->under_way = true;
 	p->began = p->now();
 	if (!p->begun) {
 		p->begun = true;
@@ -130,25 +164,39 @@ void progress_begin(struct progress *p, double cost, int cls, const char *fmt, .
 	vsnprintf(p->what, sizeof p->what, fmt, ap);
 	va_end(ap);
 	progress_show(p);
+	pthread_mutex_unlock(&p->lock);
 }
 
 void progress_part(struct progress *p, double frac)
 {
+	pthread_mutex_lock(&p->lock);
 	p->frac = frac < 0 ? 0 : frac > 1 ? 1 : frac;
 	progress_show(p);
+	pthread_mutex_unlock(&p->lock);
 }
 
 void progress_end(struct progress *p)
 {
+	pthread_mutex_lock(&p->lock);
 	p->done += p->current;
 	p->cost_done[p->cls] += p->current;
 	p->time_done[p->cls] += p->now() - p->began;
 	p->current = p->frac = 0;
 	p->item++;
+	p->under_way = false;
+	pthread_mutex_unlock(&p->lock);
 }
 
 void progress_finish(struct progress *p)
 {
+	if (p->beating) {
+		pthread_mutex_lock(&p->lock);
+		p->stop = true;
+		pthread_cond_signal(&p->wake);
+		pthread_mutex_unlock(&p->lock);
+		pthread_join(p->beat, NULL);
+		p->beating = false;
+	}
 	if (!p->fp || !p->printed)
 		return;
 	if (p->tty) {

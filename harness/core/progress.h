@@ -2,6 +2,7 @@
 #ifndef HARNESS_PROGRESS_H
 #define HARNESS_PROGRESS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -20,11 +21,12 @@
  * Before any work is done there is no estimate.
  *
  * On a terminal the line is rewritten in place (\r) as items begin or
- * report parts, and cleared at the end. Elsewhere (a CI log) a line is
- * printed at most once per interval (10 s) as items begin or report
- * parts, the first one interval after the start, and when any was, a last
- * line says how long it all took: a command done within the interval
- * prints nothing.
+ * report parts, and every second between (progress_init's heartbeat), and
+ * cleared at the end. Elsewhere (a CI log) a line is printed at most once
+ * per interval (10 s), the first one interval after the start, also while
+ * one long item reports nothing, and when any was, a last line says how
+ * long it all took: a command done within the interval prints nothing.
+ * The heartbeat is a thread that progress_finish stops; every call locks.
  */
 #define PROGRESS_CLASSES 64
 
@@ -44,16 +46,28 @@ struct progress {
 	bool begun, printed;	/* an item has begun; a line was printed (on a
 				 * terminal: is on screen) */
 	char what[160];		/* the item under way */
+	pthread_mutex_t lock;	/* the fields above, between the caller and the heartbeat */
+	pthread_cond_t wake;	/* progress_finish stops the heartbeat at once */
+	pthread_t beat;
+	bool beating, stop;	/* the heartbeat runs; it is to stop */
+	bool under_way;		/* between progress_begin and progress_end */
 };
 
 /* A progress on stderr, off when quiet: a line in place when stderr is a
- * terminal, else a line every 10 s; the clock is timing_now. */
+ * terminal, else a line every 10 s; the clock is timing_now; a heartbeat
+ * thread shows the line while an item runs long (progress_finish must
+ * follow, on every path). */
 void progress_init(struct progress *p, const char *label, bool quiet);
 
 /* The same with its stream, terminal or not, clock and interval given
- * (tests; fp NULL: off). */
+ * (tests; fp NULL: off), and no heartbeat. */
 void progress_init_with(struct progress *p, const char *label, FILE *fp, bool tty,
 			double (*now)(void), double interval);
+
+/* Starts the heartbeat of p (progress_init does; tests call it after
+ * progress_init_with): every second of real time, the line when due by
+ * p's clock while an item is under way. Nothing when p is off. */
+void progress_heartbeat_start(struct progress *p);
 
 /* Adds an item of predicted cost (> 0) and class cls (0 .. 63; others
  * count as 0) to the plan. */
