@@ -1028,9 +1028,16 @@ static int plot_compare_one(const struct plot_opts *o, const struct plot_suite *
 		devices[i] = ok && access(csv[i], F_OK) == 0 ? plot_csv_device(csv[i]) : NULL;
 	}
 	size_t table_dir[PLOT_MAX_COMPARE];
+	size_t held = 0;
+	for (size_t i = 0; i < o->ncompare; i++)
+		held += devices[i] != NULL;
 	for (size_t i = 0; i < o->ncompare && rc == PLOT_OK; i++) {
-		if (!devices[i])
+		if (!devices[i]) {
+			/* an overlay with a directory fewer: say so, not silently */
+			if (held > 0)
+				printf("compare-%s: no %s (left out)\n", suite->name, csv[i]);
 			continue;
+		}
 		plot_compare_tag(o, i, (const char *const *)devices, tag, sizeof tag);
 		size_t before = c.npoints;
 		if (c.ntables < PLOT_MAX_COMPARE)

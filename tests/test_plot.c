@@ -508,6 +508,28 @@ Test(plot, a_csv_without_valid_rows_is_skipped_with_a_note)
 	remove_tree(dir);
 }
 
+/* --compare with a directory that lacks a suite's CSV draws the others
+ * and says which directory was left out, in one line. */
+Test(plot, compare_names_a_directory_left_out)
+{
+	char dir[] = "/tmp/test_plot_cmp_out.XXXXXX", cmd[2048], out[700], png[700];
+	need_gnuplot();
+	make_dir(dir);
+	snprintf(cmd, sizeof cmd, "mkdir -p %s/other && cp " A100 "/fig31-6.csv " A100
+		 "/fig31-6.meta.json %s/other/", dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(out, sizeof out, "%s/stdout", dir);
+	snprintf(cmd, sizeof cmd, "%s plot --suite cpu-speedup --compare " H200 " %s/other --out "
+		 "%s/figs > %s 2>&1", harness_bin(), dir, dir, out);
+	int st = system(cmd);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", cmd);
+	snprintf(cmd, sizeof cmd, "compare-cpu-speedup: no %s/other/cpu-speedup.csv (left out)", dir);
+	cr_expect(file_has(out, cmd), "no note on the directory left out");
+	snprintf(png, sizeof png, "%s/figs/compare-cpu-speedup.png", dir);
+	cr_expect(is_png(png), "%s", png);
+	remove_tree(dir);
+}
+
 /* Without --from, a figure drawn from another machine's results says so. */
 Test(plot, a_figure_from_another_machine_says_whose_data_it_is)
 {
