@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 #include "../harness/core/csv_table.h"
+#include "../harness/report_format.h"
 #include "cli_run.h"
 #include "csv_column.h"
 #include "tmp_dir.h"
@@ -162,7 +164,7 @@ Test(report, render_paper_shading_table_follows_phong)
 	const char *at = strstr(out, "\nIn the paper's shading");
 	cr_assert_not_null(at, "%s", out);
 	/* the paper's file is Phong's relabelled: the same row under each */
-	const char *phong = strstr(out, "| 255,600 | H200, verlet |");
+	const char *phong = strstr(out, "| 255,600 | H200, verlet");
 	cr_assert(phong && phong < at, "Phong's rows first: %s", out);
 	char row[256];
 	const size_t len = strcspn(phong, "\n");
@@ -178,6 +180,41 @@ Test(report, render_paper_shading_table_follows_phong)
 	cr_expect_eq(cli_run(cmd, e, sizeof e), 2, "%s", e);
 	cr_expect(strstr(e, "not in the paper's shading") && strchr(e, '\n') == strrchr(e, '\n'),
 		  "%s", e);
+	tmp_dir_remove(dir);
+}
+
+/* The step has one measurement: with the SPH step suite beside it, a
+ * rendering row's physics fps is sph-table.csv's rate for its variant and
+ * column (the one results/sph.md quotes); without it, the row takes the
+ * step timed in its own run, and is marked * with a line saying so. */
+Test(report, render_physics_is_the_step_suites_rate)
+{
+	char dir[64], cmd[512];
+	static char out[1 << 16];
+	struct csv_table st;
+	char err[4200], want[128], rate[32];
+	cr_assert_eq(csv_table_read("results/h200/sph-table.csv", &st, err, sizeof err), 0, "%s", err);
+	long row = -1;
+	for (size_t i = 0; i < st.nrows; i++)
+		if (strcmp(csv_table_named(&st, i, "variant"), "sph-gpu-verlet") == 0 &&
+		    strcmp(csv_table_named(&st, i, "n"), "255600") == 0)
+			row = (long)i;
+	cr_assert_geq(row, 0);
+	report_grouped(rate, sizeof rate, llround(atof(csv_table_named(&st, (size_t)row, "steps_per_s"))));
+	csv_table_free(&st);
+	tmp_dir_make(dir, "report-steps");
+	snprintf(cmd, sizeof cmd, "cp results/h200/sph-render-table.csv results/h200/sph-render-table.meta.json %s/", dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "%s report --render --from %s", cli_harness_bin(), dir);
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "| 255,600 | H200, verlet* |") && strstr(out, "\n*: no row of the SPH step suites"),
+		  "alone, the row takes its own step, marked: %s", out);
+	snprintf(cmd, sizeof cmd, "cp results/h200/sph-table.csv results/h200/sph-table.meta.json %s/", dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "%s report --render --from %s", cli_harness_bin(), dir);
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	snprintf(want, sizeof want, "| 255,600 | H200, verlet | %s |", rate);
+	cr_expect(strstr(out, want), "beside sph-table.csv, '%s' expected: %s", want, out);
 	tmp_dir_remove(dir);
 }
 
