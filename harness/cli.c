@@ -251,28 +251,29 @@ int cli_parse_suite_n(const char *s, size_t ranks, size_t **out, size_t *count, 
 	return rc;
 }
 
-/* Writes into out (len bytes, used of them taken) the variants' names,
- * comma-separated, then whole; when they do not all fit, as many as fit,
- * "... and K more, see 'harness list'" and cut. */
-static void cli_variant_names(char *out, size_t len, size_t used, const char *whole,
-			      const char *cut)
+void cli_names_list(char *out, size_t len, size_t used, const char *(*name)(size_t),
+		    size_t count, const char *list_cmd, const char *whole, const char *cut)
 {
 	size_t i = 0;
-	for (; i < NBODY_VARIANT_COUNT; i++) {
-		const char *name = nbody_variants[i].name;
+	for (; i < count; i++) {
 		/* after the name, room for the end or for how many are left out */
-		size_t tail = i + 1 < NBODY_VARIANT_COUNT ? strlen(cut) + 64 : strlen(whole);
-		if (used + 2 + strlen(name) + tail >= len)
+		size_t tail = i + 1 < count ? strlen(cut) + strlen(list_cmd) + 48 : strlen(whole);
+		if (used + 2 + strlen(name(i)) + tail >= len)
 			break;
-		used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", name);
+		used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", name(i));
 	}
 	if (used >= len)
 		return;
-	if (i < NBODY_VARIANT_COUNT)
-		snprintf(out + used, len - used, "%s... and %zu more, see 'harness list'%s",
-			 i ? ", " : "", (size_t)NBODY_VARIANT_COUNT - i, cut);
+	if (i < count)
+		snprintf(out + used, len - used, "%s... and %zu more, see '%s'%s", i ? ", " : "",
+			 count - i, list_cmd, cut);
 	else
 		snprintf(out + used, len - used, "%s", whole);
+}
+
+static const char *cli_nbody_name(size_t i)
+{
+	return nbody_variants[i].name;
 }
 
 int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t errlen)
@@ -289,9 +290,10 @@ int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t 
 		any = true;
 		if (variant_match(pat, o->selected) == 0) {
 			int w = snprintf(err, errlen, "unknown variant '%s' (known: ", pat);
-			cli_variant_names(err, errlen, w > 0 ? (size_t)w : 0,
-					  "; globs such as 'cpu-*' work; see 'harness list')",
-					  "; globs such as 'cpu-*' work)");
+			cli_names_list(err, errlen, w > 0 ? (size_t)w : 0, cli_nbody_name,
+				       NBODY_VARIANT_COUNT, "harness list",
+				       "; globs such as 'cpu-*' work; see 'harness list')",
+				       "; globs such as 'cpu-*' work)");
 			rc = CLI_USAGE;
 			break;
 		}

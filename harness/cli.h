@@ -76,6 +76,13 @@ int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out, char
 int cli_parse_steps(const char *opt, const char *s, size_t max_count, unsigned long max_step,
 		    unsigned long *at, size_t *count, char *err, size_t errlen);
 
+/* Writes into out (len bytes, used of them taken) the count names
+ * name(0) .. name(count - 1), comma-separated, then whole; when they do
+ * not all fit, as many as fit, "... and K more, see 'LIST_CMD'" and cut
+ * (an unknown variant's line). */
+void cli_names_list(char *out, size_t len, size_t used, const char *(*name)(size_t),
+		    size_t count, const char *list_cmd, const char *whole, const char *cut);
+
 /* One line "harness: CMD: msg" (or "harness: msg" when cmd is NULL) on
  * stderr; returns CLI_USAGE, the status of bad input. */
 int cli_usage_error(const char *cmd, const char *msg);

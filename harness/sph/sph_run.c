@@ -168,6 +168,11 @@ static int sph_parse_columns(const char *s, struct sph_options *o, char *err, si
 	return rc;
 }
 
+static const char *sph_run_variant_name(size_t i)
+{
+	return sph_variants[i].name;
+}
+
 static int sph_parse_variants(const char *s, struct sph_options *o, char *err, size_t errlen)
 {
 	char *copy = strdup(s), *save = NULL;
@@ -177,18 +182,11 @@ static int sph_parse_variants(const char *s, struct sph_options *o, char *err, s
 	o->variant_given = true;
 	for (char *w = strtok_r(copy, ",", &save); w && rc == CLI_OK; w = strtok_r(NULL, ",", &save)) {
 		if (sph_variant_match(w, o->selected) == 0) {
-			/* every name (ten of them), as harness run lists the N-body ones */
-			size_t at = 0;
-			int k = snprintf(err, errlen, "unknown SPH variant '%s' (known: ", w);
-			at = k > 0 ? (size_t)k : 0;
-			for (size_t i = 0; i < SPH_VARIANT_COUNT && at < errlen; i++) {
-				k = snprintf(err + at, errlen - at, "%s%s", i ? ", " : "",
-					     sph_variants[i].name);
-				at += k > 0 ? (size_t)k : 0;
-			}
-			if (at < errlen)
-				snprintf(err + at, errlen - at,
-					 "; globs such as 'sph-gpu-*' work; see 'harness sph list')");
+			const int used = snprintf(err, errlen, "unknown SPH variant '%s' (known: ", w);
+			cli_names_list(err, errlen, used > 0 ? (size_t)used : 0, sph_run_variant_name,
+				       SPH_VARIANT_COUNT, "harness sph list",
+				       "; globs such as 'sph-gpu-*' work; see 'harness sph list')",
+				       "; globs such as 'sph-gpu-*' work)");
 			rc = CLI_USAGE;
 		}
 	}
