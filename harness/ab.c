@@ -15,6 +15,7 @@
 #include "ab_judge.h"
 #include "ab_pool.h"
 #include "core/atomic_file.h"
+#include "core/interrupt.h"
 #include "cli.h"
 #include "compare.h"
 #include "core/progress.h"
@@ -316,6 +317,19 @@ static int ab_run_one(const struct ab_options *o, const char *dir, struct ab_sid
 	return CLI_USAGE;
 }
 
+/* What ab is doing, for the line an interruption prints. */
+static char ab_doing[128] = "before its first round";
+
+/* The line an interruption prints, then the end by that signal: what
+ * was under way, and that nothing is kept (a verdict needs every round
+ * it began; the base build is cached only when it completed). */
+static void ab_die_stopped(const char *dir)
+{
+	fprintf(stderr, "harness: ab: interrupted by %s %s: nothing kept in %s\n",
+		interrupt_signal_name(subproc_stopped()), ab_doing, dir);
+	subproc_die();
+}
+
 /* Round k (from 0): AB when k is even, BA when odd; its letters go to
  * order[2k..2k+1]. Each run is an item of pg (planned by the caller; the
  * two sides cost alike, each its own class). */
@@ -328,6 +342,7 @@ static int ab_round(const struct ab_options *o, const char *dir, struct ab_side 
 		order[2 * k + j] = which == 0 ? 'A' : 'B';
 		order[2 * k + j + 1] = '\0';
 		progress_begin(pg, 1, which, "round %d, %s", k + 1, s->name);
+		snprintf(ab_doing, sizeof ab_doing, "in round %d (%s's run)", k + 1, s->name);
 		if (ab_run_one(o, dir, s, k, err, errlen) == CLI_USAGE)
 			return CLI_USAGE;
 		progress_end(pg);
@@ -565,15 +580,17 @@ int ab_command(int argc, char **argv)
 	if ((rc = ab_check_out_dir(o.out_dir, err, sizeof err)) != CLI_OK)
 		goto out_usage;
 	subproc_trap_signals();
+	snprintf(ab_doing, sizeof ab_doing, "while building the base");
 	rc = ab_get_base(&o, &base, err, sizeof err);
 	if (rc < 0)
-		subproc_die();
+		ab_die_stopped(o.out_dir);
 	if (rc != CLI_OK)
 		goto out_usage;
+	snprintf(ab_doing, sizeof ab_doing, "before its first round");
 	bool existed = access(o.out_dir, F_OK) == 0;
 	rc = ab_measure(argc, argv, &o, &base, o.out_dir, existed);
 	if (subproc_stopped())
-		subproc_die();
+		ab_die_stopped(o.out_dir);
 	goto out_free;
 out_usage:
 	rc = cli_usage_error("ab", err);

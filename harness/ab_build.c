@@ -305,7 +305,22 @@ static enum ab_build_status ab_build_in_worktree(const char *root, const char *r
 		st = AB_BUILD_OK;
 	}
 	ab_worktree_remove(root, wt);
-	return subproc_stopped() ? AB_BUILD_STOPPED : st;
+	if (subproc_stopped())
+		st = AB_BUILD_STOPPED;
+	if (st != AB_BUILD_OK) {
+		/* no half cache: the entry's folder goes (it holds nothing), and
+		 * after a stop the log of a build that never ended too */
+		char entry[AB_PATH_MAX];
+		snprintf(entry, sizeof entry, "%s", cached);
+		char *slash = strrchr(entry, '/');
+		if (slash) {
+			*slash = '\0';
+			rmdir(entry);
+		}
+		if (st == AB_BUILD_STOPPED)
+			unlink(log);
+	}
+	return st;
 }
 
 enum ab_build_status ab_build_rev(const char *root, const char *rev, bool rebuild,

@@ -577,32 +577,73 @@ out_free_base:
 	return rc;
 }
 
-/* What NEW's sidecar says its run skipped, into r (nothing when it has no
- * sidecar or the sidecar no list). 0, or -1 with err when it is malformed. */
-static int compare_read_skipped(const char *new_path, struct compare_report *r, char *err,
-				size_t errlen)
+/* What an interrupted run's sidecar v (at side) says it never ran, into
+ * *missing and note ("interrupted by SIGINT: 3 of 9 rows never ran: a,
+ * b, c"); nothing when the run was complete. 0, or -1 with err when the
+ * record is malformed. */
+static int compare_read_incomplete(const struct json_in_value *v, const char *side,
+				   size_t *missing, char *note, size_t notelen, char *err,
+				   size_t errlen)
 {
-	char *side = results_sidecar_path(new_path);
-	struct json_in_value v;
-	struct skips *sk = calloc(1, sizeof *sk);
+	const struct json_in_value *c = json_in_member(v, "complete");
+	const struct json_in_value *inc = json_in_member(v, "incomplete");
+	*missing = 0;
+	note[0] = '\0';
+	if (!c || (c->type == JSON_IN_BOOL && c->boolean))
+		return 0; /* complete, or written before runs said so */
+	const struct json_in_value *reason = json_in_member(inc, "reason");
+	const struct json_in_value *unit = json_in_member(inc, "unit");
+	const struct json_in_value *planned = json_in_member(inc, "planned");
+	const struct json_in_value *list = json_in_member(inc, "missing");
+	if (c->type != JSON_IN_BOOL || !reason || reason->type != JSON_IN_STRING || !unit ||
+	    unit->type != JSON_IN_STRING || !planned || planned->type != JSON_IN_NUMBER || !list ||
+	    list->type != JSON_IN_ARRAY) {
+		snprintf(err, errlen, "%s: 'complete' is false but 'incomplete' is not {reason, unit, "
+			 "planned, finished, missing}", side);
+		return -1;
+	}
+	*missing = list->count > 0 ? list->count : 1; /* never 0: the run did not end */
+	size_t n = (size_t)snprintf(note, notelen, "%s: %zu of %.0f planned %ss never ran",
+				    reason->string, list->count, planned->number, unit->string);
+	for (size_t i = 0; i < list->count && i < 3 && n < notelen; i++)
+		n += (size_t)snprintf(note + n, notelen - n, "%s%s", i ? ", " : ": ",
+				      list->items[i].type == JSON_IN_STRING ? list->items[i].string : "?");
+	if (list->count > 3 && n < notelen)
+		snprintf(note + n, notelen - n, ", ...");
+	return 0;
+}
+
+/* What the sidecars say of their runs, into r: NEW's skipped variants,
+ * and each side's rows never run when its run was interrupted (nothing
+ * for a file without sidecar). 0, or -1 with err when a record is
+ * malformed. */
+static int compare_read_sidecars(const char *const paths[2], struct compare_report *r, char *err,
+				 size_t errlen)
+{
 	int rc = 0;
-	if (!side || !sk) {
-		snprintf(err, errlen, "out of memory reading %s's sidecar", new_path);
-		rc = -1;
-		goto out_free;
+	for (int k = 0; k < 2 && rc == 0; k++) {
+		char *side = results_sidecar_path(paths[k]);
+		struct json_in_value v;
+		struct skips *sk = calloc(1, sizeof *sk);
+		if (!side || !sk) {
+			snprintf(err, errlen, "out of memory reading %s's sidecar", paths[k]);
+			rc = -1;
+		} else if (access(side, F_OK) == 0 && json_in_read_file(side, &v, err, errlen) == 0) {
+			rc = compare_read_incomplete(&v, side, &r->incomplete[k], r->incomplete_note[k],
+						     sizeof r->incomplete_note[k], err, errlen);
+			if (rc == 0 && k == 1 && skips_from_sidecar(&v, sk) != 0) {
+				snprintf(err, errlen, "%s: 'skipped' is not a list of {variant, why}", side);
+				rc = -1;
+			}
+			if (k == 1) {
+				r->skipped_new = skips_total(sk);
+				skips_describe(sk, r->skipped_note, sizeof r->skipped_note);
+			}
+			json_in_free(&v);
+		} /* else no sidecar, or one results_pair_check has judged */
+		free(sk);
+		free(side);
 	}
-	if (access(side, F_OK) != 0 || json_in_read_file(side, &v, err, errlen) != 0)
-		goto out_free; /* no sidecar, or one results_pair_check has judged */
-	if (skips_from_sidecar(&v, sk) != 0) {
-		snprintf(err, errlen, "%s: 'skipped' is not a list of {variant, why}", side);
-		rc = -1;
-	}
-	r->skipped_new = skips_total(sk);
-	skips_describe(sk, r->skipped_note, sizeof r->skipped_note);
-	json_in_free(&v);
-out_free:
-	free(sk);
-	free(side);
 	return rc;
 }
 
@@ -625,7 +666,7 @@ int compare_files(const char *base_path, const char *new_path, const struct comp
 		rc = compare_rows(&b, &v, o, out, err, errlen);
 	if (rc == 0) {
 		memcpy(out->notes, notes, sizeof notes);
-		if (compare_read_skipped(new_path, out, err, errlen) != 0) {
+		if (compare_read_sidecars(paths, out, err, errlen) != 0) {
 			compare_report_free(out);
 			rc = -1;
 		}
@@ -650,7 +691,8 @@ int compare_exit_status(const struct compare_report *r)
 		return COMPARE_UNDECIDED;
 	if (r->inconclusive > 0 && !o->allow_inconclusive)
 		return COMPARE_UNDECIDED;
-	if ((r->only_base > 0 || r->uncompared > 0 || r->skipped_new > 0) && !o->allow_missing)
+	if ((r->only_base > 0 || r->uncompared > 0 || r->skipped_new > 0 || r->incomplete[0] > 0 ||
+	     r->incomplete[1] > 0) && !o->allow_missing)
 		return COMPARE_UNDECIDED;
 	return COMPARE_OK;
 }
@@ -891,6 +933,10 @@ void compare_why_not_passed(const struct compare_report *r, char *out, size_t le
 		if (r->skipped_new && n < len)
 			n += (size_t)snprintf(out + n, len - n, "%sNEW's run skipped %s", n ? "; " : "",
 					      r->skipped_note);
+		for (int k = 0; k < 2; k++)
+			if (r->incomplete[k] && n < len)
+				n += (size_t)snprintf(out + n, len - n, "%s%s's run was %s", n ? "; " : "",
+						      k ? "NEW" : "BASE", r->incomplete_note[k]);
 	}
 	if (n < len)
 		snprintf(out + n, len - n, ": not a pass (exit 3)");
@@ -914,10 +960,11 @@ static void compare_print_verdict(FILE *fp, const struct compare_report *r)
 		compare_compared(r), compare_compared(r) == 1 ? "" : "s", r->opts.threshold_pct);
 	if (r->inconclusive)
 		fprintf(fp, "; %zu inconclusive accepted (--allow-inconclusive)", r->inconclusive);
-	if (r->only_base + r->uncompared + r->skipped_new)
-		fprintf(fp, "; %zu of BASE not compared%s accepted (--allow-missing)",
+	if (r->only_base + r->uncompared + r->skipped_new + r->incomplete[0] + r->incomplete[1])
+		fprintf(fp, "; %zu of BASE not compared%s%s accepted (--allow-missing)",
 			r->only_base + r->uncompared,
-			r->skipped_new ? " and the variants NEW skipped" : "");
+			r->skipped_new ? " and the variants NEW skipped" : "",
+			r->incomplete[0] + r->incomplete[1] ? " and the rows an interrupted run never ran" : "");
 	fprintf(fp, "\n");
 }
 
@@ -945,6 +992,9 @@ void compare_print(FILE *fp, const struct compare_report *r, const char *base_pa
 		r->inconclusive, r->failed_new, r->uncompared, r->only_base, r->only_new);
 	if (r->skipped_new)
 		fprintf(fp, "NEW's run skipped %s\n", r->skipped_note);
+	for (int k = 0; k < 2; k++)
+		if (r->incomplete[k])
+			fprintf(fp, "%s's run was %s\n", k ? "NEW" : "BASE", r->incomplete_note[k]);
 	compare_print_verdict(fp, r);
 }
 
@@ -1034,6 +1084,8 @@ static void compare_verdict_json(struct json_out *j, const void *ctx_)
 	json_kv_int(j, "only_in_base", (long long)r->only_base);
 	json_kv_int(j, "only_in_new", (long long)r->only_new);
 	json_kv_int(j, "skipped_by_new", (long long)r->skipped_new);
+	json_kv_int(j, "never_ran_in_base", (long long)r->incomplete[0]);
+	json_kv_int(j, "never_ran_in_new", (long long)r->incomplete[1]);
 	json_end_object(j);
 	json_kv_int(j, "exit_status", compare_exit_status(r));
 	compare_why_not_passed(r, why, sizeof why);
@@ -1055,7 +1107,7 @@ int compare_write_verdicts(const char *csv_path, const struct compare_report *r,
 				   .nrows = r->count, .rows = r->entries,
 				   .format = compare_verdict_row, .json = compare_verdict_json,
 				   .ctx = &ctx };
-	struct results_meta meta = { argc, argv, NULL, NULL, 0, NULL };
+	struct results_meta meta = { argc, argv, NULL, NULL, 0, NULL, NULL };
 	return results_write_table(csv_path, &t, &meta, err, errlen);
 }
 
@@ -1090,8 +1142,9 @@ static void compare_help(void)
 	       "                decided, no regression: slowdown + resol <= max(PCT, MIN);\n"
 	       "                same when |change| <= max(resol, MIN)\n"
 	       "  inconclusive  neither: too noisy to tell at that threshold\n"
-	       "Rows only in BASE, rows that failed in BASE (not compared) and variants NEW's\n"
-	       "sidecar says its run skipped are rows asked for and not measured.\n\n"
+	       "Rows only in BASE, rows that failed in BASE (not compared), variants NEW's\n"
+	       "sidecar says its run skipped, and the rows a file's run planned and never ran\n"
+	       "(its sidecar says the run was interrupted) are rows asked for and not measured.\n\n"
 	       "  --allow-missing       those do not make the exit status 3\n"
 	       "  --allow-inconclusive  inconclusive rows do not make it 3\n"
 	       "  --across-devices      allow different device_name values; also compare each\n"
@@ -1104,7 +1157,8 @@ static void compare_help(void)
 	       "  1  a regression: a row SLOWER, or a row that failed validation or timing in NEW\n"
 	       "  2  bad input: an unreadable or malformed file, a bad option, other devices\n"
 	       "  3  not a pass: a row inconclusive, a row of BASE missing in NEW or not\n"
-	       "     compared, variants NEW skipped (unless allowed), or nothing compared at all\n",
+	       "     compared, variants NEW skipped, rows an interrupted run never ran (unless\n"
+	       "     allowed), or nothing compared at all\n",
 	       COMPARE_USAGE, COMPARE_DEFAULT_THRESHOLD_PCT, COMPARE_DEFAULT_MIN_CHANGE_PCT);
 }
 

@@ -59,6 +59,11 @@
  * a different chip, is the one that counts for the exit status. Pairs
  * without a ceiling (CPU rows, SPH rows) count by their raw figures.
  *
+ * A file whose sidecar says its run was interrupted ("complete": false,
+ * results.h) holds only the rows that finished: the rows it planned and
+ * never ran count as missing, as rows only in BASE do, whichever side it
+ * is.
+ *
  * Nothing compared is no pass. Besides the verdicts each row of the join
  * is one of: only in BASE (NEW lacks it), only in NEW (no baseline: shown,
  * never counted against NEW), failed in NEW (invalid or not timed in NEW
@@ -199,6 +204,11 @@ struct compare_report {
 	 * with why, for the summary (compare_files; 0 and "" otherwise). */
 	size_t skipped_new;
 	char skipped_note[COMPARE_SKIPPED_LEN];
+	/* Rows a side's run planned and never ran: its sidecar says the run
+	 * was interrupted ("complete": false); [0] BASE, [1] NEW, with what
+	 * it says of them (compare_files; 0 and "" otherwise). */
+	size_t incomplete[2];
+	char incomplete_note[2][COMPARE_SKIPPED_LEN];
 	/* How the resolution was found, for the printout and the verdict
 	 * file, and over how many rounds (0: from the rows' noise). */
 	char resolution_rule[256];
@@ -257,8 +267,9 @@ void compare_rejudge(struct compare_report *r,
 /* The exit status r calls for (enum compare_status, never BAD_INPUT):
  * REGRESSED when an entry is a regression that counts or failed in NEW;
  * else UNDECIDED when nothing was compared, or when an entry is
- * inconclusive, only in BASE or not compared, or NEW skipped variants,
- * and the options do not allow it; else OK. */
+ * inconclusive, only in BASE or not compared, NEW skipped variants, or a
+ * side's run was interrupted before all its rows ran, and the options do
+ * not allow it; else OK. */
 int compare_exit_status(const struct compare_report *r);
 
 /* Prints the table, the rule, a summary line and a verdict line that

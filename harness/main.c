@@ -25,6 +25,8 @@
 #include "nbody/dist_instance.h"
 #include "export.h"
 #include "core/gpu_device.h"
+#include "core/interrupt.h"
+#include "core/keep.h"
 #include "nbody/instance.h"
 #include "core/nvml.h"
 #include "plot.h"
@@ -221,16 +223,70 @@ static double main_row_cost(const struct cli_options *o, const struct variant *v
 	return s;
 }
 
-/* Plans the rows of a sweep (main_sweep) on pg. */
+/*
+ * What an interruption of run, check or a suite keeps (core/keep.h): the
+ * finished rows, with the sidecar of an incomplete run. rows changes (a
+ * suite's table grows) only under interrupt_lock.
+ */
+struct main_keep {
+	struct keep k;
+	int argc;
+	char **argv;
+	const struct cli_options *o;
+	struct result_row **rows;
+	const struct skips *skipped;
+};
+
+/* A row's label: "auto N=65536", with " steps" in steps mode. */
+static void main_keep_label(void *ctx, size_t r, char *out)
+{
+	const struct main_keep *m = ctx;
+	const struct result_row *row = &(*m->rows)[r];
+	snprintf(out, KEEP_LABEL, "%s N=%zu%s", row->v->name, row->n, row->steps_mode ? " steps" : "");
+}
+
+/* The finished rows' table, then their CSV and sidecar with inc. */
+static int main_keep_write(void *ctx, const struct results_incomplete *inc, char *err,
+			   size_t errlen)
+{
+	const struct main_keep *m = ctx;
+	size_t nrows = *m->k.nrows;
+	struct results_meta meta = { m->argc, m->argv, &m->o->timing, NULL, 0, m->skipped, inc };
+	if (!m->o->quiet)
+		results_print_table(stdout, *m->rows, nrows);
+	return results_write(m->k.out, *m->rows, nrows, &meta, err, errlen);
+}
+
+/* A main_keep for the command's rows *rows, *nrows finished, into out
+ * (rank 0's; NULL: none). */
+static void main_keep_init(struct main_keep *m, int argc, char **argv, const struct cli_options *o,
+			   const char *out, struct result_row **rows, const size_t *nrows,
+			   const struct skips *skipped)
+{
+	keep_init(&m->k, dist_rank() == 0 ? out : NULL, nrows, main_keep_label, main_keep_write, m);
+	m->argc = argc;
+	m->argv = argv;
+	m->o = o;
+	m->rows = rows;
+	m->skipped = skipped;
+}
+
+/* Plans the rows of a sweep (main_sweep) on pg, and their labels on keep
+ * (NULL: none). */
 static void main_plan_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_COUNT],
-			    const size_t *n_list, size_t n_count, struct progress *pg)
+			    const size_t *n_list, size_t n_count, struct progress *pg, struct keep *keep)
 {
 	for (size_t k = 0; k < n_count; k++) {
 		bool first = true;
 		for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
 			if (!run[i])
 				continue;
-			progress_plan(pg, main_row_cost(o, &nbody_variants[i], n_list[k], first), (int)i);
+			if (pg)
+				progress_plan(pg, main_row_cost(o, &nbody_variants[i], n_list[k], first),
+					      (int)i);
+			if (keep)
+				keep_plan(keep, "%s N=%zu%s", nbody_variants[i].name, n_list[k],
+					  o->steps ? " steps" : "");
 			first = false;
 		}
 	}
@@ -583,6 +639,10 @@ static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_
 		struct main_bodies b = { 0 };
 		struct main_single single = { -1, NULL };
 		char err[256] = "";
+		char doing[KEEP_LABEL + 64];
+		snprintf(doing, sizeof doing, "%s%sthe bodies and the reference at N=%zu",
+			 suite ? suite : "", suite ? " " : "", n);
+		interrupt_set_doing(doing);
 		/* Rank 0 holds the bodies and the reference; the others get
 		 * their blocks from it. */
 		int failed = root && main_bodies_make(o, file, n, &b, &m, err, sizeof err) != 0;
@@ -596,10 +656,12 @@ static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_
 			if (!run[i])
 				continue;
 			const struct variant *v = &nbody_variants[i];
-			progress_begin(pg, main_row_cost(o, v, n, first), (int)i, "%s%s%s N=%zu",
-				       suite ? suite : "", suite ? " " : "", v->name, n);
+			snprintf(doing, sizeof doing, "%s%s%s N=%zu", suite ? suite : "",
+				 suite ? " " : "", v->name, n);
+			progress_begin(pg, main_row_cost(o, v, n, first), (int)i, "%s", doing);
+			interrupt_set_doing(doing);
 			first = false;
-			struct result_row *row = &rows[(*nrows)++];
+			struct result_row *row = &rows[*nrows];
 			row->v = v;
 			row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
 			row->n = n;
@@ -624,6 +686,11 @@ static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_
 			if (!row->val.pass || (o->cmd == CLI_RUN && !row->timed))
 				status = CLI_FAILED;
 			progress_end(pg);
+			interrupt_lock();
+			(*nrows)++;
+			interrupt_unlock();
+			interrupt_set_doing(NULL);
+			interrupt_row_finished();
 		}
 next_n:
 		main_bodies_free(&b);
@@ -636,9 +703,12 @@ next_n:
  * row that failed validation is there with valid = 0 and no timing, so a
  * suite keeps the rows that did run, and nothing downstream can take the
  * failed one for a measurement), then frees the rows. Returns status, or
- * CLI_FAILED when writing failed. */
+ * CLI_FAILED when writing failed. The writing holds the interruption's
+ * lock and marks keep (NULL: none) written, so an interruption from then
+ * on keeps nothing more. */
 static int main_finish(int argc, char **argv, const struct cli_options *o, const char *out,
-		       struct result_row *rows, size_t nrows, const struct skips *skipped, int status)
+		       struct result_row *rows, size_t nrows, const struct skips *skipped, int status,
+		       struct keep *keep)
 {
 	char err[512];
 	struct sysinfo_rank *facts = NULL;
@@ -647,10 +717,13 @@ static int main_finish(int argc, char **argv, const struct cli_options *o, const
 		goto out_free;
 	}
 	int nfacts = dist_rank_facts_gather(&facts);
+	interrupt_lock();
+	if (keep)
+		keep->written = true;
 	if (!o->quiet)
 		results_print_table(stdout, rows, nrows);
 	if (out && dist_rank() == 0) {
-		struct results_meta meta = { argc, argv, &o->timing, facts, nfacts, skipped };
+		struct results_meta meta = { argc, argv, &o->timing, facts, nfacts, skipped, NULL };
 		if (results_write(out, rows, nrows, &meta, err, sizeof err) != 0) {
 			fprintf(stderr, "harness: %s\n", err);
 			status = CLI_FAILED;
@@ -660,6 +733,7 @@ static int main_finish(int argc, char **argv, const struct cli_options *o, const
 			free(side);
 		}
 	}
+	interrupt_unlock();
 out_free:
 	free(facts);
 	for (size_t r = 0; r < nrows; r++)
@@ -716,12 +790,18 @@ static int main_run(int argc, char **argv, const struct cli_options *o)
 	}
 	main_say_skipped(o, NULL, skipped);
 	struct progress pg;
+	struct main_keep keep;
+	main_keep_init(&keep, argc, argv, o, out, &rows, &nrows, skipped);
 	progress_init(&pg, o->cmd == CLI_RUN ? "run" : "check", o->quiet || dist_rank() != 0);
-	main_plan_sweep(&local, run, local.n_list, local.n_count, &pg);
+	main_plan_sweep(&local, run, local.n_list, local.n_count, &pg, &keep.k);
+	interrupt_set_keeper(keep_rows, &keep.k);
 	status = main_sweep(&local, run, local.n_list, local.n_count, o->ic_file ? &file : NULL,
 			    rows, &nrows, NULL, &pg);
 	progress_finish(&pg);
-	status = main_finish(argc, argv, o, out, rows, nrows, skipped, status);
+	status = main_finish(argc, argv, o, out, rows, nrows, skipped, status, &keep.k);
+	interrupt_set_keeper(NULL, NULL);
+	interrupt_set_doing(NULL);
+	keep_free(&keep.k);
 out_free_file:
 	bodies_free(&file);
 	free(skipped);
@@ -794,8 +874,10 @@ static int main_suite_entry(const struct cli_options *o, const struct suite_entr
 	return 0;
 }
 
-/* Plans the rows of suite name (every suite under "all") on pg. */
-static void main_plan_suites(const struct cli_options *o, struct progress *pg)
+/* Plans the rows of suite which (every suite under "all") on pg and
+ * their labels on keep (either may be NULL). */
+static void main_plan_suites(const struct cli_options *o, const char *which, struct progress *pg,
+			     struct keep *keep)
 {
 	char err[768];
 	struct skips *scratch = calloc(1, sizeof *scratch);
@@ -804,10 +886,10 @@ static void main_plan_suites(const struct cli_options *o, struct progress *pg)
 		struct cli_options local;
 		bool run[NBODY_VARIANT_COUNT];
 		size_t nrun;
-		if (strcmp(o->suite, "all") != 0 && strcmp(o->suite, se->name) != 0)
+		if (strcmp(which, "all") != 0 && strcmp(which, se->name) != 0)
 			continue;
 		if (main_suite_entry(o, se, &local, run, &nrun, scratch, err, sizeof err) == 0 && nrun)
-			main_plan_sweep(&local, run, local.n_list, local.n_count, pg);
+			main_plan_sweep(&local, run, local.n_list, local.n_count, pg, keep);
 		free(local.n_list);
 	}
 	free(scratch);
@@ -818,9 +900,11 @@ static void main_plan_suites(const struct cli_options *o, struct progress *pg)
  * main_suite_per_ranks). Variants that cannot run here are skipped and
  * named in one line (and in the sidecar). When none of its rows can run,
  * no file is written: asked for by name, that is one line and CLI_USAGE;
- * under --suite all, a note and CLI_OK with *wrote false. */
-static int main_suite(int argc, char **argv, const struct cli_options *o, const char *name,
-		      const char *dir, bool *wrote, struct progress *pg)
+ * under --suite all, a note and CLI_OK with *wrote false. keep comes
+ * with the run-wide fields set; an interruption keeps this suite's
+ * finished rows through it. */
+static int main_suite(const struct cli_options *o, const char *name, const char *dir, bool *wrote,
+		      struct progress *pg, struct main_keep *keep)
 {
 	char err[768], out[1024];
 	int status = CLI_OK;
@@ -839,6 +923,16 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 		free(skipped);
 		return cli_usage_error(NULL, err);
 	}
+	interrupt_lock();
+	keep->k.out = dist_rank() == 0 ? out : NULL;
+	keep->rows = &rows;
+	keep->k.nrows = &nrows;
+	keep->skipped = skipped;
+	keep->k.written = false;
+	keep_plan_reset(&keep->k);
+	interrupt_unlock();
+	main_plan_suites(o, name, NULL, &keep->k);
+	interrupt_set_keeper(keep_rows, &keep->k);
 	bool any_n = !o->n_given;
 	for (size_t e = 0; e < suite_entry_count && !main_aborted; e++) {
 		const struct suite_entry *se = &suite_entries[e];
@@ -859,8 +953,13 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 		any_n = true;
 		if (nrun > 0) {
 			size_t need = nrows + nrun * local.n_count;
+			interrupt_lock();
 			struct result_row *grown = realloc(rows, need * sizeof *rows);
+			if (grown)
+				rows = grown;
+			interrupt_unlock();
 			if (!grown) {
+				interrupt_set_keeper(NULL, NULL);
 				free(local.n_list);
 				for (size_t r = 0; r < nrows; r++)
 					timing_result_free(&rows[r].t);
@@ -868,7 +967,6 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 				free(skipped);
 				return cli_usage_error(NULL, "out of memory for the result table");
 			}
-			rows = grown;
 			memset(rows + nrows, 0, (need - nrows) * sizeof *rows);
 			int st = main_sweep(&local, run, local.n_list, local.n_count, NULL, rows, &nrows,
 					    name, pg);
@@ -877,6 +975,7 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 		}
 		free(local.n_list);
 	}
+	interrupt_set_keeper(NULL, NULL);
 	if (nrows == 0 && !main_aborted && !any_n) {
 		free(rows);
 		free(skipped);
@@ -901,9 +1000,15 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 	if (!o->quiet)
 		printf("== suite %s\n", name);
 	*wrote = !main_aborted;
-	status = main_finish(argc, argv, o, out, rows, nrows, skipped, status);
+	status = main_finish(keep->argc, keep->argv, o, out, rows, nrows, skipped, status, NULL);
 	free(skipped);
 	return status;
+}
+
+/* Suite line i's name, for keep_suite_starts. */
+static const char *main_suite_name(size_t i)
+{
+	return suite_entries[i].name;
 }
 
 /* --suite NAME or all: each suite to its own CSV in --out-dir. Under all,
@@ -912,24 +1017,27 @@ static int main_suite(int argc, char **argv, const struct cli_options *o, const 
 static int main_suites(int argc, char **argv, const struct cli_options *o)
 {
 	const char *dir = o->out_dir ? o->out_dir : "results/local";
-	if (dist_rank() == 0)
+	struct main_keep keep;
+	main_keep_init(&keep, argc, argv, o, NULL, NULL, NULL, NULL);
+	if (dist_rank() == 0) {
+		keep.k.made_dir = access(dir, F_OK) != 0 ? dir : NULL;
 		atomic_mkdir_p(dir);
+	}
 	int status = CLI_OK;
 	size_t written = 0;
 	struct progress pg;
 	progress_init(&pg, strcmp(o->suite, "all") == 0 ? "suite all" : "suite",
 		      o->quiet || dist_rank() != 0);
-	main_plan_suites(o, &pg);
+	main_plan_suites(o, o->suite, &pg, NULL);
 	for (size_t e = 0; e < suite_entry_count; e++) {
-		const char *name = suite_entries[e].name;
-		bool first = true, wrote;
-		for (size_t k = 0; k < e; k++)
-			first = first && strcmp(suite_entries[k].name, name) != 0;
-		if (!first || (strcmp(o->suite, "all") != 0 && strcmp(o->suite, name) != 0))
+		bool wrote;
+		if (!keep_suite_starts(main_suite_name, e, o->suite))
 			continue;
-		int st = main_suite(argc, argv, o, name, dir, &wrote, &pg);
+		keep_later_suites(&keep.k, main_suite_name, suite_entry_count, e, o->suite);
+		int st = main_suite(o, suite_entries[e].name, dir, &wrote, &pg, &keep);
 		if (st == CLI_USAGE) {
 			progress_finish(&pg);
+			keep_free(&keep.k);
 			return st;
 		}
 		if (st != CLI_OK)
@@ -938,6 +1046,8 @@ static int main_suites(int argc, char **argv, const struct cli_options *o)
 		if (main_aborted)
 			break;
 	}
+	interrupt_set_doing(NULL);
+	keep_free(&keep.k);
 	progress_finish(&pg);
 	if (written == 0 && !main_aborted && strcmp(o->suite, "all") == 0) {
 		if (dist_rank() == 0)
@@ -1223,6 +1333,9 @@ static int main_command(int argc, char **argv)
 			TESTHOOK_WORK, testhook_active(TESTHOOK_WORK) ? testhook_active(TESTHOOK_WORK) : "",
 			TESTHOOK_SLOWDOWN,
 			testhook_active(TESTHOOK_SLOWDOWN) ? testhook_active(TESTHOOK_SLOWDOWN) : "");
+	/* the measuring commands keep their finished rows when interrupted */
+	if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0 || strcmp(cmd, "sph") == 0)
+		interrupt_trap();
 	if (main_is_sph_suite(argc, argv))
 		return main_sph_suite(argc, argv);
 	if (mc->run)

@@ -76,4 +76,21 @@ static inline void cli_expect_usage(const char *cmd, const char *args, const cha
 		  e[strlen(e) - 1] == '\n', "one line: %s", e);
 }
 
+/* Starts "env ENV harness ARGS" in the background (env: NAME=value words,
+ * may be ""), stdout discarded, stderr into errfile, no stdin; returns
+ * its pid (the program itself: the shell execs it). */
+static inline pid_t cli_start(const char *env, const char *args, const char *errfile)
+{
+	char cmd[8400];
+	snprintf(cmd, sizeof cmd, "exec env %s %s %s >/dev/null 2>%s </dev/null", env,
+		 cli_harness_bin(), args, errfile);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
 #endif

@@ -507,17 +507,10 @@ Test(ab, a_base_tree_is_built_with_this_builds_settings_and_named_by_its_commit)
 /* Starts "harness ab ARGS" with env (NAME=value words) in the background. */
 static pid_t ab_start(const char *env, const char *args)
 {
-	char cmd[4096], errfile[128];
+	char line[4096], errfile[128];
 	snprintf(errfile, sizeof errfile, "%s/stderr.txt", tmp);
-	snprintf(cmd, sizeof cmd, "exec env %s %s ab %s >/dev/null 2>%s </dev/null", env,
-		 cli_harness_bin(), args, errfile);
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
+	snprintf(line, sizeof line, "ab %s", args);
+	return cli_start(env, line, errfile);
 }
 
 /* Waits up to limit seconds for path to appear. */
@@ -531,14 +524,26 @@ static bool wait_for(const char *path, int limit)
 	return false;
 }
 
-/* Interrupts pid, checks it ended by SIGINT, and that dir is gone. */
-static void interrupt_and_check(pid_t pid, const char *dir)
+/* Interrupts pid, checks it ended by SIGINT, that dir is gone, and that
+ * it said in one line what it was doing (mention) and that it kept
+ * nothing. */
+static void interrupt_and_check(pid_t pid, const char *dir, const char *mention)
 {
 	int st;
+	char errfile[128], e[4096] = "";
 	cr_assert_eq(kill(pid, SIGINT), 0);
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT, "status %#x", st);
 	cr_assert_not(exists(dir), "%s is still there", dir);
+	snprintf(errfile, sizeof errfile, "%s/stderr.txt", tmp);
+	FILE *fp = fopen(errfile, "r");
+	cr_assert_not_null(fp);
+	size_t got = fread(e, 1, sizeof e - 1, fp);
+	e[got] = '\0';
+	fclose(fp);
+	const char *line = strstr(e, "harness: ab: interrupted by SIGINT ");
+	cr_assert(line && strstr(line, mention) && strstr(line, "nothing kept in") &&
+		  strchr(line, '\n') == line + strlen(line) - 1, "%s", e);
 }
 
 Test(ab, an_interrupted_measurement_leaves_no_results)
@@ -550,7 +555,36 @@ Test(ab, an_interrupted_measurement_leaves_no_results)
 		 cli_harness_bin(), dir);
 	pid_t pid = ab_start(AB_TEST_WORK, args);
 	cr_assert(wait_for(first, 60), "the first run never finished");
-	interrupt_and_check(pid, dir);
+	interrupt_and_check(pid, dir, "in round ");
+}
+
+/* The one line of `git ...` run in the tree's root, into out. */
+static void git_line(const char *args, char *out, size_t len)
+{
+	char root[4096], cmd[8400];
+	tree_root(root, sizeof root);
+	snprintf(cmd, sizeof cmd, "cd '%s' && git %s", root, args);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	bool got = fgets(out, (int)len, p) != NULL;
+	cr_assert_eq(pclose(p), 0, "git %s failed", args);
+	cr_assert(got, "git %s printed nothing", args);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+/* Whether build/ab holds an entry (folder or log) of commit sha. */
+static bool cache_has(const char *sha)
+{
+	char root[4096], path[4200];
+	tree_root(root, sizeof root);
+	snprintf(path, sizeof path, "%s/build/ab", root);
+	DIR *d = opendir(path);
+	bool found = false;
+	for (struct dirent *e; d && (e = readdir(d)) && !found;)
+		found = strncmp(e->d_name, sha, strlen(sha)) == 0 && !strstr(e->d_name, ".lock");
+	if (d)
+		closedir(d);
+	return found;
 }
 
 Test(ab, an_interrupted_build_leaves_no_worktree, .timeout = 300)
@@ -562,12 +596,18 @@ Test(ab, an_interrupted_build_leaves_no_worktree, .timeout = 300)
 	snprintf(dir, sizeof dir, "%s/ab", tmp);
 	cr_assert_not_null(getcwd(root, sizeof root));
 	worktrees(before, sizeof before);
-	snprintf(args, sizeof args, "--base HEAD --rebuild %s --out-dir %s", AB_TEST_ROWS, dir);
+	/* a commit of HEAD's tree that no run has built: nothing of it is in
+	 * the cache, and an interrupted build must leave nothing there */
+	char sha[128];
+	git_line("commit-tree -p HEAD -m 'an unbuilt commit' 'HEAD^{tree}'", sha, sizeof sha);
+	cr_assert_not(cache_has(sha));
+	snprintf(args, sizeof args, "--base %s %s --out-dir %s", sha, AB_TEST_ROWS, dir);
 	pid_t pid = ab_start("", args);
 	snprintf(wt, sizeof wt, "%s/build/ab/wt-%ld/Makefile", root, (long)pid);
 	/* another test may hold the build lock for a whole build first */
 	cr_assert(wait_for(wt, 240), "no worktree %s appeared", wt);
-	interrupt_and_check(pid, dir);
+	interrupt_and_check(pid, dir, "while building the base");
+	cr_assert_not(cache_has(sha), "an interrupted build left a cache entry of %s in build/ab", sha);
 	*strrchr(wt, '/') = '\0';
 	cr_assert_not(exists(wt), "%s is still there", wt);
 	worktrees(after, sizeof after);

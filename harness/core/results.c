@@ -132,6 +132,46 @@ uint64_t results_fnv1a64(const void *data, size_t len)
 	return h;
 }
 
+size_t results_missing(const char *const *planned, size_t nplanned, const char *const *done,
+		       size_t ndone, const char **missing)
+{
+	bool *taken = calloc(nplanned ? nplanned : 1, sizeof *taken);
+	size_t n = 0;
+	if (!taken)
+		return 0;
+	for (size_t d = 0; d < ndone; d++)
+		for (size_t p = 0; p < nplanned; p++)
+			if (!taken[p] && strcmp(planned[p], done[d]) == 0) {
+				taken[p] = true;
+				break;
+			}
+	for (size_t p = 0; p < nplanned; p++)
+		if (!taken[p])
+			missing[n++] = planned[p];
+	free(taken);
+	return n;
+}
+
+/* "complete", and for an interrupted run what it did not do. */
+static void results_json_incomplete(struct json_out *j, const struct results_incomplete *inc)
+{
+	json_kv_bool(j, "complete", inc == NULL);
+	if (!inc)
+		return;
+	json_key(j, "incomplete");
+	json_begin_object(j);
+	json_kv_string(j, "reason", inc->reason);
+	json_kv_string(j, "unit", inc->unit);
+	json_kv_int(j, "planned", (long long)inc->planned);
+	json_kv_int(j, "finished", (long long)inc->finished);
+	json_key(j, "missing");
+	json_begin_array(j);
+	for (size_t i = 0; i < inc->nmissing; i++)
+		json_string(j, inc->missing[i]);
+	json_end_array(j);
+	json_end_object(j);
+}
+
 /* The sidecar: who measured what, where, with which build; the problem's
  * own part comes from table->json. */
 static void results_json(FILE *fp, const char *csv_path, const struct results_table *table,
@@ -171,6 +211,7 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 	}
 	if (meta->skipped)
 		skips_json(&j, meta->skipped);
+	results_json_incomplete(&j, meta->incomplete);
 	if (table->json)
 		table->json(&j, table->ctx);
 	json_end_object(&j);

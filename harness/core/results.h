@@ -29,6 +29,28 @@ struct results_cpu_facts {
 };
 void results_set_cpu_facts(const struct results_cpu_facts *facts);
 
+/*
+ * What a run that was interrupted did not do: its sidecar then says
+ * "complete": false and holds "incomplete" {reason, unit, planned,
+ * finished, missing: [labels]}, so that compare counts what never ran as
+ * missing instead of taking the file for a whole run. The unit is what
+ * the run planned: rows, or (sph physics) checks, each of many rows.
+ * Every other sidecar says "complete": true.
+ */
+struct results_incomplete {
+	const char *reason;          /* "interrupted by SIGINT" */
+	const char *unit;            /* "row" or "check" */
+	size_t planned, finished;    /* units the run planned, and finished */
+	const char *const *missing;  /* the labels of those that never ran */
+	size_t nmissing;
+};
+
+/* The labels of planned[0..nplanned) that none of done[0..ndone) matches
+ * (each done label takes one planned label of its text), in plan order,
+ * into missing (room for nplanned). Returns how many. */
+size_t results_missing(const char *const *planned, size_t nplanned, const char *const *done,
+		       size_t ndone, const char **missing);
+
 /* Run-wide facts for the sidecar. */
 struct results_meta {
 	int argc;
@@ -38,6 +60,7 @@ struct results_meta {
 	int nranks;
 	const struct skips *skipped;  /* variants the run left out as unable to run here
 				       * ("skipped" in the sidecar, skips.h); NULL: not a run */
+	const struct results_incomplete *incomplete; /* NULL: the run is complete */
 };
 
 struct json_out;

@@ -2,8 +2,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testhook.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,8 +79,45 @@ static int testhook_check_one(const char *pattern, double value, void *arg)
 	return -1;
 }
 
+/* HARNESS_TEST_INTERRUPT's value: 0 with *rows and *sig, or -1. */
+static int testhook_parse_interrupt(const char *spec, size_t *rows, int *sig)
+{
+	static const struct { const char *name; int sig; } sigs[] = {
+		{ "INT", SIGINT }, { "TERM", SIGTERM }, { "HUP", SIGHUP },
+	};
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(spec, &end, 10);
+	if (errno || end == spec || *end != ':' || n < 1 || n > 1000000 || spec[0] == '-')
+		return -1;
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+		if (strcmp(end + 1, sigs[i].name) == 0) {
+			*rows = (size_t)n;
+			*sig = sigs[i].sig;
+			return 0;
+		}
+	return -1;
+}
+
+int testhook_interrupt(size_t *rows)
+{
+	const char *spec = testhook_active(TESTHOOK_INTERRUPT);
+	int sig = 0;
+	if (!spec || testhook_parse_interrupt(spec, rows, &sig) != 0)
+		return 0;
+	return sig;
+}
+
 int testhook_check(bool (*names_variant)(const char *pattern), char *err, size_t errlen)
 {
+	const char *intr = testhook_active(TESTHOOK_INTERRUPT);
+	size_t rows;
+	int sig;
+	if (intr && testhook_parse_interrupt(intr, &rows, &sig) != 0) {
+		snprintf(err, errlen, "%s '%s' is not ROWS:SIGNAL with 1 <= ROWS <= 1000000 and SIGNAL "
+			 "INT, TERM or HUP (e.g. 2:INT)", TESTHOOK_INTERRUPT, intr);
+		return -1;
+	}
 	for (size_t i = 0; i < sizeof testhook_vars / sizeof *testhook_vars; i++) {
 		const char *spec = testhook_active(testhook_vars[i].name);
 		struct testhook_check_ctx c = { testhook_vars[i].name, names_variant, err, errlen };

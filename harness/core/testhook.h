@@ -27,11 +27,18 @@
  * clock's, with a known spread, so that a test's timings do not swing with
  * how busy a shared machine is (ab gives it to both sides).
  *
+ *   HARNESS_TEST_INTERRUPT=ROWS:SIGNAL
+ *
+ * sends the process SIGNAL (INT, TERM or HUP) once ROWS rows (1 <= ROWS
+ * <= 1e6) of a measuring command are finished, as a user's Ctrl-C would:
+ * an interruption at a moment a test can name (interrupt.h).
+ *
  * A sidecar written while a hook is active names it.
  */
 #define TESTHOOK_ENABLE "HARNESS_TEST_HOOKS"
 #define TESTHOOK_SLOWDOWN "HARNESS_TEST_SLOWDOWN"
 #define TESTHOOK_WORK "HARNESS_TEST_WORK"
+#define TESTHOOK_INTERRUPT "HARNESS_TEST_INTERRUPT"
 
 /* Checks the hook variables; call once at start-up. names_variant tells
  * whether a name or glob names a variant (cli_names_variant: the
@@ -49,7 +56,12 @@ double testhook_slowdown(const char *name);
  * for testhook_slowdown. */
 double testhook_work(const char *name);
 
-/* The value of hook variable var (TESTHOOK_SLOWDOWN or TESTHOOK_WORK) in
+/* The interruption hook: the signal to send once *rows rows are
+ * finished, or 0 when the hooks are off, the variable unset or malformed
+ * (testhook_check says so). */
+int testhook_interrupt(size_t *rows);
+
+/* The value of hook variable var (TESTHOOK_SLOWDOWN, TESTHOOK_WORK or TESTHOOK_INTERRUPT) in
  * force, or NULL when the hooks are off or it is unset. */
 const char *testhook_active(const char *var);
 

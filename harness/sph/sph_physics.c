@@ -12,6 +12,8 @@
 #include "../../reference/sph_scene.h"
 #include "../../variants/sph_registry.h"
 #include "../core/atomic_file.h"
+#include "../core/interrupt.h"
+#include "../core/keep.h"
 #include "../cli.h"
 #include "../core/gpu_device.h"
 #include "../core/json_out.h"
@@ -134,7 +136,31 @@ struct phys_rows {
 				 * and accelerations (else NULL) */
 	bool want_motion;
 	unsigned long long clamps_now; /* set by phys_run at each look: since create */
+	/* what an interruption keeps (core/keep.h): the rows of the checks
+	 * finished, and their labels; changed under interrupt_lock */
+	size_t kept, checks_done;
+	char done[SPH_PHYSICS_LEAK_MAX_COLUMNS + 2][KEEP_LABEL];
 };
+
+/* For the line an interruption prints: check on column is under way. */
+static void phys_doing(const char *check, const char *column)
+{
+	char doing[KEEP_LABEL + 32];
+	snprintf(doing, sizeof doing, "%s of %s", check, column);
+	interrupt_set_doing(doing);
+}
+
+/* The check under way is finished, its rows complete: an interruption
+ * from now on keeps them. label as phys_plan planned it. */
+static void phys_check_done(struct phys_rows *rs, const char *check, const char *column)
+{
+	interrupt_lock();
+	rs->kept = rs->n;
+	snprintf(rs->done[rs->checks_done++], KEEP_LABEL, "%s on %s", check, column);
+	interrupt_unlock();
+	interrupt_set_doing(NULL);
+	interrupt_row_finished();
+}
 
 /* steps more of the check under way are done. */
 static void phys_advance(struct phys_rows *rs, long steps)
@@ -148,11 +174,15 @@ static struct phys_row *phys_add(struct phys_rows *rs)
 {
 	if (rs->n == rs->cap) {
 		size_t cap = rs->cap ? 2 * rs->cap : 256;
+		interrupt_lock();
 		struct phys_row *g = realloc(rs->r, cap * sizeof *g);
+		if (g) {
+			rs->r = g;
+			rs->cap = cap;
+		}
+		interrupt_unlock();
 		if (!g)
 			return NULL;
-		rs->r = g;
-		rs->cap = cap;
 	}
 	struct phys_row *row = &rs->r[rs->n++];
 	memset(row, 0, sizeof *row);
@@ -367,6 +397,7 @@ static int phys_dambreak(const struct phys_options *o, struct phys_rows *rs, boo
 			o->dam_col.name, sc.n, sc.nb, samples * (size_t)every);
 	progress_begin(rs->pg, (double)(sc.n + sc.nb) * (double)(samples * (size_t)every), 0,
 		       "dam break of %s", o->dam_col.name);
+	phys_doing("the dam break", o->dam_col.name);
 	rs->steps_done = 0;
 	rs->steps_total = (long)samples * every;
 	if (phys_run(rs, &sc, every, samples, dam_sample, &d, &clamps) != 0)
@@ -397,6 +428,7 @@ static int phys_dambreak(const struct phys_options *o, struct phys_rows *rs, boo
 	    dam_speed(rs, &proto, f, nf, &d, m, all_pass) != 0 ||
 	    dam_points(rs, &proto, "residual_height", h, nh, d.height, &d, m, 0, true, all_pass) != 0)
 		goto out;
+	phys_check_done(rs, "dambreak", o->dam_col.name);
 	rc = 0;
 out:
 	free(d.T);
@@ -547,6 +579,7 @@ static int phys_rest(const struct phys_options *o, struct phys_rows *rs, bool *a
 	rs->steps_total = cycle * cycles + (long)samples * every;
 	progress_begin(rs->pg, (double)(sc.n + sc.nb) * (double)rs->steps_total, 0,
 		       "water at rest in %s", o->rest_col.name);
+	phys_doing("water at rest", o->rest_col.name);
 	if (phys_relax(rs, &sc, cycle, cycles, &relax_clamps) != 0) {
 		sph_scene_free(&sc);
 		return -1;
@@ -570,6 +603,8 @@ static int phys_rest(const struct phys_options *o, struct phys_rows *rs, bool *a
 	for (size_t r = first; r < rs->n; r++)
 		rs->r[r].clamps = clamps;
 	sph_scene_free(&sc);
+	if (rc == 0)
+		phys_check_done(rs, "rest", o->rest_col.name);
 	return rc;
 }
 
@@ -716,6 +751,7 @@ static int phys_leak(const struct phys_options *o, struct phys_rows *rs, bool *a
 				o->leak_cols[c].name, sc.n, sc.nb, samples * (size_t)every);
 		progress_begin(rs->pg, (double)(sc.n + sc.nb) * (double)(samples * (size_t)every), 0,
 			       "leaks of %s", o->leak_cols[c].name);
+		phys_doing("the leak check", o->leak_cols[c].name);
 		rs->steps_done = 0;
 		rs->steps_total = (long)samples * every;
 		struct leak_state l = { .sc = &sc, .rs = rs, .t = calloc(samples + 1, sizeof *l.t) };
@@ -750,12 +786,14 @@ static int phys_leak(const struct phys_options *o, struct phys_rows *rs, bool *a
 			free(l.curve[q]);
 		if (rc)
 			return -1;
+		phys_check_done(rs, "leak", proto.column);
 	}
 	return 0;
 }
 
-/* The checks of o on pg, each costing its particles times its steps. */
-static void phys_plan(const struct phys_options *o, struct progress *pg)
+/* The checks of o on pg, each costing its particles times its steps,
+ * and by label on keep. */
+static void phys_plan(const struct phys_options *o, struct progress *pg, struct keep *keep)
 {
 	char err[256];
 	struct sph_scene sc;
@@ -766,18 +804,21 @@ static void phys_plan(const struct phys_options *o, struct progress *pg)
 	if (o->dambreak && sph_scene_build(&o->dam_col, o->seed, &sc, err, sizeof err) == 0) {
 		phys_dam_schedule(&sc, &scale, &every, &samples);
 		progress_plan(pg, (double)(sc.n + sc.nb) * (double)(samples * (size_t)every), 0);
+		keep_plan(keep, "dambreak on %s", o->dam_col.name);
 		sph_scene_free(&sc);
 	}
 	if (o->rest && sph_scene_build(&o->rest_col, o->seed, &sc, err, sizeof err) == 0) {
 		phys_rest_schedule(&sc, &cycle, &cycles, &every, &samples);
 		progress_plan(pg, (double)(sc.n + sc.nb) * (double)(cycle * cycles + (long)samples * every),
 			      0);
+		keep_plan(keep, "rest on %s", o->rest_col.name);
 		sph_scene_free(&sc);
 	}
 	for (size_t c = 0; o->leak && c < o->nleak; c++)
 		if (sph_scene_build(&o->leak_cols[c], o->seed, &sc, err, sizeof err) == 0) {
 			phys_leak_schedule(&sc, o->leak_s, &every, &samples);
 			progress_plan(pg, (double)(sc.n + sc.nb) * (double)(samples * (size_t)every), 0);
+			keep_plan(keep, "leak on %s", o->leak_cols[c].name);
 			sph_scene_free(&sc);
 		}
 }
@@ -1063,8 +1104,9 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 	return rc;
 }
 
-/* The judged rows, worst first per quantity, as a short table. */
-static void phys_print(const struct phys_rows *rs)
+/* The judged rows of the first nrows of rs, worst first per quantity,
+ * as a short table. */
+static void phys_print(const struct phys_rows *rs, size_t nrows)
 {
 	static const char *const qs[] = { "surge_front", "surge_speed", "residual_height",
 					  "rest_height", "rest_density_bulk", "rest_density_max" };
@@ -1073,7 +1115,7 @@ static void phys_print(const struct phys_rows *rs)
 	for (size_t q = 0; q < sizeof qs / sizeof qs[0]; q++) {
 		const struct phys_row *worst = NULL;
 		size_t judged = 0, failed = 0;
-		for (size_t r = 0; r < rs->n; r++) {
+		for (size_t r = 0; r < nrows; r++) {
 			const struct phys_row *row = &rs->r[r];
 			if (strcmp(row->quantity, qs[q]) != 0 || !row->judged)
 				continue;
@@ -1094,7 +1136,7 @@ static void phys_print(const struct phys_rows *rs)
 		       worst->rel, worst->tol, failed ? "FAIL" : "ok", worst->clamps);
 	}
 	/* a leak column's four rows, in phys_leak's order */
-	for (size_t r = 0; r + 3 < rs->n; r++) {
+	for (size_t r = 0; r + 3 < nrows; r++) {
 		const struct phys_row *c = &rs->r[r], *o = c + 1, *cf = c + 2, *fo = c + 3;
 		if (strcmp(c->quantity, "leak_clamps") != 0)
 			continue;
@@ -1105,6 +1147,43 @@ static void phys_print(const struct phys_rows *rs)
 		       SPH_PHYSICS_FORCE_LIMIT,
 		       c->pass && o->pass && cf->pass && fo->pass ? "ok" : "FAIL");
 	}
+}
+
+/* Prints (unless quiet) and writes the first nrows rows of rs to out,
+ * with inc for an interrupted run (NULL: a whole one). 0, or -1 with err. */
+static int phys_write(int argc, char **argv, const struct phys_rows *rs, size_t nrows, const char *out,
+		      bool quiet, const struct results_incomplete *inc, char *err, size_t errlen)
+{
+	if (!quiet)
+		phys_print(rs, nrows);
+	struct results_table t = { .schema = "sph-harness-physics/1", .columns = phys_columns,
+				   .ncols = PHYS_NCOLS, .nrows = nrows, .rows = rs,
+				   .format = phys_format, .json = phys_json, .ctx = rs };
+	struct results_meta meta = { argc, argv, NULL, NULL, 0, NULL, inc };
+	return results_write_table(out, &t, &meta, err, errlen);
+}
+
+/* What an interruption of sph physics keeps (core/keep.h): the rows of
+ * the checks finished, a check being the unit. */
+struct phys_keep {
+	struct keep k;
+	int argc;
+	char **argv;
+	struct phys_rows *rs;
+	bool quiet;
+};
+
+static void phys_keep_label(void *ctx, size_t r, char *out)
+{
+	const struct phys_keep *m = ctx;
+	snprintf(out, KEEP_LABEL, "%s", m->rs->done[r]);
+}
+
+static int phys_keep_write(void *ctx, const struct results_incomplete *inc, char *err,
+			   size_t errlen)
+{
+	const struct phys_keep *m = ctx;
+	return phys_write(m->argc, m->argv, m->rs, m->rs->kept, m->k.out, m->quiet, inc, err, errlen);
 }
 
 int sph_physics_command(int argc, char **argv)
@@ -1148,31 +1227,36 @@ int sph_physics_command(int argc, char **argv)
 	bool all_pass = true;
 	int status = CLI_OK;
 	struct progress pg;
+	struct phys_keep keep = { .argc = argc, .argv = argv, .rs = &rs, .quiet = o.quiet };
+	keep_init(&keep.k, out, &rs.checks_done, phys_keep_label, phys_keep_write, &keep);
+	keep.k.unit = "check";
 	progress_init(&pg, "sph physics", o.quiet);
-	phys_plan(&o, &pg);
+	phys_plan(&o, &pg, &keep.k);
+	interrupt_set_keeper(keep_rows, &keep.k);
 	rs.pg = &pg;
 	if ((o.dambreak && phys_dambreak(&o, &rs, &all_pass) != 0) ||
 	    (o.rest && phys_rest(&o, &rs, &all_pass) != 0) ||
 	    (o.leak && phys_leak(&o, &rs, &all_pass) != 0)) {
 		progress_finish(&pg);
+		interrupt_set_keeper(NULL, NULL);
+		keep_free(&keep.k);
 		free(rs.r);
 		return CLI_FAILED; /* nothing written: the run did not finish */
 	}
 	progress_finish(&pg);
 	if (!all_pass)
 		status = CLI_FAILED;
-	if (!o.quiet)
-		phys_print(&rs);
-	struct results_table t = { .schema = "sph-harness-physics/1", .columns = phys_columns,
-				   .ncols = PHYS_NCOLS, .nrows = rs.n, .rows = &rs,
-				   .format = phys_format, .json = phys_json, .ctx = &rs };
-	struct results_meta meta = { argc, argv, NULL, NULL, 0, NULL };
-	if (results_write_table(out, &t, &meta, err, sizeof err) != 0) {
+	interrupt_lock();
+	keep.k.written = true;
+	if (phys_write(argc, argv, &rs, rs.n, out, o.quiet, NULL, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: sph physics: %s\n", err);
 		status = CLI_FAILED;
 	} else if (!o.quiet) {
 		printf("wrote %s%s\n", out, all_pass ? "" : " (a judged value is outside its bound)");
 	}
+	interrupt_unlock();
+	interrupt_set_keeper(NULL, NULL);
+	keep_free(&keep.k);
 	free(rs.r);
 	return status;
 }

@@ -7,10 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../reference/sph_scene.h"
 #include "../../variants/sph_registry.h"
 #include "../core/atomic_file.h"
+#include "../core/interrupt.h"
+#include "../core/keep.h"
 #include "../core/csv_table.h"
 #include "../cli.h"
 #include "../core/gpu_device.h"
@@ -793,15 +796,18 @@ static double sph_row_cost(const struct sph_options *o, const struct sph_variant
 	return s;
 }
 
-/* The variants of o that run here, on every column, planned on pg. */
-static void sph_plan(const struct sph_options *o, struct progress *pg)
+/* The variants of o that run here, on every column, planned on pg and
+ * by label on keep (either may be NULL). */
+static void sph_plan(const struct sph_options *o, struct progress *pg, struct keep *keep)
 {
 	for (size_t k = 0; k < o->ncolumns; k++)
 		for (size_t i = 0, first = 1; i < SPH_VARIANT_COUNT; i++)
 			if ((!o->variant_given || o->selected[i]) &&
 			    sph_variant_available(&sph_variants[i], NULL)) {
-				progress_plan(pg, sph_row_cost(o, &sph_variants[i], &o->columns[k], first),
-					      (int)i);
+				if (pg)
+					progress_plan(pg, sph_row_cost(o, &sph_variants[i], &o->columns[k],
+								       first), (int)i);
+				keep_plan(keep, "%s on %s", sph_variants[i].name, o->columns[k].name);
 				first = 0;
 			}
 }
@@ -844,12 +850,15 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 	*why_out = why ? why : "no SPH variant selected can run here";
 	if (nvar == 0)
 		return CLI_USAGE;
+	interrupt_lock();
 	struct sph_row *grown = realloc(*rows, (*nrows + nvar * o->ncolumns) * sizeof **rows);
+	if (grown)
+		*rows = grown;
+	interrupt_unlock();
 	if (!grown) {
 		*why_out = "out of memory";
 		return CLI_USAGE;
 	}
-	*rows = grown;
 	memset(*rows + *nrows, 0, nvar * o->ncolumns * sizeof **rows);
 	static struct sysinfo_host host;
 	sysinfo_host_read(&host);
@@ -870,10 +879,13 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 			const struct sph_variant *v = &sph_variants[i];
 			if ((o->variant_given && !o->selected[i]) || !sph_variant_available(v, NULL))
 				continue;
-			progress_begin(pg, sph_row_cost(o, v, col, first), (int)i, "%s%s%s on %s",
-				       o->suite ? o->suite : "", o->suite ? " " : "", v->name, col->name);
+			char doing[KEEP_LABEL + 64];
+			snprintf(doing, sizeof doing, "%s%s%s on %s", o->suite ? o->suite : "",
+				 o->suite ? " " : "", v->name, col->name);
+			progress_begin(pg, sph_row_cost(o, v, col, first), (int)i, "%s", doing);
+			interrupt_set_doing(doing);
 			first = false;
-			struct sph_row *row = &(*rows)[(*nrows)++];
+			struct sph_row *row = &(*rows)[*nrows];
 			row->v = v;
 			row->col = *col;
 			row->n = sc.n;
@@ -884,43 +896,105 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 			if (sph_measure(o, &sc, row) != CLI_OK)
 				status = CLI_FAILED;
 			progress_end(pg);
+			interrupt_lock();
+			(*nrows)++;
+			interrupt_unlock();
+			interrupt_set_doing(NULL);
+			interrupt_row_finished();
 		}
 		sph_scene_free(&sc);
 	}
 	return status;
 }
 
-/* Prints the table and writes out (when set) with its sidecar; frees the
- * rows. Returns status, or CLI_FAILED when writing failed. */
-static int sph_finish(int argc, char **argv, const struct sph_options *o, const char *out,
-		      struct sph_row *rows, size_t nrows, const struct skips *skipped, int status,
-		      bool render)
+/* Prints the table (unless quiet) and writes out with its sidecar (inc:
+ * an interrupted run's; NULL: a whole one). 0, or -1 with err. */
+static int sph_write(int argc, char **argv, const struct sph_options *o, const char *out,
+		     const struct sph_row *rows, size_t nrows, const struct skips *skipped, bool render,
+		     const struct results_incomplete *inc, char *err, size_t errlen)
 {
-	char err[512];
 	if (!o->quiet) {
 		sph_print(rows, nrows);
 		if (render)
 			sph_print_render(rows, nrows);
 	}
-	if (out) {
-		struct sph_table_ctx tc = { rows, nrows, render,
-					    o->ro.samples_per_unit };
-		const char *cols[SPH_NCOLS + SPH_RENDER_NCOLS];
-		memcpy(cols, sph_columns_csv, sizeof sph_columns_csv);
-		memcpy(cols + SPH_NCOLS, sph_render_columns_csv, sizeof sph_render_columns_csv);
-		struct results_table t = { .schema = render ? "sph-harness-render/1" : "sph-harness-results/1",
-					   .columns = cols,
-					   .ncols = SPH_NCOLS + (render ? SPH_RENDER_NCOLS : 0),
-					   .nrows = nrows, .rows = rows,
-					   .format = sph_format_table, .json = sph_json, .ctx = &tc };
-		struct results_meta meta = { argc, argv, &o->timing, NULL, 0, skipped };
-		if (results_write_table(out, &t, &meta, err, sizeof err) != 0) {
-			fprintf(stderr, "harness: sph: %s\n", err);
-			status = CLI_FAILED;
-		} else if (!o->quiet) {
-			printf("wrote %s\n", out);
-		}
+	if (!out)
+		return 0;
+	struct sph_table_ctx tc = { rows, nrows, render, o->ro.samples_per_unit };
+	const char *cols[SPH_NCOLS + SPH_RENDER_NCOLS];
+	memcpy(cols, sph_columns_csv, sizeof sph_columns_csv);
+	memcpy(cols + SPH_NCOLS, sph_render_columns_csv, sizeof sph_render_columns_csv);
+	struct results_table t = { .schema = render ? "sph-harness-render/1" : "sph-harness-results/1",
+				   .columns = cols,
+				   .ncols = SPH_NCOLS + (render ? SPH_RENDER_NCOLS : 0),
+				   .nrows = nrows, .rows = rows,
+				   .format = sph_format_table, .json = sph_json, .ctx = &tc };
+	struct results_meta meta = { argc, argv, &o->timing, NULL, 0, skipped, inc };
+	return results_write_table(out, &t, &meta, err, errlen);
+}
+
+/*
+ * What an interruption of sph run, check or a suite keeps (core/keep.h):
+ * the finished rows, with the sidecar of an incomplete run. rows changes
+ * (the table grows) only under interrupt_lock.
+ */
+struct sph_keep {
+	struct keep k;
+	int argc;
+	char **argv;
+	const struct sph_options *o;
+	struct sph_row **rows;
+	const struct skips *skipped;
+	bool render;
+};
+
+/* A row's label: "sph-gpu-verlet on 255600". */
+static void sph_keep_label(void *ctx, size_t r, char *out)
+{
+	const struct sph_keep *m = ctx;
+	const struct sph_row *row = &(*m->rows)[r];
+	snprintf(out, KEEP_LABEL, "%s on %s", row->v->name, row->col.name);
+}
+
+static int sph_keep_write(void *ctx, const struct results_incomplete *inc, char *err, size_t errlen)
+{
+	const struct sph_keep *m = ctx;
+	return sph_write(m->argc, m->argv, m->o, m->k.out, *m->rows, *m->k.nrows, m->skipped,
+			 m->render, inc, err, errlen);
+}
+
+/* An sph_keep for rows *rows, *nrows of them finished, into out. */
+static void sph_keep_init(struct sph_keep *m, int argc, char **argv, const struct sph_options *o,
+			  const char *out, struct sph_row **rows, const size_t *nrows,
+			  const struct skips *skipped, bool render)
+{
+	keep_init(&m->k, out, nrows, sph_keep_label, sph_keep_write, m);
+	m->argc = argc;
+	m->argv = argv;
+	m->o = o;
+	m->rows = rows;
+	m->skipped = skipped;
+	m->render = render;
+}
+
+/* Prints the table and writes out (when set) with its sidecar, holding
+ * the interruption's lock and marking keep written; frees the rows.
+ * Returns status, or CLI_FAILED when writing failed. */
+static int sph_finish(int argc, char **argv, const struct sph_options *o, const char *out,
+		      struct sph_row *rows, size_t nrows, const struct skips *skipped, int status,
+		      bool render, struct keep *keep)
+{
+	char err[512];
+	interrupt_lock();
+	keep->written = true;
+	if (sph_write(argc, argv, o, out, rows, nrows, skipped, render, NULL, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph: %s\n", err);
+		status = CLI_FAILED;
+	} else if (out && !o->quiet) {
+		printf("wrote %s\n", out);
 	}
+	interrupt_unlock();
+	interrupt_set_keeper(NULL, NULL);
 	for (size_t r = 0; r < nrows; r++)
 		timing_result_free(&rows[r].t);
 	free(rows);
@@ -953,11 +1027,16 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 	if (!skipped)
 		return cli_usage_error("sph", "out of memory");
 	struct progress pg;
+	struct sph_keep keep;
+	sph_keep_init(&keep, argc, argv, o, out, &rows, &nrows, skipped, o->render);
 	progress_init(&pg, o->cmd == SPH_RUN ? "sph run" : "sph check", o->quiet);
-	sph_plan(o, &pg);
+	sph_plan(o, &pg, &keep.k);
+	interrupt_set_keeper(keep_rows, &keep.k);
 	int status = sph_collect(o, &rows, &nrows, skipped, &why, &pg);
 	progress_finish(&pg);
 	if (status == CLI_USAGE) {
+		interrupt_set_keeper(NULL, NULL);
+		keep_free(&keep.k);
 		if (skips_total(skipped) > 1) {
 			int w = snprintf(err, sizeof err, "nothing selected can run here: ");
 			skips_describe(skipped, err + w, sizeof err - (size_t)w);
@@ -968,7 +1047,8 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 		return cli_usage_error("sph", why);
 	}
 	sph_say_skipped(o, NULL, skipped);
-	status = sph_finish(argc, argv, o, out, rows, nrows, skipped, status, o->render);
+	status = sph_finish(argc, argv, o, out, rows, nrows, skipped, status, o->render, &keep.k);
+	keep_free(&keep.k);
 	free(skipped);
 	return status;
 }
@@ -996,23 +1076,25 @@ static int sph_suite_line_options(const struct sph_options *o, const struct sph_
 	return CLI_OK;
 }
 
-/* Plans the rows of the suites o->suite names (every one under "all"). */
-static void sph_plan_suites(const struct sph_options *o, struct progress *pg)
+/* Plans the rows of the suites which names (every one under "all") on
+ * pg and by label on keep (either may be NULL). */
+static void sph_plan_suites(const struct sph_options *o, const char *which, struct progress *pg,
+			    struct keep *keep)
 {
 	static struct sph_options local;
 	char err[512];
 	for (size_t e = 0; e < sph_suite_count; e++) {
 		const struct sph_suite_line *line = &sph_suite_lines[e];
-		if ((strcmp(o->suite, "all") == 0 || strcmp(o->suite, line->name) == 0) &&
+		if ((strcmp(which, "all") == 0 || strcmp(which, line->name) == 0) &&
 		    (!line->render || gpu_device_count() > 0) &&
 		    sph_suite_line_options(o, line, &local, err, sizeof err) == CLI_OK &&
 		    sph_check_memory(&local, err, sizeof err) == 0)
-			sph_plan(&local, pg);
+			sph_plan(&local, pg, keep);
 	}
 }
 
-static int sph_suite(int argc, char **argv, const struct sph_options *o, const char *name,
-		     const char *dir, bool *wrote, struct progress *pg)
+static int sph_suite(const struct sph_options *o, const char *name, const char *dir, bool *wrote,
+		     struct progress *pg, struct sph_keep *keep)
 {
 	char err[1400], out[1024], why[300];
 	*wrote = false;
@@ -1027,6 +1109,21 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 	struct skips *skipped = calloc(1, sizeof *skipped);
 	if (!skipped)
 		return cli_usage_error("sph", "out of memory");
+	for (size_t e = 0; e < sph_suite_count; e++)
+		render = render || (strcmp(sph_suite_lines[e].name, name) == 0 &&
+				    sph_suite_lines[e].render && gpu_device_count() > 0);
+	interrupt_lock();
+	keep->k.out = out;
+	keep->rows = &rows;
+	keep->k.nrows = &nrows;
+	keep->skipped = skipped;
+	keep->render = render;
+	keep->k.written = false;
+	keep_plan_reset(&keep->k);
+	interrupt_unlock();
+	sph_plan_suites(o, name, NULL, &keep->k);
+	interrupt_set_keeper(keep_rows, &keep->k);
+	render = false;
 	for (size_t e = 0; e < sph_suite_count; e++) {
 		const struct sph_suite_line *line = &sph_suite_lines[e];
 		if (strcmp(line->name, name) != 0)
@@ -1057,6 +1154,7 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 			status = st;
 	}
 	if (nrows == 0) {
+		interrupt_set_keeper(NULL, NULL);
 		skips_describe(skipped, why, sizeof why);
 		free(rows);
 		free(skipped);
@@ -1072,37 +1170,46 @@ static int sph_suite(int argc, char **argv, const struct sph_options *o, const c
 	if (!o->quiet)
 		printf("== suite %s\n", name);
 	*wrote = true;
-	status = sph_finish(argc, argv, o, out, rows, nrows, skipped, status, render);
+	status = sph_finish(keep->argc, keep->argv, o, out, rows, nrows, skipped, status, render,
+			    &keep->k);
 	free(skipped);
 	return status;
+}
+
+/* Suite line i's name, for keep_suite_starts. */
+static const char *sph_suite_name(size_t i)
+{
+	return sph_suite_lines[i].name;
 }
 
 static int sph_suites(int argc, char **argv, const struct sph_options *o)
 {
 	const char *dir = o->out_dir ? o->out_dir : "results/local";
+	struct sph_keep keep;
+	sph_keep_init(&keep, argc, argv, o, NULL, NULL, NULL, NULL, false);
+	keep.k.made_dir = access(dir, F_OK) != 0 ? dir : NULL;
 	atomic_mkdir_p(dir);
 	int status = CLI_OK;
 	size_t written = 0;
 	struct progress pg;
 	progress_init(&pg, "sph suite", o->quiet);
-	sph_plan_suites(o, &pg);
+	sph_plan_suites(o, o->suite, &pg, NULL);
 	for (size_t e = 0; e < sph_suite_count; e++) {
-		const char *name = sph_suite_lines[e].name;
-		bool first = true;
-		for (size_t k = 0; k < e; k++)
-			first = first && strcmp(sph_suite_lines[k].name, name) != 0;
-		if (!first || (strcmp(o->suite, "all") != 0 && strcmp(o->suite, name) != 0))
+		if (!keep_suite_starts(sph_suite_name, e, o->suite))
 			continue;
 		bool wrote;
-		int st = sph_suite(argc, argv, o, name, dir, &wrote, &pg);
+		keep_later_suites(&keep.k, sph_suite_name, sph_suite_count, e, o->suite);
+		int st = sph_suite(o, sph_suite_lines[e].name, dir, &wrote, &pg, &keep);
 		if (st == CLI_USAGE) {
 			progress_finish(&pg);
+			keep_free(&keep.k);
 			return st;
 		}
 		if (st != CLI_OK)
 			status = st;
 		written += wrote;
 	}
+	keep_free(&keep.k);
 	progress_finish(&pg);
 	if (written == 0 && strcmp(o->suite, "all") == 0)
 		return cli_usage_error("sph", "--suite all: no SPH suite has a row that can run here, no file written");
