@@ -263,3 +263,41 @@ Test(progress, quiet_prints_nothing)
 	progress_finish(&p);
 	cr_expect_null(p.fp);
 }
+
+/* An item that outruns its estimate without reporting parts has an
+ * unknown time left: the line says so and what is left after it, and
+ * never counts down to "~0 s left". */
+Test(progress, an_item_past_its_estimate_says_so)
+{
+	struct progress p;
+	char line[400];
+	fake_t = 0;
+	progress_init_with(&p, "sph run", NULL, false, fake_now, 10);
+	progress_plan(&p, 1, 0);
+	progress_plan(&p, 4, 0);
+	progress_plan(&p, 1, 0);
+	progress_begin(&p, 1, 0, "small");
+	fake_t = 10;
+	progress_end(&p);
+	progress_begin(&p, 4, 0, "large");
+	fake_t = 10 + 39;
+	cr_expect_float_eq(progress_eta(&p, fake_t), 1 + 10, 1e-9, "1 s of it and 10 s after");
+	fake_t = 10 + 41;
+	cr_expect_lt(progress_eta(&p, fake_t), 0, "past its 40 s: unknown");
+	progress_line(&p, fake_t, line, sizeof line);
+	cr_expect(strstr(line, "this one 41 s in, past its estimate; ~10 s left after it"), "%s", line);
+	cr_expect_null(strstr(line, "~0 s"), "%s", line);
+	fake_t = 10 + 200;
+	progress_line(&p, fake_t, line, sizeof line);
+	cr_expect(strstr(line, "this one 3 min in, past its estimate"), "%s", line);
+	/* a part reported: its own pace, 200 s for a quarter, 600 s more */
+	progress_part(&p, 0.25);
+	cr_expect_float_eq(progress_eta(&p, fake_t), 600 + 10, 1e-9);
+	/* the last item: nothing after it */
+	fake_t = 1000;
+	progress_end(&p);
+	progress_begin(&p, 1, 0, "last");
+	fake_t = 1000 + 500;
+	progress_line(&p, fake_t, line, sizeof line);
+	cr_expect(strstr(line, "past its estimate") && !strstr(line, "after it"), "%s", line);
+}

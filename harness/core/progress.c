@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "progress.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -69,7 +70,11 @@ void progress_plan(struct progress *p, double cost, int cls)
 	pthread_mutex_unlock(&p->lock);
 }
 
-double progress_eta(const struct progress *p, double t)
+/* The estimate at clock time t: seconds left for the items after the one
+ * under way (*after) and for that one (*item; negative when it has run
+ * past its estimate with no part reported, so that what it has left is
+ * unknown). Returns false when there is no estimate yet (no work done). */
+static bool progress_estimate(const struct progress *p, double t, double *after, double *item)
 {
 	double cost = 0, time = 0;
 	for (int c = 0; c < PROGRESS_CLASSES; c++) {
@@ -83,21 +88,36 @@ double progress_eta(const struct progress *p, double t)
 		time = in_item;
 	}
 	if (!p->begun || cost <= 0 || time <= 0)
-		return -1;
-	double rate = time / cost, left = 0;
+		return false;
+	double rate = time / cost;
+	*after = *item = 0;
 	for (int c = 0; c < PROGRESS_CLASSES; c++) {
 		double r = p->cost_done[c] > 0 ? p->time_done[c] / p->cost_done[c] : rate;
 		double todo = p->planned[c] - p->cost_done[c];
-		if (c == p->cls && p->current > 0) {
-			/* the item under way: what its class's rate leaves of it */
-			double rest = p->frac > 0 ? (1 - p->frac) * r * p->current
-						  : r * p->current - in_item;
-			left += rest > 0 ? rest : 0;
+		if (c == p->cls && p->current > 0 && p->under_way) {
+			/* the item under way: what its class's rate leaves of it,
+			 * or where it reports parts and runs slower than its
+			 * class, what its own pace does */
+			if (p->frac > 0) {
+				double own = in_item * (1 - p->frac) / p->frac;
+				*item = fmax((1 - p->frac) * r * p->current, own);
+			} else {
+				double rest = r * p->current - in_item;
+				*item = rest > 0 ? rest : -1;
+			}
 			todo -= p->current;
 		}
-		left += todo > 0 ? r * todo : 0;
+		*after += todo > 0 ? r * todo : 0;
 	}
-	return left;
+	return true;
+}
+
+double progress_eta(const struct progress *p, double t)
+{
+	double after, item;
+	if (!progress_estimate(p, t, &after, &item) || item < 0)
+		return -1;
+	return after + item;
 }
 
 /* "40 s", "3 min", "1.5 h" */
@@ -113,13 +133,20 @@ static void progress_duration(double s, char *out, size_t len)
 
 void progress_line(const struct progress *p, double t, char *out, size_t len)
 {
-	char took[32] = "", left[48] = "";
-	double eta = progress_eta(p, t);
+	char took[32] = "", left[160] = "", a[32], b[32];
+	double after, item;
 	progress_duration(p->begun ? t - p->start : 0, took, sizeof took);
-	if (eta >= 0) {
-		progress_duration(eta, left + 3, sizeof left - 3);
-		memcpy(left, ", ~", 3);
-		strncat(left, " left", sizeof left - strlen(left) - 1);
+	if (progress_estimate(p, t, &after, &item)) {
+		if (item >= 0) {
+			progress_duration(after + item, a, sizeof a);
+			snprintf(left, sizeof left, ", ~%s left", a);
+		} else {
+			/* the item has outrun its estimate: say so, never "~0 s left" */
+			progress_duration(t - p->began, a, sizeof a);
+			progress_duration(after, b, sizeof b);
+			snprintf(left, sizeof left, ", this one %s in, past its estimate%s%s%s", a,
+				 after > 0 ? "; ~" : "", after > 0 ? b : "", after > 0 ? " left after it" : "");
+		}
 	}
 	double pct = p->total > 0 ? 100.0 * (p->done + p->frac * p->current) / p->total : 0;
 	snprintf(out, len, "harness: %s: [%zu/%zu] %s: %.0f%% done in %s%s", p->label,

@@ -18,7 +18,11 @@
  * done yet takes the rate of all items done), which times the cost still
  * to do in the class is its time left; less what the item under way has
  * already spent. A wrong scale of the predictions cancels out, per class.
- * Before any work is done there is no estimate.
+ * An item that reports parts and runs slower than its class is taken at
+ * its own pace; one that reports none and outruns its estimate has an
+ * unknown time left, and the line says so (and what is left after it)
+ * instead of counting down to nothing. Before any work is done there is
+ * no estimate.
  *
  * On a terminal the line is rewritten in place (\r) as items begin or
  * report parts, and every second between (progress_init's heartbeat), and
@@ -88,7 +92,8 @@ void progress_end(struct progress *p);
 void progress_finish(struct progress *p);
 
 /* Seconds left by the estimate above at clock time t, or a negative
- * number when there is no estimate yet (no work done). */
+ * number when there is none (no work done yet, or the item under way has
+ * outrun its estimate with no part reported). */
 double progress_eta(const struct progress *p, double t);
 
 /* The line as it would be printed at clock time t (no \r, no newline). */

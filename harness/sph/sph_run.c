@@ -447,10 +447,86 @@ static float *sph_plant_drop_wall(const struct sph_scene *sc)
 	return copy;
 }
 
-/* Warm-up steps, validation on the positions reached, then (run) timing.
+/* Seconds one particle's step takes, roughly: the scale of the predicted
+ * costs (the progress estimate corrects it by what the rows took). */
+#define SPH_RUN_CPU_STEP 1e-6
+#define SPH_RUN_GPU_STEP 5e-9
+
+/* A row's stages, in the order sph_measure runs them. */
+enum sph_stage {
+	SPH_STAGE_SETUP,     /* the variant's state, and the scene on the column's first row */
+	SPH_STAGE_WARM,      /* the warm-up steps */
+	SPH_STAGE_REFERENCE, /* the double reference on the state reached */
+	SPH_STAGE_RENDER,    /* the rendering's validation and timing */
+	SPH_STAGE_TIMING,    /* the physics timing */
+	SPH_STAGES
+};
+
+/* The predicted seconds of a row's stages (sph_row_costs). */
+struct sph_cost {
+	double stage[SPH_STAGES];
+};
+
+/* Predicted seconds of the row of v on col, by stage: the scene (first:
+ * the column's first row, which builds it), the warm-up steps, the double
+ * reference, and for run the timing, which stops at --max-time unless
+ * the noise target is met sooner (one step when a step is longer), and
+ * as long again for the rendering's validation and timing. */
+static struct sph_cost sph_row_costs(const struct sph_options *o, const struct sph_variant *v,
+				     const struct sph_column *col, bool first)
+{
+	double n = (double)sph_scene_particles(col->nx, col->ny, col->nz);
+	double step = n * (v->device == VARIANT_GPU ? SPH_RUN_GPU_STEP : SPH_RUN_CPU_STEP);
+	struct sph_cost c = { { 0 } };
+	c.stage[SPH_STAGE_SETUP] = 0.01 + (first ? n * SPH_RUN_CPU_STEP : 0);
+	c.stage[SPH_STAGE_WARM] = o->warm_steps * step;
+	c.stage[SPH_STAGE_REFERENCE] = 2 * n * SPH_RUN_CPU_STEP;
+	if (o->cmd == SPH_RUN) {
+		double limit = o->timing.max_time > o->timing.min_time ? o->timing.max_time
+								       : o->timing.min_time;
+		c.stage[SPH_STAGE_TIMING] = step + (step >= limit ? step : limit);
+		if (o->render)
+			c.stage[SPH_STAGE_RENDER] = 2 * limit;
+	}
+	return c;
+}
+
+/* The predicted seconds of the stages before stage upto and of it. */
+static double sph_cost_upto(const struct sph_cost *c, enum sph_stage upto)
+{
+	double s = 0;
+	for (int k = 0; k <= (int)upto; k++)
+		s += c->stage[k];
+	return s;
+}
+
+static double sph_cost_total(const struct sph_cost *c)
+{
+	return sph_cost_upto(c, SPH_STAGES - 1);
+}
+
+/* Predicted seconds of the row of v on col (sph_row_costs, added up). */
+static double sph_row_cost(const struct sph_options *o, const struct sph_variant *v,
+			   const struct sph_column *col, bool first)
+{
+	struct sph_cost c = sph_row_costs(o, v, col, first);
+	return sph_cost_total(&c);
+}
+
+/* On pg: stage done of a row with predicted stages c, so the part of it
+ * done is the stages up to that one. */
+static void sph_row_part(struct progress *pg, const struct sph_cost *c, enum sph_stage done)
+{
+	double total = sph_cost_total(c);
+	if (total > 0)
+		progress_part(pg, sph_cost_upto(c, done) / total);
+}
+
+/* Warm-up steps, validation on the positions reached, then (run) timing,
+ * each stage reported on pg as a part of the row's predicted cost c.
  * Returns CLI_OK, or CLI_FAILED when the variant failed or is invalid. */
 static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
-		       struct sph_row *row)
+		       struct sph_row *row, const struct sph_cost *c, struct progress *pg)
 {
 	const struct sph_params *p = &sc->p;
 	const struct sph_ops *ops = row->v->ops;
@@ -473,17 +549,20 @@ static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
 		fprintf(stderr, "harness: sph: %s on %s: %s\n", row->v->name, row->col.name, err);
 		goto out_free;
 	}
+	sph_row_part(pg, c, SPH_STAGE_SETUP);
 	if ((o->warm_steps > 0 && ops->steps(ctx, o->warm_steps, &ignored) != 0) ||
 	    ops->evaluate(ctx, 1) != 0 || ops->read(ctx, rp, rv, rr, ra) != 0) {
 		fprintf(stderr, "harness: sph: %s on %s failed: %s\n", row->v->name, row->col.name,
 			ops->error(ctx));
 		goto out_destroy;
 	}
+	sph_row_part(pg, c, SPH_STAGE_WARM);
 	ops->counts(ctx, &row->counts);
 	if (sph_validate(p, rp, rv, rr, ra, n, sc->bnd4, sc->nb, &row->counts, &row->val) != 0) {
 		fprintf(stderr, "harness: sph: the reference could not evaluate %s's state\n", row->v->name);
 		goto out_destroy;
 	}
+	sph_row_part(pg, c, SPH_STAGE_REFERENCE);
 	if (!row->val.pass) {
 		fprintf(stderr,
 			"harness: sph: %s on %s FAILED validation: rho_err %.3e (tol %.0e) at %zu, acc_err %.3e (tol %.0e) at %zu, pairs %llu vs %llu (+-%llu near h)%s\n",
@@ -501,6 +580,8 @@ static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
 	    sph_render_step(o, row, p, ctx,
 			    RENDER_RUN_VALIDATE | (o->cmd == SPH_RUN ? RENDER_RUN_TIME : 0)) != 0)
 		goto out_destroy;
+	if (o->render)
+		sph_row_part(pg, c, SPH_STAGE_RENDER);
 	status = CLI_OK;
 	if (o->cmd == SPH_RUN) {
 		struct sph_timed t = { ops, ctx, &row->ph, &row->ph_steps };
@@ -768,34 +849,6 @@ static void sph_say_skipped(const struct sph_options *o, const char *suite,
 		skips_say(stderr, skipped, prefix);
 }
 
-/* Seconds one particle's step takes, roughly: the scale of the predicted
- * costs (the progress estimate corrects it by what the rows took). */
-#define SPH_RUN_CPU_STEP 1e-6
-#define SPH_RUN_GPU_STEP 5e-9
-
-/* Predicted seconds of the row of v on col: the scene and the double
- * reference (first: the column's first row, which builds the scene), the
- * warm-up steps, and for run the timing, which stops at --max-time
- * unless the noise target is met sooner (one step when a step is longer),
- * and as long again for the rendering's validation and timing. */
-static double sph_row_cost(const struct sph_options *o, const struct sph_variant *v,
-			   const struct sph_column *col, bool first)
-{
-	double n = (double)sph_scene_particles(col->nx, col->ny, col->nz);
-	double step = n * (v->device == VARIANT_GPU ? SPH_RUN_GPU_STEP : SPH_RUN_CPU_STEP);
-	double s = 0.01 + 2 * n * SPH_RUN_CPU_STEP + o->warm_steps * step;
-	if (first)
-		s += n * SPH_RUN_CPU_STEP;
-	if (o->cmd == SPH_RUN) {
-		double limit = o->timing.max_time > o->timing.min_time ? o->timing.max_time
-								       : o->timing.min_time;
-		s += step + (step >= limit ? step : limit);
-		if (o->render)
-			s += 2 * limit;
-	}
-	return s;
-}
-
 /* The variants of o that run here, on every column, planned on pg and
  * by label on keep (either may be NULL). */
 static void sph_plan(const struct sph_options *o, struct progress *pg, struct keep *keep)
@@ -882,7 +935,8 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 			char doing[KEEP_LABEL + 64];
 			snprintf(doing, sizeof doing, "%s%s%s on %s", o->suite ? o->suite : "",
 				 o->suite ? " " : "", v->name, col->name);
-			progress_begin(pg, sph_row_cost(o, v, col, first), (int)i, "%s", doing);
+			const struct sph_cost cost = sph_row_costs(o, v, col, first);
+			progress_begin(pg, sph_cost_total(&cost), (int)i, "%s", doing);
 			interrupt_set_doing(doing);
 			first = false;
 			struct sph_row *row = &(*rows)[*nrows];
@@ -893,7 +947,7 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 			row->seed = o->seed;
 			row->warm_steps = o->warm_steps;
 			row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
-			if (sph_measure(o, &sc, row) != CLI_OK)
+			if (sph_measure(o, &sc, row, &cost, pg) != CLI_OK)
 				status = CLI_FAILED;
 			progress_end(pg);
 			interrupt_lock();
