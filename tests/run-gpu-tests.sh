@@ -16,11 +16,30 @@ tap=build/tests-gpu.tap
 mkdir -p build
 rm -f "$tap" "$tap.dist" "$tap.one"
 
+# The test program's own closing line would count the tests a pass's
+# filter left out as skipped; this script says it once, from the report.
+export HARNESS_GPU_SKIP_LINE=0
+skip_line() {
+	awk '/^ok - .*# SKIP / && !/# SKIP test was skipped$/ {
+		n++; why = $0; sub(/.*# SKIP /, "", why)
+		while (match(why, /: /)) why = substr(why, RSTART + RLENGTH)
+		count[why]++
+	}
+	END {
+		if (!n) exit
+		for (w in count) if (!(best in count) || count[w] > count[best]) best = w
+		others = (n > count[best]) ? " (and others, counted at the end)" : ""
+		printf "GPU tests: %d skipped: %s%s\n", n, best, others
+	}' "$tap" >&2
+}
+
 for a in "$@"; do
 	case $a in --filter | --filter=*)
 		echo "HARNESS_BIN=$bin $gpubin --jobs 1 $*"
 		HARNESS_BIN=$bin "$gpubin" --jobs 1 --tap="$tap" "$@"
-		exit
+		st=$?
+		skip_line
+		exit $st
 	esac
 done
 
@@ -39,4 +58,5 @@ one=$?
 	awk '!/^ok - / || /^ok - gpu_dist::/' "$tap.dist"
 	awk '!/^ok - gpu_dist::.*# SKIP test was skipped$/' "$tap.one"
 } > "$tap" && rm -f "$tap.dist" "$tap.one"
+skip_line
 [ "$dist" -eq 0 ] && [ "$one" -eq 0 ]

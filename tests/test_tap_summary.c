@@ -58,27 +58,35 @@ Test(tap_summary, a_run_without_skips_says_so)
 }
 
 /* A stand-in for bin/tests-gpu: logs its GPUs and filter, and reports
- * gpu_dist::two and gpu_variants::one (failing when FAKE_FAIL is set) as
- * Criterion would, a test its filter leaves out as skipped. */
+ * gpu_dist::two and gpu_variants::one (failing when FAKE_FAIL is set;
+ * skipped for want of a GPU when FAKE_NOGPU is) as Criterion would, a
+ * test its filter leaves out as skipped; without a GPU it ends with the
+ * GPU tests' closing line, which counts both (unless
+ * HARNESS_GPU_SKIP_LINE=0). */
 static const char fake_gpu_tests[] =
 	"#!/bin/sh\n"
 	"f=none; tap=\n"
 	"for a; do case $a in --filter=*) f=${a#--filter=};; --tap=*) tap=${a#--tap=};; esac; done\n"
 	"prev=; for a; do [ \"$prev\" = --filter ] && f=$a; prev=$a; done\n"
 	"echo \"gpus=${CUDA_VISIBLE_DEVICES-all} filter=$f\" >> calls.log\n"
-	"case $f in 'gpu_dist/*') d=1 v=0;; '!(gpu_dist)/*') d=0 v=1;; none) d=1 v=1;; *) d=0 v=0;; esac\n"
+	"case $f in 'gpu_dist/*') d=1 v=0;; '!(gpu_dist)/*' | 'gpu_variants/*') d=0 v=1;; none) d=1 v=1;;\n"
+	"  *) d=0 v=0;; esac\n"
+	"two='(1.00s)'; one='(0.10s)'\n"
+	"[ -n \"${FAKE_NOGPU-}\" ] && two=' # SKIP no GPU ranks here: no CUDA driver' && one=' # SKIP no GPU here: no CUDA driver'\n"
 	"{ echo 'TAP version 13'; echo '1..2'\n"
-	"  if [ $d = 1 ]; then echo 'ok - gpu_dist::two (1.00s)'; else echo 'ok - gpu_dist::two  # SKIP test was skipped'; fi\n"
+	"  if [ $d = 1 ]; then echo \"ok - gpu_dist::two $two\"; else echo 'ok - gpu_dist::two  # SKIP test was skipped'; fi\n"
 	"  if [ $v = 0 ]; then echo 'ok - gpu_variants::one  # SKIP test was skipped'\n"
-	"  elif [ -n \"${FAKE_FAIL-}\" ]; then echo 'not ok - gpu_variants::one (0.10s)'; else echo 'ok - gpu_variants::one (0.10s)'; fi\n"
+	"  elif [ -n \"${FAKE_FAIL-}\" ]; then echo 'not ok - gpu_variants::one (0.10s)'; else echo \"ok - gpu_variants::one $one\"; fi\n"
 	"} > \"$tap\"\n"
+	"[ -n \"${FAKE_NOGPU-}\" ] && [ \"${HARNESS_GPU_SKIP_LINE-}\" != 0 ] && echo 'GPU tests: 2 skipped: no CUDA driver' >&2\n"
 	"[ $v = 1 ] && [ -n \"${FAKE_FAIL-}\" ] && exit 1; exit 0\n";
 
 /* Runs tests/run-gpu-tests.sh in a scratch folder with the stand-in and
- * the environment env; returns its status, and the stand-in's calls and the
- * summary of the report it left in calls and summary. */
-static int run_gpu_tests(const char *env, const char *args, char *calls, size_t clen, char *summary,
-			 size_t slen)
+ * the environment env; returns its status, and the stand-in's calls, the
+ * summary of the report it left and the script's output (stdout and
+ * stderr) in calls, summary and out. */
+static int run_gpu_tests_out(const char *env, const char *args, char *calls, size_t clen,
+			     char *summary, size_t slen, char *out, size_t olen)
 {
 	char dir[] = "/tmp/run-gpu-tests-XXXXXX", path[256], cmd[8448], root[4096];
 	cr_assert_not_null(mkdtemp(dir));
@@ -91,9 +99,15 @@ static int run_gpu_tests(const char *env, const char *args, char *calls, size_t 
 	cr_assert_eq(chmod(path, 0755), 0);
 	snprintf(cmd, sizeof cmd,
 		 "cd %s && env -u CUDA_VISIBLE_DEVICES %s %s/tests/run-gpu-tests.sh bin/harness ./fake %s "
-		 ">/dev/null 2>&1",
+		 ">out.txt 2>&1",
 		 dir, env, root, args);
 	int st = system(cmd);
+	snprintf(path, sizeof path, "%s/out.txt", dir);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	size_t got = fread(out, 1, olen - 1, f);
+	out[got] = '\0';
+	fclose(f);
 	snprintf(path, sizeof path, "%s/calls.log", dir);
 	f = fopen(path, "r");
 	cr_assert_not_null(f);
@@ -109,6 +123,59 @@ static int run_gpu_tests(const char *env, const char *args, char *calls, size_t 
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int run_gpu_tests(const char *env, const char *args, char *calls, size_t clen, char *summary,
+			 size_t slen)
+{
+	char out[4096];
+	return run_gpu_tests_out(env, args, calls, clen, summary, slen, out, sizeof out);
+}
+
+/* The lines of text that start with prefix. */
+static int lines_starting(const char *text, const char *prefix)
+{
+	int n = 0;
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		n += strncmp(l, prefix, strlen(prefix)) == 0;
+	return n;
+}
+
+/* Without a GPU, one closing line for both passes, counting the tests
+ * skipped for want of one, not those a pass's filter left to the other. */
+Test(tap_summary, gpu_tests_without_a_gpu_say_so_once)
+{
+	char calls[1024], sum[1024], out[4096];
+	cr_assert_eq(run_gpu_tests_out("FAKE_NOGPU=1", "", calls, sizeof calls, sum, sizeof sum, out,
+				       sizeof out), 0);
+	cr_expect_eq(lines_starting(out, "GPU tests:"), 1, "%s", out);
+	cr_expect(strstr(out, "\nGPU tests: 2 skipped: no CUDA driver\n"), "%s", out);
+	cr_assert_eq(run_gpu_tests_out("FAKE_NOGPU=1", "--filter 'gpu_variants/*'", calls, sizeof calls,
+				       sum, sizeof sum, out, sizeof out), 0);
+	cr_expect_eq(lines_starting(out, "GPU tests:"), 1, "%s", out);
+	cr_expect(strstr(out, "\nGPU tests: 1 skipped: no CUDA driver\n"), "%s", out);
+	/* with a GPU nothing is skipped: no such line */
+	cr_assert_eq(run_gpu_tests_out("", "", calls, sizeof calls, sum, sizeof sum, out, sizeof out), 0);
+	cr_expect_eq(lines_starting(out, "GPU tests:"), 0, "%s", out);
+}
+
+/* Tests that expect an abort keep its message out of a passing run. */
+Test(tap_summary, a_passing_run_prints_no_assertion_messages)
+{
+	char self[4096], cmd[8300], out[8192];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	cr_assert_gt(n, 0);
+	self[n] = '\0';
+	/* a run of its own: nothing of this test's process in its environment */
+	snprintf(cmd, sizeof cmd, "env -i PATH=\"$PATH\" %s --filter 'json_out/*_asserts' --jobs 1 2>&1",
+		 self);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t got = fread(out, 1, sizeof out - 1, p);
+	out[got] = '\0';
+	cr_assert_eq(pclose(p), 0, "%s", out);
+	cr_expect(strstr(out, "Passing: 4 "), "%s", out);
+	cr_expect_null(strstr(out, "Assertion"), "%s", out);
 }
 
 Test(tap_summary, gpu_tests_see_one_gpu_but_the_distributed_ones_and_count_once)
