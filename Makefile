@@ -1,6 +1,7 @@
 # Makefile - build, run and test the GPU Gems 3 N-body benchmark harness
 #
-#   make            bin/harness (with the CUDA parts when nvcc is found)
+#   make            bin/harness (with the CUDA parts when nvcc is found; a
+#                   line per file, V=1 for the whole commands)
 #   make run        install what is missing, then validate and time the
 #                   default sweep (RUN_ARGS=... adds options)
 #   make test       install what is missing, then run the Criterion tests
@@ -168,17 +169,31 @@ BIN := bin/harness
 TESTBIN := bin/tests
 GPUTESTBIN := bin/tests-gpu
 
+# A short line per file built ("cc harness/main.c"); make V=1 shows the
+# whole commands.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+say = @:
+else
+Q := @
+say = @echo
+endif
+
 .PHONY: all run test mutate figures deps deps-mpi deps-png deps-run deps-test deps-figures sass ptx regress base-tree clean FORCE
 all: $(BIN)
 
 $(BIN): $(MAIN_OBJ) $(LIB_OBJ) | bin
-	$(CC) -o $@ $^ $(LDLIBS)
+	$(say) "link $@"
+	$(Q)$(CC) -o $@ $^ $(LDLIBS)
 
 $(TESTBIN): $(TEST_OBJ) $(LIB_OBJ) | bin
-	$(CC) -o $@ $^ -lcriterion $(LDLIBS)
+	$(say) "link $@"
+	$(Q)$(CC) -o $@ $^ -lcriterion $(LDLIBS)
 
 $(GPUTESTBIN): $(GPU_TEST_OBJ) $(LIB_OBJ) | bin
-	$(CC) -o $@ $^ -lcriterion $(LDLIBS)
+	$(say) "link $@"
+	$(Q)$(CC) -o $@ $^ -lcriterion $(LDLIBS)
 
 # Every object depends on the build's configuration (compilers, flags,
 # CUDA on or off and its architectures, MPI, PNG), rewritten only when it
@@ -191,12 +206,13 @@ build/config.flags: FORCE
 
 build/%.o: %.c build/config.flags | build/buildinfo.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(say) "cc $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 build/%.cu.o: %.cu build/config.flags
 	@mkdir -p $(dir $@)
-	@echo "nvcc $< ($(CUDA_ARCH))"
-	@$(NVCC) $(ALL_NVCCFLAGS) -c -o $@ $<
+	$(say) "nvcc $< ($(CUDA_ARCH))"
+	$(Q)$(NVCC) $(ALL_NVCCFLAGS) -c -o $@ $<
 
 bin:
 	@mkdir -p bin
