@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const cli_command_names[] = {
 	[CLI_LIST] = "list", [CLI_RUN] = "run", [CLI_CHECK] = "check",
@@ -427,8 +428,19 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
 			o->n_given = true;
 			break;
 		case OPT_IC:
-			if (ic_kind_parse(optarg, &o->ic) != 0)
-				o->ic_file = optarg;
+			if (ic_kind_parse(optarg, &o->ic) == 0)
+				break;
+			if (access(optarg, R_OK) != 0) {
+				char kinds[128] = "";
+				for (int k = 0; k < IC_KIND_COUNT; k++)
+					snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s",
+						 k ? ", " : "", ic_kind_name((enum ic_kind)k));
+				snprintf(err, errlen, "--ic '%s' is neither a kind of bodies (%s) nor a file "
+					 "that can be read (%s)", optarg, kinds, strerror(errno));
+				rc = CLI_USAGE;
+				break;
+			}
+			o->ic_file = optarg;
 			break;
 		case OPT_SUITE:
 			o->suite = optarg;

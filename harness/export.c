@@ -157,7 +157,7 @@ long export_gbench(FILE *fp, const struct csv_table *t, const struct json_in_val
 	return written;
 }
 
-#define EXPORT_USAGE "usage: harness export --format gbench FILE.csv [--out FILE.json]"
+#define EXPORT_USAGE "usage: harness export [--format gbench] FILE.csv [--out FILE.json]"
 
 static int export_usage_error(const char *what, const char *value)
 {
@@ -204,9 +204,10 @@ int export_command(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			printf("%s\n\nWrites a results CSV (N-body or SPH rows) as Google Benchmark JSON:\n"
-			       "one benchmark per valid, timed row, the median time per call as\n"
-			       "real_time and cpu_time, the harness's figures as counters.\n",
+			printf("%s\n\nWrites a results CSV (N-body or SPH rows) as Google Benchmark JSON (gbench,\n"
+			       "the one format, so the default): one benchmark per valid, timed row, the\n"
+			       "median time per call as real_time and cpu_time, the harness's figures as\n"
+			       "counters.\n",
 			       EXPORT_USAGE);
 			return 0;
 		}
@@ -223,9 +224,8 @@ int export_command(int argc, char **argv)
 		else
 			return export_usage_error("one FILE.csv only; extra", a);
 	}
-	if (!format || strcmp(format, "gbench") != 0)
-		return export_usage_error(format ? "unknown format (known: gbench)" : "needs --format gbench",
-					  format);
+	if (format && strcmp(format, "gbench") != 0)
+		return export_usage_error("unknown format (known: gbench, the default)", format);
 	if (!csv)
 		return export_usage_error("needs FILE.csv", NULL);
 	return export_file(csv, out);

@@ -1,11 +1,13 @@
 /* report.c - the N-body results tables of results/nbody.md and the README, printed from a results directory */
 #include "report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/csv_table.h"
 #include "render/report_render.h"
@@ -197,6 +199,13 @@ int report_command(int argc, char **argv)
 	if ((sph && render) || (data && !render)) {
 		fprintf(stderr, "harness: report: --sph and --render are separate reports; --data goes "
 				"with --render\n");
+		return 2;
+	}
+	struct stat st;
+	const char *dir = from ? from : render || sph ? REPORT_SPH_DEFAULT_FROM : REPORT_DEFAULT_FROM;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "harness: report: --from '%s' is not a folder of results (%s)\n", dir,
+			stat(dir, &st) != 0 ? strerror(errno) : "not a folder");
 		return 2;
 	}
 	if (render)

@@ -184,6 +184,9 @@ Test(cli_program, user_errors_get_one_line_and_status_2)
 	expect_usage_error("launch", "launch");
 	expect_usage_error("run --ic twobody --n 4", "twobody");
 	expect_usage_error("run --ic /nonexistent/bodies.csv", "/nonexistent/bodies.csv");
+	/* a mistyped kind: the kinds named */
+	expect_usage_error("run --ic nosuchkind", "--ic 'nosuchkind' is neither a kind of bodies "
+						   "(plummer, cube, twobody) nor a file");
 	expect_usage_error("check --n 3 --out /nonexistent-dir/x.csv", "/nonexistent-dir");
 	expect_usage_error("check --n 3 --out /tmp", "/tmp");
 	expect_usage_error("forces --variant cpu-simd", "--out");

@@ -176,12 +176,23 @@ Test(export, sph_results_as_gbench_json)
 	cr_expect(strstr(json, "\"name\": \"sph/sph-gpu-grid-count/column:255600\""), "%.300s", json);
 }
 
+/* gbench is the one format: the option may be left out. */
+Test(export, the_format_defaults_to_gbench)
+{
+	char cmd[512], with[65536], without[65536];
+	snprintf(cmd, sizeof cmd, "%s export --format gbench results/h200/steps.csv", cli_harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, with, sizeof with), 0);
+	snprintf(cmd, sizeof cmd, "%s export results/h200/steps.csv", cli_harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, without, sizeof without), 0, "%s", without);
+	cr_expect(strstr(without, "\"benchmarks\""), "%.200s", without);
+	cr_expect_str_eq(with, without);
+}
+
 Test(export, bad_input_is_one_line_and_exit_2)
 {
 	char cmd[512], err[4096];
 	const char *bad[][2] = {
 		{ "--format csv results/h200/steps.csv", "unknown format" },
-		{ "results/h200/steps.csv", "--format gbench" },
 		{ "--format gbench results/published/gpugems3_ch31.csv", "not a results CSV" },
 		{ "--format gbench /nonexistent.csv", "/nonexistent.csv" },
 	};

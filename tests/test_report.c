@@ -76,8 +76,17 @@ Test(report, missing_results_are_one_line_and_exit_2)
 	char cmd[512], err[4096];
 	snprintf(cmd, sizeof cmd, "%s report --from /nonexistent-results", cli_harness_bin());
 	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "%s", err);
-	cr_expect(strstr(err, "/nonexistent-results/baseline.csv"), "%s", err);
+	/* the folder is what is missing, not one of its files */
+	cr_expect(strstr(err, "--from '/nonexistent-results' is not a folder of results") &&
+		  !strstr(err, "baseline.csv"), "%s", err);
 	cr_expect_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+	/* a folder without the file: the file is named */
+	snprintf(cmd, sizeof cmd, "%s report --from tests/fixtures/results/compare", cli_harness_bin());
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "%s", err);
+	cr_expect(strstr(err, "tests/fixtures/results/compare/baseline.csv"), "%s", err);
+	snprintf(cmd, sizeof cmd, "%s report --sph --from README.md", cli_harness_bin());
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "%s", err);
+	cr_expect(strstr(err, "'README.md' is not a folder of results (not a folder)"), "%s", err);
 }
 
 /* Every line `report --sph` prints stands in results/sph.md: its SPH
@@ -255,7 +264,12 @@ Test(report, render_without_results_is_one_line_and_exit_2)
 	char cmd[512], err[4096];
 	snprintf(cmd, sizeof cmd, "%s report --render --from /nonexistent-results", cli_harness_bin());
 	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "%s", err);
-	cr_expect(strstr(err, "/nonexistent-results/sph-render-table.csv"), "%s", err);
+	cr_expect(strstr(err, "'/nonexistent-results' is not a folder of results"), "%s", err);
+	cr_expect_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+	snprintf(cmd, sizeof cmd, "%s report --render --from tests/fixtures/results/compare",
+		 cli_harness_bin());
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "%s", err);
+	cr_expect(strstr(err, "tests/fixtures/results/compare/sph-render-table.csv"), "%s", err);
 	cr_expect_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
 	snprintf(cmd, sizeof cmd, "%s report --data", cli_harness_bin());
 	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "--data alone: %s", err);
