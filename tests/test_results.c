@@ -322,6 +322,78 @@ Test(results, a_single_edited_byte_is_a_mismatch)
 	cr_expect_eq(system(cmd), 0);
 }
 
+/* Removes the line of text that holds "key": from the sidecar at side. */
+static void drop_key(const char *side, const char *key)
+{
+	size_t len;
+	char *text = slurp(side, &len), pat[64];
+	snprintf(pat, sizeof pat, "\"%s\":", key);
+	char *at = strstr(text, pat);
+	cr_assert_not_null(at, "%s has no %s", side, key);
+	char *start = at, *end = strchr(at, '\n');
+	while (start > text && start[-1] != '\n')
+		start--;
+	cr_assert_not_null(end);
+	memmove(start, end + 1, strlen(end + 1) + 1);
+	spill(side, text, strlen(text));
+	free(text);
+}
+
+/* Replaces the first from in the file at path with to (same length). */
+static void edit_same_length(const char *path, const char *from, const char *to)
+{
+	size_t len;
+	char *text = slurp(path, &len), *at = strstr(text, from);
+	cr_assert(at && strlen(from) == strlen(to), "%s has no %s", path, from);
+	memcpy(at, to, strlen(to));
+	spill(path, text, len);
+	free(text);
+}
+
+/*
+ * A sidecar of a schema that has always recorded its CSV's stamp must
+ * have it: with its checksum deleted (the row count and size left), an
+ * edited CSV beside it must not pass for genuine, in the pair check nor
+ * in compare. Only the schemas written before stamps may lack one, and
+ * then all of it.
+ */
+Test(results, a_stamp_deleted_from_its_sidecar_is_refused)
+{
+	char dir[] = "/tmp/harness-nostamp-XXXXXX", path[128], side[128], err[1024] = "", msg[1024];
+	char cmd[512];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/r.csv", dir);
+	snprintf(side, sizeof side, "%s/r.meta.json", dir);
+	cr_assert_eq(write_rows(path, 2, err, sizeof err), 0, "%s", err);
+	drop_key(side, "csv_fnv1a64");
+	edit_same_length(path, ",2000,", ",3000,");
+	cr_expect_eq(results_pair_check(path, msg, sizeof msg), RESULTS_PAIR_MISMATCH, "%s", msg);
+	cr_expect(strstr(msg, "no csv_fnv1a64") && strstr(msg, "nbody-harness-results/1"), "%s", msg);
+	cr_expect_eq(count_lines(msg), 0, "one line: %s", msg);
+	snprintf(cmd, sizeof cmd, "%s compare %s %s", cli_harness_bin(), path, path);
+	cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "compare took the pair: %s", err);
+	cr_expect(strstr(err, "no csv_fnv1a64"), "%s", err);
+	cr_expect_eq(count_lines(err), 1, "one line: %s", err);
+	/* the size alone gone: refused as well */
+	cr_assert_eq(write_rows(path, 2, err, sizeof err), 0, "%s", err);
+	drop_key(side, "csv_bytes");
+	cr_expect_eq(results_pair_check(path, msg, sizeof msg), RESULTS_PAIR_MISMATCH, "%s", msg);
+	cr_expect(strstr(msg, "no csv_bytes"), "%s", msg);
+	/* the whole stamp gone from a schema older than stamps: as before them */
+	cr_assert_eq(write_rows(path, 2, err, sizeof err), 0, "%s", err);
+	drop_key(side, "csv_fnv1a64");
+	drop_key(side, "csv_rows");
+	drop_key(side, "csv_bytes");
+	cr_expect_eq(results_pair_check(path, msg, sizeof msg), RESULTS_PAIR_UNSTAMPED, "%s", msg);
+	/* ... but not from one that has always had it */
+	edit_same_length(side, "\"nbody-harness-results/1\"", "\"sph-harness-physics/1\"  ");
+	cr_expect_eq(results_pair_check(path, msg, sizeof msg), RESULTS_PAIR_MISMATCH, "%s", msg);
+	cr_expect(strstr(msg, "no csv_fnv1a64, csv_rows or csv_bytes") &&
+		  strstr(msg, "sph-harness-physics/1"), "%s", msg);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
 /* A cell with a line break is quoted: the sidecar's csv_rows counts
  * records, not lines, and the pair still checks. */
 Test(results, a_quoted_line_break_is_not_a_row)
