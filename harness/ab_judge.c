@@ -14,7 +14,7 @@
 
 struct compare_estimate ab_judge_estimate(const double *r, const double *w, size_t n)
 {
-	struct compare_estimate x = { NAN, NAN };
+	struct compare_estimate x = { NAN, NAN, NAN, NAN };
 	double *l = n >= 2 ? malloc(n * sizeof *l) : NULL, w2 = 0;
 	struct stats_summary s;
 	for (size_t k = 0; l && k < n; k++) {
@@ -73,21 +73,47 @@ struct ab_judge_rounds {
 	double *r, *w;
 };
 
+/* The geometric mean of the n figures v[0..n) taken from the rounds'
+ * sides: exp(mean ln v); NAN when one is not > 0. */
+static double ab_judge_geomean(const double *v, size_t n)
+{
+	double s = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!(v[k] > 0))
+			return NAN;
+		s += log(v[k]);
+	}
+	return n ? exp(s / (double)n) : NAN;
+}
+
 /* The estimate of entry e from the rounds; NANs (the files' figures and
  * noise) with one round, or when a round lacks a timed pair for it (the
  * pooled row then failed and is not judged anyway). */
 static struct compare_estimate ab_judge_entry_estimate(void *ctx, const struct compare_entry *e)
 {
 	struct ab_judge_rounds *r = ctx;
-	for (size_t k = 0; k < r->n; k++) {
-		const struct compare_entry *x = ab_judge_find(&r->round[k], &e->key);
-		if (!x || !x->in_base || !x->in_new || x->raw.verdict == COMPARE_UNCOMPARED)
-			return (struct compare_estimate){ NAN, NAN };
-		r->r[k] = x->raw.ratio;
-		double sb = ab_judge_side_se(&x->base, r->n), sn = ab_judge_side_se(&x->new, r->n);
+	double *b = calloc(r->n ? r->n : 1, sizeof *b), *v = calloc(r->n ? r->n : 1, sizeof *v);
+	struct compare_estimate x = { NAN, NAN, NAN, NAN };
+	for (size_t k = 0; b && v && k < r->n; k++) {
+		const struct compare_entry *y = ab_judge_find(&r->round[k], &e->key);
+		if (!y || !y->in_base || !y->in_new || y->raw.verdict == COMPARE_UNCOMPARED)
+			goto out_free;
+		r->r[k] = y->raw.ratio;
+		b[k] = y->base.value;
+		v[k] = y->new.value;
+		double sb = ab_judge_side_se(&y->base, r->n), sn = ab_judge_side_se(&y->new, r->n);
 		r->w[k] = sqrt(sb * sb + sn * sn);
 	}
-	return ab_judge_estimate(r->r, r->w, r->n);
+	if (b && v) {
+		x = ab_judge_estimate(r->r, r->w, r->n);
+		/* the sides' geometric means, whose ratio is that of the rounds */
+		x.base = ab_judge_geomean(b, r->n);
+		x.new = ab_judge_geomean(v, r->n);
+	}
+out_free:
+	free(b);
+	free(v);
+	return x;
 }
 
 int ab_judge(const char *base_csv, const char *new_csv, const char *const *base_rounds,
@@ -110,11 +136,11 @@ int ab_judge(const char *base_csv, const char *new_csv, const char *const *base_
 			if (compare_files(base_rounds[done], new_rounds[done], o, &round[done], err, errlen) != 0)
 				goto out_free;
 		struct ab_judge_rounds ctx = { round, nrounds, d, w };
-		char rule[256];
+		char rule[512];
 		snprintf(rule, sizeof rule, "the 99 %% interval of the mean of the %zu rounds' log ratios "
 			 "(Student's t; at least what the rounds' samples allow, where a run has more than one "
-			 "sample a row); new/base is their "
-			 "geometric mean", nrounds);
+			 "sample a row); base and new are the geometric means of the rounds' figures, "
+			 "new/base their ratio, the geometric mean of the rounds' ratios", nrounds);
 		compare_rejudge(out, ab_judge_entry_estimate, &ctx, rule, (int)nrounds);
 	} else {
 		compare_rejudge(out, ab_judge_entry_estimate, &(struct ab_judge_rounds){ NULL, 0, d, w },

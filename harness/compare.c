@@ -394,6 +394,11 @@ struct compare_judgement compare_judge(double base, double base_noise_pct, doubl
 static void compare_judge_entry(struct compare_entry *e, const struct compare_opts *o,
 				struct compare_estimate x)
 {
+	if (!isnan(x.ratio) && isfinite(x.base) && isfinite(x.new) && x.base > 0 && x.new > 0 &&
+	    e->base.value > 0 && e->new.value > 0) {
+		e->base.value = x.base;
+		e->new.value = x.new;
+	}
 	const struct compare_side *b = &e->base, *v = &e->new;
 	double noise = compare_noise(b->noise_pct, v->noise_pct);
 	double u = isnan(x.resolution_pct) ? noise : x.resolution_pct;
@@ -530,7 +535,7 @@ static int compare_join(struct compare_report *r, struct compare_rowset *b,
 		if (!r->opts.across_devices &&
 		    compare_check_devices(r, e, bpath, vpath, err, errlen) != 0)
 			return -1;
-		compare_judge_entry(e, &r->opts, (struct compare_estimate){ NAN, NAN });
+		compare_judge_entry(e, &r->opts, (struct compare_estimate){ NAN, NAN, NAN, NAN });
 	}
 	for (size_t j = 0; j < v->count; j++) {
 		if (v->matched[j])

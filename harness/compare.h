@@ -211,7 +211,7 @@ struct compare_report {
 	char incomplete_note[2][COMPARE_SKIPPED_LEN];
 	/* How the resolution was found, for the printout and the verdict
 	 * file, and over how many rounds (0: from the rows' noise). */
-	char resolution_rule[256];
+	char resolution_rule[512];
 	int rounds;
 };
 
@@ -249,9 +249,13 @@ int compare_files(const char *base_path, const char *new_path, const struct comp
 		  struct compare_report *out, char *err, size_t errlen);
 
 /* What a judge other than the rows' noise says of a pair: new/base and
- * the resolution (percent); NAN in either keeps the files' own. */
+ * the resolution (percent); NAN in either keeps the files' own. base and
+ * new, when not NAN, are the figures the ratio is of (new / base =
+ * ratio), shown and written in place of the files' own, so that the
+ * columns and the ratio beside them never point different ways. */
 struct compare_estimate {
 	double ratio, resolution_pct;
+	double base, new;
 };
 
 /*

@@ -183,3 +183,44 @@ Test(ab_judge, one_sample_rounds_are_judged_by_the_rounds)
 	cr_expect_eq(two.verdict, COMPARE_INCONCLUSIVE, "two rounds of one sample: %g %%", res);
 	round_samples = AB_JUDGE_SAMPLES;
 }
+
+/*
+ * The table's figures and its ratio agree. Rounds in which the machine
+ * slowed for BASE's third run: the pooled medians (BASE 1 ms, NEW 1.05
+ * ms a call) say NEW is slower, the rounds' ratios (0.95, 0.95, 1.27 in
+ * time) that it is faster. The columns show each side's geometric mean
+ * of its rounds, whose ratio is the rounds' ratio, never the pooled
+ * medians beside it.
+ */
+Test(ab_judge, the_figures_shown_have_the_ratio_shown)
+{
+	const double base_s[3] = { 1.0e-3, 1.0e-3, 1.3e-3 }, new_s[3] = { 1.05e-3, 1.05e-3, 1.02e-3 };
+	const char *b[3], *v[3];
+	char bout[160], vout[160], err[512];
+	for (int k = 0; k < 3; k++) {
+		b[k] = ab_judge_round("agree-base", k, base_s[k]);
+		v[k] = ab_judge_round("agree-new", k, new_s[k]);
+	}
+	struct ab_pool_info info = { "base", "bin/harness", NULL, "ABA", 0, NULL };
+	struct ab_pool_summary sum;
+	snprintf(bout, sizeof bout, "%s/agree-base.csv", dir);
+	snprintf(vout, sizeof vout, "%s/agree-new.csv", dir);
+	cr_assert_eq(ab_pool(b, 3, bout, &info, &sum, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(ab_pool(v, 3, vout, &info, &sum, err, sizeof err), 0, "%s", err);
+	struct compare_opts o = { .threshold_pct = 2, .min_change_pct = 0.5 };
+	struct compare_report pooled, r;
+	cr_assert_eq(compare_files(bout, vout, &o, &pooled, err, sizeof err), 0, "%s", err);
+	cr_assert_lt(pooled.entries[0].new.value, pooled.entries[0].base.value,
+		     "the pooled medians say NEW is slower");
+	compare_report_free(&pooled);
+	cr_assert_eq(ab_judge(bout, vout, b, v, 3, &o, &r, err, sizeof err), 0, "%s", err);
+	const struct compare_entry *e = &r.entries[0];
+	cr_expect_gt(e->raw.ratio, 1, "the rounds say NEW is faster: %g", e->raw.ratio);
+	cr_expect_float_eq(e->new.value / e->base.value, e->raw.ratio, 1e-12);
+	/* interactions/s of a call of t seconds at N = 1000: 1e6 / t */
+	double gb = 1e6 / cbrt(base_s[0] * base_s[1] * base_s[2]);
+	double gn = 1e6 / cbrt(new_s[0] * new_s[1] * new_s[2]);
+	cr_expect_float_eq(e->base.value, gb, 1e-3 * gb, "%g against %g", e->base.value, gb);
+	cr_expect_float_eq(e->new.value, gn, 1e-3 * gn, "%g against %g", e->new.value, gn);
+	compare_report_free(&r);
+}
