@@ -69,6 +69,11 @@ Test(report, figures_from_the_h200_results)
 	cr_expect(strstr(out, "| 4,096 | >= 6.0e11 | 1.19e12 `auto` | 1.19e12 | 43 |"), "%s", out);
 	cr_expect(strstr(out, "N = 32,768: 71,"), "auto reaches 71 %%, not 76 %%, at 32,768: %s", out);
 	cr_expect(strstr(out, "`auto` 6768"), "%s", out);
+	/* a target the best row falls short of is marked; one it meets is not */
+	cr_expect(strstr(out, "| 1,048,576 | >= 2.2e12 | **missed**: 2.11e12 `auto` | 2.11e12 | 76 |"),
+		  "%s", out);
+	cr_expect(strstr(out, "| 16,384 | >= 1.0e12 | 1.88e12 `auto` |"), "%s", out);
+	cr_expect(strstr(out, "| 262,144, fp64 | >= 7.9e11 | 8.27e11 `fp64-fast` |"), "%s", out);
 }
 
 Test(report, missing_results_are_one_line_and_exit_2)
