@@ -162,6 +162,7 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 		json_kv_double(&j, "max_noise_pct", meta->timing->max_noise);
 		json_kv_double(&j, "sample_time_s", meta->timing->sample_time);
 		json_kv_int(&j, "min_samples", (long long)meta->timing->min_samples);
+		json_kv_int(&j, "repetitions", (long long)meta->timing->repetitions);
 		json_kv_string(&j, "noise_measure", "relative sample standard deviation");
 		if (testhook_active(TESTHOOK_WORK))
 			json_kv_string(&j, "test_hook_work", testhook_active(TESTHOOK_WORK));
@@ -398,5 +399,13 @@ void results_json_samples(struct json_out *j, const char *name, size_t n,
 	for (size_t s = 0; timed && s < t->count; s++)
 		json_double(j, t->samples[s]);
 	json_end_array(j);
+	if (timed && t->nreps > 1) {
+		/* seconds_per_call above holds every repetition's, in order */
+		json_key(j, "repetitions");
+		json_begin_array(j);
+		for (size_t k = 0; k < t->nreps; k++)
+			results_json_samples(j, name, n, &t->reps[k], 1);
+		json_end_array(j);
+	}
 	json_end_object(j);
 }
