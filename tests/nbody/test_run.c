@@ -350,3 +350,57 @@ Test(run, forces_judges_the_last_body_too, .timeout = 60)
 	unlink(in);
 	run_rmdir(dir);
 }
+
+/* ---- the GPU of the run ---------------------------------------------- */
+
+/* The sidecar of csv_path, parsed (caller frees). */
+static void run_read_sidecar(const char *csv_path, struct json_in_value *v)
+{
+	char err[512], *side = results_sidecar_path(csv_path);
+	cr_assert_not_null(side);
+	cr_assert_eq(json_in_read_file(side, v, err, sizeof err), 0, "%s", err);
+	free(side);
+}
+
+/* The sidecar says which GPU the run had and how it was chosen:
+ * CUDA_VISIBLE_DEVICES as it was (null when unset), the index used among
+ * the visible GPUs and that GPU's identity. */
+Test(run, the_sidecar_records_the_gpu_selection, .timeout = 120)
+{
+	char dir[32], cmd[1024], err[8192], path[128];
+	run_tmpdir(dir);
+	snprintf(path, sizeof path, "%s/set.csv", dir);
+	snprintf(cmd, sizeof cmd, "CUDA_VISIBLE_DEVICES=0,1 %s run --variant cpu-portable --n 16 "
+		 RUN_TIMING " --out %s", cli_harness_bin(), path);
+	cr_assert_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
+	struct json_in_value side;
+	run_read_sidecar(path, &side);
+	const struct json_in_value *g = json_in_member(&side, "gpu_selection");
+	cr_assert_not_null(g, "no gpu_selection in the sidecar");
+	const struct json_in_value *cvd = json_in_member(g, "cuda_visible_devices");
+	cr_assert(cvd && cvd->type == JSON_IN_STRING);
+	cr_expect_str_eq(cvd->string, "0,1");
+	const struct json_in_value *visible = json_in_member(g, "visible_gpus");
+	const struct json_in_value *index = json_in_member(g, "index");
+	cr_assert(visible && visible->type == JSON_IN_NUMBER && index);
+	if (visible->number == 0) {
+		cr_expect_eq(index->type, JSON_IN_NULL, "no GPU, no index");
+	} else {
+		cr_expect_eq(index->number, 0, "the default: the first visible GPU");
+		const struct json_in_value *uuid = json_in_member(g, "uuid");
+		cr_expect(uuid && uuid->type == JSON_IN_STRING && strncmp(uuid->string, "GPU-", 4) == 0);
+		cr_expect(json_in_member(g, "pci_bus_id") != NULL);
+	}
+	json_in_free(&side);
+
+	snprintf(path, sizeof path, "%s/unset.csv", dir);
+	snprintf(cmd, sizeof cmd, "env -u CUDA_VISIBLE_DEVICES %s run --variant cpu-portable --n 16 "
+		 RUN_TIMING " --out %s", cli_harness_bin(), path);
+	cr_assert_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
+	run_read_sidecar(path, &side);
+	cvd = json_in_member(json_in_member(&side, "gpu_selection"), "cuda_visible_devices");
+	cr_assert_not_null(cvd);
+	cr_expect_eq(cvd->type, JSON_IN_NULL, "unset: null");
+	json_in_free(&side);
+	run_rmdir(dir);
+}
