@@ -4,10 +4,13 @@
 
 #include "../variants/sph_registry.h"
 #include "../variants/suites.h"
+#include "core/gpu_device.h"
+#include "core/repetitions.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +124,19 @@ int cli_parse_timing(const char *opt, const char *value, struct timing_opts *t, 
 		return cli_parse_double(opt, value, 1e-3, 86400, &t->max_time, err, errlen);
 	if (strcmp(opt, "--max-noise") == 0)
 		return cli_parse_double(opt, value, 0, 100, &t->max_noise, err, errlen);
+	int k;
+	if (strcmp(opt, "--min-samples") == 0) {
+		if (cli_parse_int(opt, value, 1, (int)t->max_samples, &k, err, errlen) != CLI_OK)
+			return CLI_USAGE;
+		t->min_samples = (size_t)k;
+		return CLI_OK;
+	}
+	if (strcmp(opt, "--repetitions") == 0) {
+		if (cli_parse_int(opt, value, 1, REPETITIONS_MAX, &k, err, errlen) != CLI_OK)
+			return CLI_USAGE;
+		t->repetitions = (size_t)k;
+		return CLI_OK;
+	}
 	snprintf(err, errlen, "%s is not a timing option", opt);
 	return CLI_USAGE;
 }
@@ -308,6 +324,69 @@ int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t 
 	return rc;
 }
 
+bool cli_wants_variant(const struct cli_options *o, size_t i)
+{
+	return (!o->variant_given || o->selected[i]) && (!o->filter_given || o->filtered[i]) &&
+	       (o->device_filter < 0 || (int)nbody_variants[i].device == o->device_filter);
+}
+
+int cli_filter_names(const char *re, const char *(*name)(size_t), size_t count, bool *keep,
+		     const char *what, const char *list_cmd, char *err, size_t errlen)
+{
+	regex_t rx;
+	int rc = regcomp(&rx, re, REG_EXTENDED | REG_NOSUB);
+	if (rc != 0) {
+		char why[128];
+		regerror(rc, &rx, why, sizeof why);
+		snprintf(err, errlen, "--filter '%s' is not a POSIX extended regular expression (%s)",
+			 re, why);
+		return CLI_USAGE;
+	}
+	size_t matched = 0;
+	for (size_t i = 0; i < count; i++) {
+		keep[i] = regexec(&rx, name(i), 0, NULL, 0) == 0;
+		matched += keep[i];
+	}
+	regfree(&rx);
+	if (matched > 0)
+		return CLI_OK;
+	char whole[96];
+	snprintf(whole, sizeof whole, "; see '%s')", list_cmd);
+	int w = snprintf(err, errlen, "--filter '%s' matches no %s (known: ", re, what);
+	cli_names_list(err, errlen, w > 0 ? (size_t)w : 0, name, count, list_cmd, whole, ")");
+	return CLI_USAGE;
+}
+
+int cli_parse_gpu(const char *s, int *out, char *err, size_t errlen)
+{
+	return cli_parse_int("--gpu", s, 0, 1023, out, err, errlen);
+}
+
+int cli_use_gpu(int index, bool gpu_wanted, char *err, size_t errlen)
+{
+	int count = gpu_device_count();
+	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+	char env[160] = "";
+	if (visible)
+		snprintf(env, sizeof env, " with CUDA_VISIBLE_DEVICES='%.100s'", visible);
+	if (count == 0 && !gpu_wanted)
+		return CLI_OK;
+	if (index >= count) {
+		if (count == 0)
+			snprintf(err, errlen, "--gpu %d: 0 GPUs are visible here%s: %s", index, env,
+				 gpu_unavailable_reason() ? gpu_unavailable_reason() : "no CUDA device");
+		else
+			snprintf(err, errlen, "--gpu %d: %d GPU%s visible here%s (allowed: 0 to %d)",
+				 index, count, count > 1 ? "s are" : " is", env, count - 1);
+		return CLI_USAGE;
+	}
+	if (gpu_device_select(index) != 0) {
+		snprintf(err, errlen, "--gpu %d: the CUDA runtime cannot make it the current device", index);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
+}
+
 /* Cross-option rules, after every option is known. */
 static int cli_check_combinations(struct cli_options *o, char *err, size_t errlen)
 {
@@ -332,7 +411,7 @@ static int cli_check_combinations(struct cli_options *o, char *err, size_t errle
 	if (o->cmd == CLI_FORCES) {
 		size_t nsel = 0;
 		for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
-			nsel += o->selected[i];
+			nsel += cli_wants_variant(o, i);
 		if (nsel != 1) {
 			snprintf(err, errlen, "forces needs exactly one --variant (%zu selected)", nsel);
 			return CLI_USAGE;
@@ -372,7 +451,8 @@ static int cli_default_n(struct cli_options *o)
 	return CLI_OK;
 }
 
-enum { OPT_SEED = 256, OPT_EPS, OPT_STEPS, OPT_DT, OPT_MIN_TIME, OPT_MAX_TIME, OPT_MAX_NOISE, OPT_IC, OPT_DEVICE, OPT_SUITE, OPT_OUT_DIR };
+enum { OPT_SEED = 256, OPT_EPS, OPT_STEPS, OPT_DT, OPT_MIN_TIME, OPT_MAX_TIME, OPT_MAX_NOISE, OPT_IC, OPT_DEVICE, OPT_SUITE, OPT_OUT_DIR,
+       OPT_MIN_SAMPLES, OPT_REPETITIONS, OPT_FILTER, OPT_GPU };
 
 int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t errlen)
 {
@@ -388,11 +468,16 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
 		{ "help", no_argument, NULL, 'h' },          { "device", required_argument, NULL, OPT_DEVICE },
 		{ "suite", required_argument, NULL, OPT_SUITE },
 		{ "out-dir", required_argument, NULL, OPT_OUT_DIR },
+		{ "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
+		{ "repetitions", required_argument, NULL, OPT_REPETITIONS },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "gpu", required_argument, NULL, OPT_GPU },
 		{ NULL, 0, NULL, 0 },
 	};
 	memset(o, 0, sizeof *o);
 	o->ic = IC_PLUMMER;
 	o->device_filter = -1;
+	o->gpu = -1;
 	o->seed = 42;
 	o->eps = 0.01;
 	o->dt = 0.001;
@@ -468,6 +553,18 @@ int cli_parse(int argc, char **argv, struct cli_options *o, char *err, size_t er
 		case OPT_MIN_TIME: rc = cli_parse_timing("--min-time", optarg, &o->timing, err, errlen); break;
 		case OPT_MAX_TIME: rc = cli_parse_timing("--max-time", optarg, &o->timing, err, errlen); break;
 		case OPT_MAX_NOISE: rc = cli_parse_timing("--max-noise", optarg, &o->timing, err, errlen); break;
+		case OPT_MIN_SAMPLES:
+			rc = cli_parse_timing("--min-samples", optarg, &o->timing, err, errlen);
+			break;
+		case OPT_REPETITIONS:
+			rc = cli_parse_timing("--repetitions", optarg, &o->timing, err, errlen);
+			break;
+		case OPT_FILTER:
+			rc = cli_filter_names(optarg, cli_nbody_name, NBODY_VARIANT_COUNT, o->filtered,
+					      "variant", "harness list", err, errlen);
+			o->filter_given = true;
+			break;
+		case OPT_GPU: rc = cli_parse_gpu(optarg, &o->gpu, err, errlen); break;
 		case 'o': o->out = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
@@ -509,7 +606,14 @@ void cli_print_help(enum cli_command cmd)
 	static const char *const common =
 		"  --variant, -v PAT   variant name or glob, repeatable or comma-separated\n"
 		"                      (default: every variant available here)\n"
+		"  --filter REGEX      only variants whose name the POSIX extended regex\n"
+		"                      matches anywhere (^ $ anchor it); with --variant and\n"
+		"                      --device, the variants all of them select\n"
 		"  --device cpu|gpu    only variants of that device\n"
+		"  --gpu INDEX         the GPU to use, among those visible (CUDA_VISIBLE_DEVICES\n"
+		"                      picks and orders them; the sidecar records both): 0.\n"
+		"                      Not under mpirun with several ranks, where each rank\n"
+		"                      takes the GPU of its rank on its host\n"
 		"  --n, -n LIST        N values: 1024,4096  2^10..2^20 (doubling)  2^16\n"
 		"  --ic KIND|FILE      plummer (default), cube, twobody (N = 2), or a CSV\n"
 		"                      (x,y,z,mass[,vx,vy,vz]) or Tipsy file of bodies\n"
@@ -521,10 +625,14 @@ void cli_print_help(enum cli_command cmd)
 		"  --dt DT             step size for --steps (0.001)\n"
 		"  --min-time S        measure at least S seconds per row (0.2)\n"
 		"  --max-time S        give up on the noise target after S seconds (5)\n"
-		"  --max-noise PCT     target relative std. deviation of samples (0.5)\n";
+		"  --max-noise PCT     target relative std. deviation of samples (0.5)\n"
+		"  --min-samples K     at least K samples per row, --max-time permitting (5)\n"
+		"  --repetitions R     measure each row R times independently, each with its\n"
+		"                      own warm-up and samples: the row's median is the median\n"
+		"                      of their medians, its noise at least their spread (1)\n";
 	switch (cmd) {
 	case CLI_LIST:
-		printf("usage: harness list [--variant PAT]\n\n"
+		printf("usage: harness list [--variant PAT] [--filter REGEX] [--device cpu|gpu]\n\n"
 		       "Prints the variant registry: name, family, precision, device, the\n"
 		       "chapter's parameters (tile p, threads per body q, unroll, bodies per\n"
 		       "thread k) and whether this build and machine can run it.\n");

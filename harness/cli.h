@@ -28,7 +28,10 @@ struct cli_options {
 	bool help;                            /* --help given: print and exit 0 */
 	bool selected[NBODY_VARIANT_COUNT];   /* from --variant */
 	bool variant_given;
+	bool filtered[NBODY_VARIANT_COUNT];   /* from --filter: the names its regex matches */
+	bool filter_given;
 	int device_filter;                    /* --device: -1 any, else enum variant_device */
+	int gpu;                              /* --gpu INDEX among the visible GPUs; -1: not given */
 	size_t *n_list;                       /* from --n (owned) */
 	size_t n_count;
 	bool n_given;
@@ -108,9 +111,34 @@ int cli_take_one_of(int argc, char **argv, int *i, const char *const *names, siz
  * glob of s. CLI_OK, or CLI_USAGE naming a pattern that matches nothing. */
 int cli_select_variants(const char *s, struct cli_options *o, char *err, size_t errlen);
 
+/* Whether variant i is selected: by --variant (every one without it),
+ * by --filter and by --device, all three. */
+bool cli_wants_variant(const struct cli_options *o, size_t i);
+
+/* --filter: marks in keep[0 .. count) the names name(i) that the POSIX
+ * extended regular expression re matches anywhere (regcomp with
+ * REG_EXTENDED | REG_NOSUB; anchor it with ^ and $), clearing the others.
+ * CLI_OK, or CLI_USAGE with one line in err when re does not compile, or
+ * matches none of the names (then listed as an unknown variant's line
+ * lists them; what names them, "variant" or "SPH variant", and list_cmd
+ * is the command that lists them). */
+int cli_filter_names(const char *re, const char *(*name)(size_t), size_t count, bool *keep,
+		     const char *what, const char *list_cmd, char *err, size_t errlen);
+
+/* --gpu INDEX: makes the GPU of that index among the visible ones (the
+ * CUDA runtime's numbering, after CUDA_VISIBLE_DEVICES) this process's.
+ * CLI_OK, or CLI_USAGE with one line in err naming how many GPUs are
+ * visible when there is no such GPU; with none visible at all, an index
+ * is accepted (and nothing selected) when gpu_wanted is false: only CPU
+ * variants were selected. */
+int cli_use_gpu(int index, bool gpu_wanted, char *err, size_t errlen);
+
+/* The --gpu value: a whole number from 0. CLI_OK or CLI_USAGE with err. */
+int cli_parse_gpu(const char *s, int *out, char *err, size_t errlen);
+
 /* The timing options every measuring command shares: opt is "--min-time",
- * "--max-time" or "--max-noise". CLI_OK, or CLI_USAGE with err (also for
- * an opt that is none of them). */
+ * "--max-time", "--max-noise", "--min-samples" or "--repetitions".
+ * CLI_OK, or CLI_USAGE with err (also for an opt that is none of them). */
 int cli_parse_timing(const char *opt, const char *value, struct timing_opts *t, char *err,
 		     size_t errlen);
 

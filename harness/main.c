@@ -31,6 +31,7 @@
 #include "core/nvml.h"
 #include "plot.h"
 #include "core/progress.h"
+#include "core/repetitions.h"
 #include "report.h"
 #include "sph/sph_run.h"
 #include "nbody/nbody_results.h"
@@ -79,8 +80,7 @@ static int main_list(const struct cli_options *o)
 	       "dev", "p", "q", "unroll", "k", "available", "summary");
 	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
 		const struct variant *v = &nbody_variants[i];
-		if ((o->variant_given && !o->selected[i]) ||
-		    (o->device_filter >= 0 && (int)v->device != o->device_filter))
+		if (!cli_wants_variant(o, i))
 			continue;
 		const char *why;
 		bool ok = main_runnable(v, &why);
@@ -107,8 +107,7 @@ static size_t main_pick_variants(const struct cli_options *o, bool run[NBODY_VAR
 		const struct variant *v = &nbody_variants[i];
 		const char *why;
 		run[i] = false;
-		if ((o->variant_given && !o->selected[i]) ||
-		    (o->device_filter >= 0 && (int)v->device != o->device_filter))
+		if (!cli_wants_variant(o, i))
 			continue;
 		if (!main_runnable(v, &why)) {
 			skips_add(skipped, v->name, why);
@@ -124,9 +123,10 @@ static size_t main_pick_variants(const struct cli_options *o, bool run[NBODY_VAR
 		int w = snprintf(err, errlen, "nothing selected can run here: ");
 		if (w > 0 && (size_t)w < errlen)
 			skips_describe(skipped, err + w, errlen - (size_t)w);
+	} else if (count == 0 && !last_name) {
+		snprintf(err, errlen, "no variant is selected by --variant, --filter and --device together");
 	} else if (count == 0) {
-		snprintf(err, errlen, "variant '%s' is not available: %s", last_name ? last_name : "?",
-			 last_why ? last_why : "none selected");
+		snprintf(err, errlen, "variant '%s' is not available: %s", last_name, last_why);
 	}
 	return count;
 }
@@ -204,9 +204,8 @@ static int main_steps_fn(void *ctx, int reps, double *seconds)
 
 /* Predicted seconds of the row of v at n: the reference at the checked
  * bodies (first: the first row at this N, which computes it), one
- * evaluation to validate, and for run a warm-up and the timing, which
- * stops at --max-time unless the noise target is met sooner (one call
- * when a call is longer): time limits, not N^2, decide most rows. */
+ * evaluation to validate, and for run the timing (repetitions_predict):
+ * time limits, not N^2, decide most rows. */
 static double main_row_cost(const struct cli_options *o, const struct variant *v, size_t n,
 			    bool first)
 {
@@ -215,11 +214,8 @@ static double main_row_cost(const struct cli_options *o, const struct variant *v
 	double s = 0.01 + call;
 	if (first)
 		s += (double)validate_checked_count(n) * (double)n / MAIN_CPU_RATE;
-	if (o->cmd == CLI_RUN) {
-		double limit = o->timing.max_time > o->timing.min_time ? o->timing.max_time
-								       : o->timing.min_time;
-		s += call + (call >= limit ? call : limit);
-	}
+	if (o->cmd == CLI_RUN)
+		s += repetitions_predict(&o->timing, call);
 	return s;
 }
 
@@ -407,9 +403,9 @@ static void main_measure(const struct cli_options *o, const struct variant *v, c
 	}
 	if (o->steps) {
 		struct main_step_ctx sc = { &in, o->dt };
-		rc = timing_measure(main_steps_fn, &sc, &topt, &row->t);
+		rc = repetitions_measure(main_steps_fn, &sc, &topt, &row->t);
 	} else {
-		rc = timing_measure(instance_forces, &in, &topt, &row->t);
+		rc = repetitions_measure(instance_forces, &in, &topt, &row->t);
 	}
 	if (v->device == VARIANT_GPU)
 		row->clock_end_mhz = main_gpu_clock(gpu);
@@ -478,8 +474,8 @@ static int main_time_dist(const struct cli_options *o, struct instance *in, stru
 	struct main_step_ctx sc = { in, o->dt };
 	struct timing_result comm;
 	dist_instance_spread_reset(in->dist);
-	int rc = o->steps ? timing_measure(main_steps_fn, &sc, &o->timing, &row->t)
-			  : timing_measure(instance_forces, in, &o->timing, &row->t);
+	int rc = o->steps ? repetitions_measure(main_steps_fn, &sc, &o->timing, &row->t)
+			  : repetitions_measure(instance_forces, in, &o->timing, &row->t);
 	if (rc != 0) {
 		snprintf(err, errlen, "timing failed: %s", dist_instance_error(in->dist));
 		return -1;
@@ -632,7 +628,7 @@ static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_
 	static struct sysinfo_host host;
 	sysinfo_host_read(&host);
 	static struct gpu_device_info gpu;
-	bool have_gpu = gpu_device_query(0, &gpu) == 0;
+	bool have_gpu = gpu_device_query(gpu_device_current(), &gpu) == 0;
 
 	for (size_t k = 0; k < n_count && !main_aborted; k++) {
 		size_t n = n_list[k], m = 0;
@@ -1103,7 +1099,7 @@ static int main_forces(const struct cli_options *o)
 	char err[512];
 	const struct variant *v = NULL;
 	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
-		if (o->selected[i])
+		if (cli_wants_variant(o, i))
 			v = &nbody_variants[i];
 	const char *why;
 	if (!variant_available(v, &why)) {
@@ -1303,6 +1299,26 @@ static int main_unknown_cmd(const char *name)
 	return cli_usage_error(NULL, err);
 }
 
+/* --gpu: the GPU of this process (cli_use_gpu), the same on every rank;
+ * refused when the run has several ranks, which take the GPU of their
+ * rank on their host (dist_gpu_bind). CLI_OK, or CLI_USAGE with err. */
+static int main_gpu(const struct cli_options *o, char *err, size_t errlen)
+{
+	if (o->gpu < 0)
+		return CLI_OK;
+	if (dist_size() > 1) {
+		snprintf(err, errlen, "--gpu %d picks the GPU of a run on one process: under mpirun "
+				      "(this run has %d ranks) each rank takes the GPU of its rank on its "
+				      "host; CUDA_VISIBLE_DEVICES chooses which GPUs those are", o->gpu,
+			 dist_size());
+		return CLI_USAGE;
+	}
+	bool wanted = false;
+	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
+		wanted = wanted || (cli_wants_variant(o, i) && nbody_variants[i].device == VARIANT_GPU);
+	return cli_use_gpu(o->gpu, wanted, err, errlen);
+}
+
 /* The command line's command. With several ranks only list, run and check
  * go on (forces, compare, plot and sph run on one process). */
 static int main_command(int argc, char **argv)
@@ -1342,6 +1358,10 @@ static int main_command(int argc, char **argv)
 		return mc->run(argc - 1, argv + 1);
 	if (cli_parse(argc, argv, &o, err, sizeof err) != CLI_OK)
 		return cli_usage_error(NULL, err);
+	if (!o.help && main_gpu(&o, err, sizeof err) != CLI_OK) {
+		cli_options_free(&o);
+		return dist_rank() == 0 ? cli_usage_error(NULL, err) : CLI_USAGE;
+	}
 	int status;
 	if (o.help) {
 		cli_print_help(o.cmd);

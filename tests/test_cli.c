@@ -10,6 +10,7 @@
 
 #include "../harness/cli.h"
 #include "../harness/core/csv_table.h"
+#include "../harness/core/gpu_device.h"
 #include "../harness/core/sysinfo.h"
 #include "../harness/nbody/instance.h"
 #include "../variants/sph_registry.h"
@@ -398,4 +399,155 @@ Test(cli_program, sph_list_shows_the_columns_sph_takes)
 	/* the column named in that list is accepted */
 	snprintf(cmd, sizeof cmd, "%s sph check --column 'martin-moyce' --help", harness_bin());
 	cr_expect_eq(cli_run(cmd, e, sizeof e), 0, "%s", e);
+}
+
+/* ---- --filter, --gpu, --min-samples, --repetitions ------------------ */
+
+static const char *const filter_names[] = { "alpha", "beta", "alphabet" };
+
+static const char *filter_name(size_t i)
+{
+	return filter_names[i];
+}
+
+Test(cli, filter_matches_anywhere_with_anchors_allowed)
+{
+	bool keep[3];
+	char err[512];
+	cr_assert_eq(cli_filter_names("lph", filter_name, 3, keep, "word", "list", err, sizeof err),
+		     CLI_OK, "%s", err);
+	cr_expect(keep[0] && !keep[1] && keep[2], "anywhere in the name");
+	cr_assert_eq(cli_filter_names("^alpha$", filter_name, 3, keep, "word", "list", err, sizeof err),
+		     CLI_OK, "%s", err);
+	cr_expect(keep[0] && !keep[1] && !keep[2], "anchored");
+	cr_assert_eq(cli_filter_names("^(beta|alphab)", filter_name, 3, keep, "word", "list", err,
+				      sizeof err), CLI_OK, "%s", err);
+	cr_expect(!keep[0] && keep[1] && keep[2], "extended syntax");
+	cr_expect_eq(cli_filter_names("gamma", filter_name, 3, keep, "word", "list", err, sizeof err),
+		     CLI_USAGE);
+	cr_expect_str_eq(err, "--filter 'gamma' matches no word (known: alpha, beta, alphabet; see 'list')");
+	cr_expect_eq(cli_filter_names("(al", filter_name, 3, keep, "word", "list", err, sizeof err),
+		     CLI_USAGE);
+	cr_expect(strstr(err, "--filter '(al' is not a POSIX extended regular expression"), "%s", err);
+	char small[90];
+	cr_expect_eq(cli_filter_names("gamma", filter_name, 3, keep, "word", "list", small,
+				      sizeof small), CLI_USAGE);
+	cr_expect(strstr(small, "more, see 'list')"), "a cut list says so: %s", small);
+}
+
+Test(cli, parse_selection_and_sampling_options)
+{
+	char *argv[] = { "harness", "run", "--filter", "^cpu-", "--variant", "cpu-*,naive,dist-*",
+			 "--gpu", "3", "--min-samples", "7", "--repetitions", "4", NULL };
+	struct cli_options o;
+	char err[512];
+	cr_assert_eq(cli_parse(12, argv, &o, err, sizeof err), CLI_OK, "%s", err);
+	cr_expect_eq(o.gpu, 3);
+	cr_expect_eq(o.timing.min_samples, 7);
+	cr_expect_eq(o.timing.repetitions, 4);
+	size_t wanted = 0;
+	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
+		wanted += cli_wants_variant(&o, i);
+	cr_expect_eq(wanted, 2, "--variant and --filter together: the two cpu-* variants");
+	cr_expect(cli_wants_variant(&o, NBODY_V_cpu_portable) && cli_wants_variant(&o, NBODY_V_cpu_simd));
+	cr_expect(!cli_wants_variant(&o, NBODY_V_naive), "naive is not ^cpu-");
+	cli_options_free(&o);
+
+	char *alone[] = { "harness", "check", "--filter", "-cpu$", "--device", "cpu", NULL };
+	cr_assert_eq(cli_parse(6, alone, &o, err, sizeof err), CLI_OK, "%s", err);
+	cr_expect_eq(o.gpu, -1, "no --gpu: none chosen");
+	cr_expect_eq(o.timing.repetitions, 1);
+	cr_expect_eq(o.timing.min_samples, 5);
+	wanted = 0;
+	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
+		bool dist_cpu = strncmp(nbody_variants[i].name, "dist-", 5) == 0 &&
+				strstr(nbody_variants[i].name, "-cpu") != NULL;
+		cr_expect_eq(cli_wants_variant(&o, i), dist_cpu, "%s", nbody_variants[i].name);
+		wanted += cli_wants_variant(&o, i);
+	}
+	cr_expect_eq(wanted, 3);
+	cli_options_free(&o);
+}
+
+Test(cli, sampling_and_gpu_values_are_strict)
+{
+	const char *bad[][2] = {
+		{ "--min-samples", "0" }, { "--min-samples", "-3" }, { "--min-samples", "abc" },
+		{ "--min-samples", "2.5" }, { "--min-samples", "10001" }, { "--repetitions", "0" },
+		{ "--repetitions", "-1" }, { "--repetitions", "three" }, { "--repetitions", "1001" },
+		{ "--gpu", "-1" }, { "--gpu", "x" }, { "--gpu", "0.5" }, { "--filter", "a(" },
+		{ "--filter", "^nosuch$" },
+	};
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+		char *argv[] = { "harness", "run", (char *)bad[k][0], (char *)bad[k][1], NULL };
+		struct cli_options o;
+		char err[2048] = "";
+		cr_expect_eq(cli_parse(4, argv, &o, err, sizeof err), CLI_USAGE, "%s %s", bad[k][0],
+			     bad[k][1]);
+		cr_expect(strstr(err, bad[k][0]) && strstr(err, bad[k][1]), "%s %s: %s", bad[k][0],
+			  bad[k][1], err);
+	}
+}
+
+Test(cli_program, new_options_are_in_the_help)
+{
+	char out[16384], cmd[512];
+	const char *opts[] = { "--filter REGEX", "--gpu INDEX", "--min-samples K", "--repetitions R" };
+	snprintf(cmd, sizeof cmd, "%s run --help", harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0);
+	for (size_t i = 0; i < 4; i++)
+		cr_expect(strstr(out, opts[i]), "run --help lacks %s", opts[i]);
+	cr_expect(strstr(out, "mpirun"), "run --help says what --gpu does under mpirun");
+	snprintf(cmd, sizeof cmd, "%s sph run --help", harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0);
+	for (size_t i = 0; i < 4; i++)
+		cr_expect(strstr(out, opts[i]), "sph run --help lacks %s", opts[i]);
+}
+
+Test(cli_program, new_options_refuse_bad_values_in_one_line)
+{
+	expect_usage_error("run --min-samples 0", "--min-samples 0");
+	expect_usage_error("run --min-samples -2", "--min-samples -2");
+	expect_usage_error("run --min-samples many", "'many'");
+	expect_usage_error("run --repetitions 0", "--repetitions 0");
+	expect_usage_error("run --repetitions -4", "--repetitions -4");
+	expect_usage_error("run --repetitions x", "'x'");
+	expect_usage_error("run --gpu -1", "--gpu -1");
+	expect_usage_error("run --gpu first", "'first'");
+	expect_usage_error("run --filter '(cpu'", "'(cpu'");
+	expect_usage_error("run --filter nosuch", "--filter 'nosuch' matches no variant (known: cpu-portable");
+	expect_usage_error("check --filter '^cpu-' --device gpu", "no variant is selected");
+	expect_usage_error("check --filter '^cpu-' --variant naive", "no variant is selected");
+	cli_expect_usage("sph", "run --min-samples 0", "--min-samples 0");
+	cli_expect_usage("sph", "run --repetitions 2.5", "--repetitions '2.5'");
+	cli_expect_usage("sph", "run --gpu x", "--gpu 'x'");
+	cli_expect_usage("sph", "check --filter nosuch", "matches no SPH variant (known: sph-cpu-grid");
+	cli_expect_usage("sph", "check --filter '[a'", "'[a'");
+	cli_expect_usage("sph physics", "--gpu -2", "--gpu -2");
+	cli_expect_usage("sph render", "--gpu y --variant sph-cpu-grid --at 1 --out /tmp/x", "'y'");
+}
+
+/* --gpu past the visible GPUs, with a GPU variant asked for: one line that
+ * says how many there are (none on a machine without a GPU). */
+Test(cli_program, gpu_out_of_range_says_how_many_are_visible)
+{
+	int count = gpu_device_count(), index = count > 0 ? count : 1;
+	char args[256], mention[64];
+	snprintf(mention, sizeof mention, "--gpu %d: %d GPU", index, count);
+	snprintf(args, sizeof args, "run --gpu %d --variant naive --n 64", index);
+	expect_usage_error(args, mention);
+	snprintf(args, sizeof args, "check --gpu %d --device gpu", index);
+	expect_usage_error(args, mention);
+	snprintf(args, sizeof args, "run --gpu %d --variant sph-gpu-brute", index);
+	cli_expect_usage("sph", args, mention);
+	snprintf(args, sizeof args, "--gpu %d --variant sph-gpu-verlet", index);
+	cli_expect_usage("sph physics", args, mention);
+	snprintf(args, sizeof args, "--gpu %d --variant sph-gpu-verlet --at 1 --out /tmp/x", index);
+	cli_expect_usage("sph render", args, mention);
+	if (count == 0) {
+		/* only CPU variants: the index has nothing to choose from, and no
+		 * GPU to stand in for; the run goes on */
+		char *e;
+		cr_expect_eq(run_harness("check --gpu 1 --variant cpu-portable --n 3", &e), 0, "%s", e);
+	}
 }

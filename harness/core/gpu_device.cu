@@ -40,7 +40,32 @@ int gpu_device_query(int dev, struct gpu_device_info *info)
 	cudaDriverGetVersion(&info->driver_version);
 	cudaRuntimeGetVersion(&info->runtime_version);
 	cudaDeviceGetPCIBusId(info->pci_bus_id, sizeof info->pci_bus_id, dev);
+	const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
+	snprintf(info->uuid, sizeof info->uuid,
+		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+		 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 	return 0;
+}
+
+int gpu_device_select(int dev)
+{
+	if (dev < 0 || dev >= gpu_device_count())
+		return -1;
+	if (cudaSetDevice(dev) != cudaSuccess) {
+		cudaGetLastError();
+		return -1;
+	}
+	return 0;
+}
+
+int gpu_device_current(void)
+{
+	int dev = 0;
+	if (gpu_device_count() == 0 || cudaGetDevice(&dev) != cudaSuccess) {
+		cudaGetLastError();
+		return 0;
+	}
+	return dev;
 }
 
 const char *gpu_unavailable_reason(void)

@@ -21,6 +21,8 @@ struct gpu_device_info {
 	int driver_version;   /* CUDA driver API version, e.g. 13000 */
 	int runtime_version;  /* CUDA runtime the harness was built with */
 	char pci_bus_id[32];  /* "0000:3b:00.0": how NVML finds the same device */
+	char uuid[48];        /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi
+			       * names it: the same whatever CUDA_VISIBLE_DEVICES says */
 };
 
 /* Whether the harness was compiled with nvcc (the CUDA parts exist). */
@@ -31,6 +33,15 @@ int gpu_device_count(void);
 
 /* Fills *info for device dev. Returns 0, or -1 when dev does not exist. */
 int gpu_device_query(int dev, struct gpu_device_info *info);
+
+/* Makes device dev (an index among the visible devices, as the CUDA
+ * runtime numbers them after CUDA_VISIBLE_DEVICES) the one this process
+ * uses from here on. 0, or -1 when it does not exist or cannot be set. */
+int gpu_device_select(int dev);
+
+/* The device this process uses: 0 unless gpu_device_select (or the
+ * distributed variants' binding) chose another; 0 without devices. */
+int gpu_device_current(void);
 
 /* NULL when GPU variants can run here; otherwise a static sentence saying
  * why not ("built without CUDA (no nvcc at build time)", "no CUDA device

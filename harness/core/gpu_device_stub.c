@@ -20,6 +20,17 @@ int gpu_device_query(int dev, struct gpu_device_info *info)
 	return -1;
 }
 
+int gpu_device_select(int dev)
+{
+	(void)dev;
+	return -1;
+}
+
+int gpu_device_current(void)
+{
+	return 0;
+}
+
 const char *gpu_unavailable_reason(void)
 {
 	return "built without CUDA (no nvcc at build time)";

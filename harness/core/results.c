@@ -58,6 +58,32 @@ void results_set_cpu_facts(const struct results_cpu_facts *facts)
 	results_cpu = facts;
 }
 
+/* Which GPU this process used and how it was chosen: CUDA_VISIBLE_DEVICES
+ * as it was (null when unset), how many GPUs it left visible, the index
+ * among them (--gpu; null when none is visible) and that GPU's identity,
+ * which does not depend on the numbering. */
+static void results_json_gpu_selection(struct json_out *j)
+{
+	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+	struct gpu_device_info g;
+	json_key(j, "gpu_selection");
+	json_begin_object(j);
+	if (visible)
+		json_kv_string(j, "cuda_visible_devices", visible);
+	else
+		json_kv_null(j, "cuda_visible_devices");
+	json_kv_int(j, "visible_gpus", gpu_device_count());
+	if (gpu_device_query(gpu_device_current(), &g) == 0) {
+		json_kv_int(j, "index", g.index);
+		json_kv_string(j, "name", g.name);
+		json_kv_string(j, "uuid", g.uuid);
+		json_kv_string(j, "pci_bus_id", g.pci_bus_id);
+	} else {
+		json_kv_null(j, "index");
+	}
+	json_end_object(j);
+}
+
 static void results_json_host(struct json_out *j)
 {
 	struct sysinfo_host h;
@@ -94,9 +120,12 @@ static void results_json_host(struct json_out *j)
 		json_kv_int(j, "total_mem_bytes", (long long)g.total_mem);
 		json_kv_int(j, "driver_version", g.driver_version);
 		json_kv_int(j, "runtime_version", g.runtime_version);
+		json_kv_string(j, "pci_bus_id", g.pci_bus_id);
+		json_kv_string(j, "uuid", g.uuid);
 		json_end_object(j);
 	}
 	json_end_array(j);
+	results_json_gpu_selection(j);
 }
 
 /* Every rank's host and device (one entry for a run of one process). */
@@ -202,6 +231,7 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 		json_kv_double(&j, "max_noise_pct", meta->timing->max_noise);
 		json_kv_double(&j, "sample_time_s", meta->timing->sample_time);
 		json_kv_int(&j, "min_samples", (long long)meta->timing->min_samples);
+		json_kv_int(&j, "repetitions", (long long)meta->timing->repetitions);
 		json_kv_string(&j, "noise_measure", "relative sample standard deviation");
 		if (testhook_active(TESTHOOK_WORK))
 			json_kv_string(&j, "test_hook_work", testhook_active(TESTHOOK_WORK));
@@ -479,5 +509,13 @@ void results_json_samples(struct json_out *j, const char *name, size_t n,
 	for (size_t s = 0; timed && s < t->count; s++)
 		json_double(j, t->samples[s]);
 	json_end_array(j);
+	if (timed && t->nreps > 1) {
+		/* seconds_per_call above holds every repetition's, in order */
+		json_key(j, "repetitions");
+		json_begin_array(j);
+		for (size_t k = 0; k < t->nreps; k++)
+			results_json_samples(j, name, n, &t->reps[k], 1);
+		json_end_array(j);
+	}
 	json_end_object(j);
 }

@@ -131,7 +131,9 @@ int results_pair_check(const char *csv_path, char *msg, size_t msglen);
  * so the failure between the two writes can be tested. */
 extern int (*results_fault_between_commits)(const char *csv_path);
 
-/* One {"variant", "n", "reps_per_sample", "seconds_per_call": [...]} entry. */
+/* One {"variant", "n", "reps_per_sample", "seconds_per_call": [...]} entry;
+ * a row measured several times (repetitions.h) adds "repetitions", one
+ * such entry per repetition, seconds_per_call then holding all of theirs. */
 void results_json_samples(struct json_out *j, const char *name, size_t n,
 			  const struct timing_result *t, int timed);
 

@@ -17,6 +17,7 @@ void timing_opts_default(struct timing_opts *o)
 	o->sample_time = 0.01;
 	o->min_samples = 5;
 	o->max_samples = 10000;
+	o->repetitions = 1;
 	o->test_work = 0.0;
 	o->slowdown = 0.0;
 }
@@ -30,6 +31,9 @@ double timing_now(void)
 
 void timing_result_free(struct timing_result *r)
 {
+	for (size_t k = 0; k < r->nreps; k++)
+		timing_result_free(&r->reps[k]);
+	free(r->reps);
 	free(r->samples);
 	memset(r, 0, sizeof *r);
 }

@@ -19,12 +19,13 @@ struct timing_opts {
 	double sample_time; /* a sample repeats the call until it lasts this long (s) */
 	size_t min_samples; /* never decide on fewer samples than this */
 	size_t max_samples; /* hard cap on samples */
+	size_t repetitions; /* independent measurements of a row (repetitions.h); 1 */
 	double test_work;   /* test hook (testhook.h): seconds of busy-wait added to every call; 0 */
 	double slowdown;    /* test hook: then lengthen every sample by this fraction; 0 */
 };
 
 /* Defaults: min_time 0.2 s, max_time 5 s, max_noise 0.5 %, sample_time 10 ms,
- * min_samples 5, max_samples 10000, no test hooks. */
+ * min_samples 5, max_samples 10000, one repetition, no test hooks. */
 void timing_opts_default(struct timing_opts *o);
 
 struct timing_result {
@@ -34,6 +35,9 @@ struct timing_result {
 	struct stats_summary s;/* over samples (seconds per call) */
 	bool noise_met;        /* s.rel_stddev * 100 <= max_noise */
 	double measured_time;  /* seconds spent in samples, warm-up excluded */
+	struct timing_result *reps; /* with repetitions (repetitions.h): each one's own
+				     * result, nreps of them (owned); NULL otherwise */
+	size_t nreps;
 };
 
 /* Warms up with one call, chooses reps so that a sample lasts about
@@ -50,6 +54,7 @@ struct timing_result {
  * Returns 0, or -1 when fn failed or memory ran out (r is then empty). */
 int timing_measure(timing_fn fn, void *ctx, const struct timing_opts *o, struct timing_result *r);
 
+/* Frees the samples and the repetitions, and empties r. */
 void timing_result_free(struct timing_result *r);
 
 /* Monotonic wall-clock seconds. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/json_out.h"
+#include "../core/repetitions.h"
 
 const char *const results_columns[] = {
 	"variant", "family", "precision", "device", "device_name", "n",
@@ -226,10 +227,17 @@ static void results_fmt_figure(char *buf, size_t len, const char *fmt, double v)
 void results_print_table(FILE *fp, const struct result_row *rows, size_t nrows)
 {
 	bool steps = false;
-	for (size_t r = 0; r < nrows; r++)
+	size_t reps = 0; /* the repetitions a row had (--repetitions), 0 when none */
+	for (size_t r = 0; r < nrows; r++) {
 		steps = steps || rows[r].steps_mode;
-	fprintf(fp, "%-18s %9s %-5s %9s %10s %8s %13s %9s%s\n", "variant", "N", "valid",
-		"max_err", "median", "noise", "interact/s", "GFLOP/s", steps ? "    steps/s" : "");
+		if (!reps && rows[r].timed && rows[r].t.nreps > 1)
+			reps = rows[r].t.nreps;
+	}
+	fprintf(fp, "%-18s %9s %-5s %9s %10s %8s", "variant", "N", "valid", "max_err", "median",
+		"noise");
+	if (reps)
+		fprintf(fp, " %10s", "reps range");
+	fprintf(fp, " %13s %9s%s\n", "interact/s", "GFLOP/s", steps ? "    steps/s" : "");
 	for (size_t r = 0; r < nrows; r++) {
 		const struct result_row *row = &rows[r];
 		char med[32], noise[32];
@@ -245,8 +253,14 @@ void results_print_table(FILE *fp, const struct result_row *rows, size_t nrows)
 		results_fmt_figure(ips, sizeof ips, "%.3e", results_interactions_per_s(row));
 		results_fmt_figure(gflops, sizeof gflops, "%.1f", results_gflops(row));
 		results_fmt_figure(sps, sizeof sps, "%.1f", results_steps_per_s(row));
-		fprintf(fp, "%-18s %9zu %-5s %9.2e %10s %8s %13s %9s", row->v->name, row->n,
-			row->val.pass ? "ok" : "FAIL", row->val.max_norm, med, noise, ips, gflops);
+		fprintf(fp, "%-18s %9zu %-5s %9.2e %10s %8s", row->v->name, row->n,
+			row->val.pass ? "ok" : "FAIL", row->val.max_norm, med, noise);
+		if (reps) {
+			char range[32];
+			repetitions_cell(range, sizeof range, &row->t);
+			fprintf(fp, " %10s", range);
+		}
+		fprintf(fp, " %13s %9s", ips, gflops);
 		if (steps)
 			fprintf(fp, " %10s", sps);
 		fputc('\n', fp);
@@ -261,4 +275,6 @@ void results_print_table(FILE *fp, const struct result_row *rows, size_t nrows)
 	if (single)
 		fprintf(fp, "1 sample: one call outlasted --max-time; its noise is unknown (compare and ab "
 			    "call such a row inconclusive unless ab has three rounds of it)\n");
+	if (reps)
+		repetitions_note(fp, reps);
 }

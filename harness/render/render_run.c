@@ -298,7 +298,7 @@ int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct s
 	 * of the GPU's memory */
 	struct render_params base, conv;
 	struct gpu_device_info gi;
-	const double conv_voxels = gpu_device_query(0, &gi) == 0
+	const double conv_voxels = gpu_device_query(gpu_device_current(), &gi) == 0
 					   ? RENDER_RUN_CONVERGE_MEM * (double)gi.total_mem /
 						     RENDER_GPU_BYTES_PER_VOXEL
 					   : 0.0;

@@ -38,6 +38,7 @@ struct render_options {
 	uint64_t seed;
 	const char *out;
 	int shading;	/* RENDER_SHADING_PHONG or RENDER_SHADING_PAPER */
+	int gpu;	/* --gpu INDEX; -1: not given */
 	bool quiet, help, converge;
 };
 
@@ -128,6 +129,7 @@ static void render_help(void)
 	       "                      holes of both the frame and the paper's against it\n"
 	       "                      (harness/render/render_validate.h)\n"
 	       "  --seed S            jitter of the lattice (42)\n"
+	       "  --gpu INDEX         the GPU to use among those visible, as for 'harness sph run'\n"
 	       "  --quiet, -q         no progress lines\n"
 	       "Exit status: 0 every frame written, 1 a failure, 2 bad input.\n",
 	       RENDER_MAX_AT, RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT, RENDER_RUN_MAX_SIDE,
@@ -137,7 +139,7 @@ static void render_help(void)
 static int render_parse(int argc, char **argv, struct render_options *o, char *err, size_t errlen)
 {
 	enum { OPT_COLUMN = 300, OPT_AT, OPT_WIDTH, OPT_HEIGHT, OPT_RES, OPT_SEED, OPT_SAMPLES,
-	       OPT_CONVERGE, OPT_SHADING };
+	       OPT_CONVERGE, OPT_SHADING, OPT_GPU };
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },
 		{ "column", required_argument, NULL, OPT_COLUMN },
@@ -150,12 +152,14 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "converge", no_argument, NULL, OPT_CONVERGE },
 		{ "shading", required_argument, NULL, OPT_SHADING },
+		{ "gpu", required_argument, NULL, OPT_GPU },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	memset(o, 0, sizeof *o);
 	o->variant = -1;
+	o->gpu = -1;
 	o->width = RENDER_RUN_WIDTH;
 	o->height = RENDER_RUN_HEIGHT;
 	o->res = RENDER_RUN_RES;
@@ -188,6 +192,7 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 					      err, errlen);
 			break;
 		case OPT_CONVERGE: o->converge = true; break;
+		case OPT_GPU: rc = cli_parse_gpu(optarg, &o->gpu, err, errlen); break;
 		case OPT_SHADING:
 			if ((o->shading = render_shading_of(optarg)) < 0) {
 				snprintf(err, errlen, "--shading '%s': phong or paper", optarg);
@@ -388,6 +393,8 @@ int sph_render_command(int argc, char **argv)
 	}
 	const struct sph_variant *v = &sph_variants[o.variant];
 	const char *why;
+	if (o.gpu >= 0 && cli_use_gpu(o.gpu, v->device == VARIANT_GPU, err, sizeof err) != CLI_OK)
+		return cli_usage_error("sph render", err);
 	if (!sph_variant_available(v, &why)) {
 		snprintf(err, sizeof err, "%s cannot run here: %s", v->name, why);
 		return cli_usage_error("sph render", err);

@@ -102,6 +102,7 @@ struct phys_options {
 	uint64_t seed;
 	double friction; /* the dam break's wall_friction */
 	double cfl;	 /* --cfl: dt = cfl h / c; 0: the scene's (SPH_WATER_CFL) */
+	int gpu;	 /* --gpu INDEX; -1: not given */
 	const char *out;
 };
 
@@ -944,6 +945,7 @@ static void phys_help(void)
 	       "                      1 as if the wall were fluid at rest (0 .. 10)\n"
 	       "  --cfl C             the time step dt = C h / c, h the support radius (0.14,\n"
 	       "                      the water's: reference/sph_ref.h; 0.01 .. 0.5)\n"
+	       "  --gpu INDEX         the GPU to use among those visible, as for 'harness sph run'\n"
 	       "  --out, -o FILE.csv  every sample and point (results/local/sph-physics-<UTC>.csv)\n"
 	       "  --quiet, -q         no table, no progress\n"
 	       "Exit status: 0 every judged value within its bound, 1 one outside or a\n"
@@ -994,7 +996,8 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		      size_t errlen)
 {
 	enum { OPT_CHECK = 300, OPT_COLUMN, OPT_REST_COLUMN, OPT_SEED, OPT_FRICTION, OPT_LEAK_COLUMNS,
-	       OPT_LEAK_SECONDS, OPT_WALL_LAYERS, OPT_LID, OPT_NO_LID, OPT_WALL_HEIGHT, OPT_CFL };
+	       OPT_LEAK_SECONDS, OPT_WALL_LAYERS, OPT_LID, OPT_NO_LID, OPT_WALL_HEIGHT, OPT_CFL,
+	       OPT_GPU };
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },
 		{ "check", required_argument, NULL, OPT_CHECK },
@@ -1009,6 +1012,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		{ "no-lid", no_argument, NULL, OPT_NO_LID },
 		{ "wall-height", required_argument, NULL, OPT_WALL_HEIGHT },
 		{ "cfl", required_argument, NULL, OPT_CFL },
+		{ "gpu", required_argument, NULL, OPT_GPU },
 		{ "out", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1016,6 +1020,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 	};
 	memset(o, 0, sizeof *o);
 	o->variant = -1;
+	o->gpu = -1;
 	o->dambreak = o->rest = o->leak = true;
 	o->leak_s = SPH_PHYSICS_LEAK_MIN_S;
 	o->seed = 42;
@@ -1081,6 +1086,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		case OPT_FRICTION:
 			rc = cli_parse_double("--wall-friction", optarg, 0, 10, &o->friction, err, errlen);
 			break;
+		case OPT_GPU: rc = cli_parse_gpu(optarg, &o->gpu, err, errlen); break;
 		case 'o': o->out = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'h': *help = true; break;
@@ -1201,6 +1207,8 @@ int sph_physics_command(int argc, char **argv)
 		return cli_usage_error("sph physics", "no SPH variant can run here");
 	const struct sph_variant *v = &sph_variants[o.variant];
 	const char *why;
+	if (o.gpu >= 0 && cli_use_gpu(o.gpu, v->device == VARIANT_GPU, err, sizeof err) != CLI_OK)
+		return cli_usage_error("sph physics", err);
 	if (!sph_variant_available(v, &why)) {
 		snprintf(err, sizeof err, "%s cannot run here: %s", v->name, why);
 		return cli_usage_error("sph physics", err);
@@ -1222,7 +1230,7 @@ int sph_physics_command(int argc, char **argv)
 	sysinfo_host_read(&host);
 	struct phys_rows rs = { .v = v, .device_name = host.cpu_model, .friction = o.friction,
 				.cfl = o.cfl > 0.0 ? o.cfl : SPH_WATER_CFL };
-	if (v->device == VARIANT_GPU && gpu_device_query(0, &gpu) == 0)
+	if (v->device == VARIANT_GPU && gpu_device_query(gpu_device_current(), &gpu) == 0)
 		rs.device_name = gpu.name;
 	bool all_pass = true;
 	int status = CLI_OK;

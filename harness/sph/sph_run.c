@@ -19,6 +19,7 @@
 #include "../core/gpu_device.h"
 #include "../core/json_out.h"
 #include "../core/progress.h"
+#include "../core/repetitions.h"
 #include "../render/render_run.h"
 #include "../core/results.h"
 #include "../core/skips.h"
@@ -36,6 +37,9 @@ struct sph_options {
 	enum { SPH_LIST, SPH_CHECK, SPH_RUN, SPH_SNAPSHOT } cmd;
 	bool help, quiet, variant_given;
 	bool selected[SPH_VARIANT_COUNT];
+	bool filter_given;
+	bool filtered[SPH_VARIANT_COUNT]; /* from --filter */
+	int gpu;                          /* --gpu INDEX; -1: not given */
 	struct sph_column columns[SPH_RUN_MAX_COLUMNS];
 	size_t ncolumns;
 	uint64_t seed;
@@ -101,13 +105,18 @@ static void sph_help(void)
 	       "steps, is validated against the double reference on the positions it\n"
 	       "reached, then (run) timed step by step, phase by phase.\n\n"
 	       "  --variant, -v PAT   SPH variant name or glob, comma-separated (all available)\n"
+	       "  --filter REGEX      only variants whose name the POSIX extended regex matches\n"
+	       "                      anywhere (^ $ anchor it); with --variant, those both select\n"
+	       "  --gpu INDEX         the GPU to use among those visible (CUDA_VISIBLE_DEVICES),\n"
+	       "                      recorded in the sidecar (0)\n"
 	       "  --column LIST       columns, comma-separated: a name (16128 ... 4207500,\n"
 	       "                      martin-moyce), NXxNYxNZ[@L] (L: the tank's length in\n"
 	       "                      column widths, 4; @0 a box that fits), 'paper'\n"
 	       "                      (16128,75200,129024,255600) or 'all' (every name) (16128)\n"
 	       "  --seed S            jitter of the lattice (42)\n"
 	       "  --warm-steps W      steps before validation and timing (20)\n"
-	       "  --min-time S, --max-time S, --max-noise PCT   as for 'harness run'\n"
+	       "  --min-time S, --max-time S, --max-noise PCT, --min-samples K, --repetitions R\n"
+	       "                      as for 'harness run'\n"
 	       "  --out, -o FILE.csv  results (run: results/local/sph-<UTC time>.csv)\n"
 	       "  --suite NAME|all    sph-table (every variant on the paper's four columns),\n"
 	       "                      sph-scale (to 4.2 million), sph-memory (memory only),\n"
@@ -199,7 +208,15 @@ static int sph_parse_variants(const char *s, struct sph_options *o, char *err, s
 
 enum { SPH_OPT_COLUMN = 300, SPH_OPT_SEED, SPH_OPT_WARM, SPH_OPT_MIN, SPH_OPT_MAX, SPH_OPT_NOISE,
        SPH_OPT_SUITE, SPH_OPT_OUT_DIR, SPH_OPT_AT, SPH_OPT_RENDER, SPH_OPT_WIDTH, SPH_OPT_HEIGHT,
-       SPH_OPT_RES, SPH_OPT_SAMPLES, SPH_OPT_SHADING };
+       SPH_OPT_RES, SPH_OPT_SAMPLES, SPH_OPT_SHADING, SPH_OPT_MIN_SAMPLES, SPH_OPT_REPETITIONS,
+       SPH_OPT_FILTER, SPH_OPT_GPU };
+
+/* Whether SPH variant i is selected: by --variant (every one without it)
+ * and by --filter. */
+static bool sph_wants(const struct sph_options *o, size_t i)
+{
+	return (!o->variant_given || o->selected[i]) && (!o->filter_given || o->filtered[i]);
+}
 
 static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, size_t errlen)
 {
@@ -221,6 +238,10 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 		{ "res", required_argument, NULL, SPH_OPT_RES },
 		{ "samples", required_argument, NULL, SPH_OPT_SAMPLES },
 		{ "shading", required_argument, NULL, SPH_OPT_SHADING },
+		{ "min-samples", required_argument, NULL, SPH_OPT_MIN_SAMPLES },
+		{ "repetitions", required_argument, NULL, SPH_OPT_REPETITIONS },
+		{ "filter", required_argument, NULL, SPH_OPT_FILTER },
+		{ "gpu", required_argument, NULL, SPH_OPT_GPU },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -231,6 +252,7 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 	o->ro.width = RENDER_RUN_WIDTH;
 	o->ro.height = RENDER_RUN_HEIGHT;
 	o->ro.res = RENDER_RUN_RES;
+	o->gpu = -1;
 	timing_opts_default(&o->timing);
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		o->help = true;
@@ -267,6 +289,18 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 		case SPH_OPT_MIN: rc = cli_parse_timing("--min-time", optarg, &o->timing, err, errlen); break;
 		case SPH_OPT_MAX: rc = cli_parse_timing("--max-time", optarg, &o->timing, err, errlen); break;
 		case SPH_OPT_NOISE: rc = cli_parse_timing("--max-noise", optarg, &o->timing, err, errlen); break;
+		case SPH_OPT_MIN_SAMPLES:
+			rc = cli_parse_timing("--min-samples", optarg, &o->timing, err, errlen);
+			break;
+		case SPH_OPT_REPETITIONS:
+			rc = cli_parse_timing("--repetitions", optarg, &o->timing, err, errlen);
+			break;
+		case SPH_OPT_FILTER:
+			rc = cli_filter_names(optarg, sph_run_variant_name, SPH_VARIANT_COUNT, o->filtered,
+					      "SPH variant", "harness sph list", err, errlen);
+			o->filter_given = true;
+			break;
+		case SPH_OPT_GPU: rc = cli_parse_gpu(optarg, &o->gpu, err, errlen); break;
 		case 'o': o->out = optarg; break;
 		case SPH_OPT_SUITE:
 			o->suite = optarg;
@@ -327,7 +361,7 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 	if (rc == CLI_OK && o->cmd == SPH_SNAPSHOT) {
 		size_t nsel = 0;
 		for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
-			nsel += o->selected[i];
+			nsel += sph_wants(o, i);
 		if (nsel != 1 || o->ncolumns != 1 || o->nat == 0 || !o->out) {
 			snprintf(err, errlen, "snapshot needs exactly one --variant, one --column, --at STEPS and --out FILE.csv");
 			rc = CLI_USAGE;
@@ -469,9 +503,8 @@ struct sph_cost {
 
 /* Predicted seconds of the row of v on col, by stage: the scene (first:
  * the column's first row, which builds it), the warm-up steps, the double
- * reference, and for run the timing, which stops at --max-time unless
- * the noise target is met sooner (one step when a step is longer), and
- * as long again for the rendering's validation and timing. */
+ * reference, and for run the timing (repetitions_predict), and
+ * --max-time twice again for the rendering's validation and timing. */
 static struct sph_cost sph_row_costs(const struct sph_options *o, const struct sph_variant *v,
 				     const struct sph_column *col, bool first)
 {
@@ -484,7 +517,7 @@ static struct sph_cost sph_row_costs(const struct sph_options *o, const struct s
 	if (o->cmd == SPH_RUN) {
 		double limit = o->timing.max_time > o->timing.min_time ? o->timing.max_time
 								       : o->timing.min_time;
-		c.stage[SPH_STAGE_TIMING] = step + (step >= limit ? step : limit);
+		c.stage[SPH_STAGE_TIMING] = repetitions_predict(&o->timing, step);
 		if (o->render)
 			c.stage[SPH_STAGE_RENDER] = 2 * limit;
 	}
@@ -587,8 +620,8 @@ static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
 		struct sph_timed t = { ops, ctx, &row->ph, &row->ph_steps };
 		struct timing_opts topt = o->timing;
 		topt.slowdown = testhook_slowdown(row->v->name);
-	topt.test_work = testhook_work(row->v->name);
-		if (timing_measure(sph_timed_steps, &t, &topt, &row->t) != 0) {
+		topt.test_work = testhook_work(row->v->name);
+		if (repetitions_measure(sph_timed_steps, &t, &topt, &row->t) != 0) {
 			fprintf(stderr, "harness: sph: timing %s failed: %s\n", row->v->name, ops->error(ctx));
 			status = CLI_FAILED;
 		}
@@ -795,24 +828,39 @@ static void sph_print_clamp_note(const struct sph_row *rows, size_t nrows)
 
 static void sph_print(const struct sph_row *rows, size_t nrows)
 {
-	printf("%-20s %8s %-5s %9s %9s %9s %9s %8s %8s %8s %8s %7s %7s\n", "variant", "N", "valid",
-	       "rho_err", "acc_err", "ms/step", "steps/s", "build", "density", "force", "integr",
-	       "aux B/p", "clamps");
+	size_t reps = 0; /* the repetitions a row had (--repetitions), 0 when none */
+	for (size_t r = 0; r < nrows && !reps; r++)
+		reps = rows[r].timed && rows[r].t.nreps > 1 ? rows[r].t.nreps : 0;
+	printf("%-20s %8s %-5s %9s %9s %9s %9s", "variant", "N", "valid", "rho_err", "acc_err",
+	       "ms/step", "steps/s");
+	if (reps)
+		printf(" %10s", "reps range");
+	printf(" %8s %8s %8s %8s %7s %7s\n", "build", "density", "force", "integr", "aux B/p",
+	       "clamps");
 	for (size_t r = 0; r < nrows; r++) {
 		const struct sph_row *row = &rows[r];
 		double per = row->ph_steps > 0 ? 1e3 / (double)row->ph_steps : NAN;
 		printf("%-20s %8zu %-5s %9.2e %9.2e", row->v->name, row->n, row->val.pass ? "ok" : "FAIL",
 		       row->val.rho_err, row->val.acc_err);
+		char range[32];
+		repetitions_cell(range, sizeof range, &row->t);
 		if (row->timed)
-			printf(" %9.3f %9.1f %8.3f %8.3f %8.3f %8.3f", 1e3 * row->t.s.median,
-			       1.0 / row->t.s.median, row->ph.build_s * per, row->ph.density_s * per,
+			printf(" %9.3f %9.1f", 1e3 * row->t.s.median, 1.0 / row->t.s.median);
+		else
+			printf(" %9s %9s", "-", "-");
+		if (reps)
+			printf(" %10s", range);
+		if (row->timed)
+			printf(" %8.3f %8.3f %8.3f %8.3f", row->ph.build_s * per, row->ph.density_s * per,
 			       row->ph.force_s * per, row->ph.integrate_s * per);
 		else
-			printf(" %9s %9s %8s %8s %8s %8s", "-", "-", "-", "-", "-", "-");
+			printf(" %8s %8s %8s %8s", "-", "-", "-", "-");
 		printf(" %7.1f %6llu%s\n", (double)row->counts.aux_bytes / (double)row->n, row->clamps,
 		       row->clamps ? "!" : " ");
 	}
 	sph_print_clamp_note(rows, nrows);
+	if (reps)
+		repetitions_note(stdout, reps);
 }
 
 static void sph_print_render(const struct sph_row *rows, size_t nrows)
@@ -855,8 +903,7 @@ static void sph_plan(const struct sph_options *o, struct progress *pg, struct ke
 {
 	for (size_t k = 0; k < o->ncolumns; k++)
 		for (size_t i = 0, first = 1; i < SPH_VARIANT_COUNT; i++)
-			if ((!o->variant_given || o->selected[i]) &&
-			    sph_variant_available(&sph_variants[i], NULL)) {
+			if (sph_wants(o, i) && sph_variant_available(&sph_variants[i], NULL)) {
 				if (pg)
 					progress_plan(pg, sph_row_cost(o, &sph_variants[i], &o->columns[k],
 								       first), (int)i);
@@ -893,7 +940,7 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 	const char *why = NULL;
 	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
 		const char *w;
-		if (o->variant_given && !o->selected[i])
+		if (!sph_wants(o, i))
 			continue;
 		if (sph_variant_available(&sph_variants[i], &w))
 			nvar++;
@@ -916,7 +963,7 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 	static struct sysinfo_host host;
 	sysinfo_host_read(&host);
 	static struct gpu_device_info gpu;
-	bool have_gpu = gpu_device_query(0, &gpu) == 0;
+	bool have_gpu = gpu_device_query(gpu_device_current(), &gpu) == 0;
 	int status = CLI_OK;
 	for (size_t k = 0; k < o->ncolumns; k++) {
 		const struct sph_column *col = &o->columns[k];
@@ -930,7 +977,7 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 		bool first = true;
 		for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
 			const struct sph_variant *v = &sph_variants[i];
-			if ((o->variant_given && !o->selected[i]) || !sph_variant_available(v, NULL))
+			if (!sph_wants(o, i) || !sph_variant_available(v, NULL))
 				continue;
 			char doing[KEEP_LABEL + 64];
 			snprintf(doing, sizeof doing, "%s%s%s on %s", o->suite ? o->suite : "",
@@ -1277,7 +1324,7 @@ static int sph_snapshot(const struct sph_options *o)
 	char err[512];
 	const struct sph_variant *v = NULL;
 	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
-		if (o->selected[i])
+		if (sph_wants(o, i))
 			v = &sph_variants[i];
 	const char *why;
 	if (!sph_variant_available(v, &why)) {
@@ -1380,6 +1427,13 @@ int sph_command(int argc, char **argv)
 	if (o.help) {
 		sph_help();
 		return CLI_OK;
+	}
+	if (o.gpu >= 0) {
+		bool wanted = o.render;
+		for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
+			wanted = wanted || (sph_wants(&o, i) && sph_variants[i].device == VARIANT_GPU);
+		if (cli_use_gpu(o.gpu, wanted, err, sizeof err) != CLI_OK)
+			return cli_usage_error("sph", err);
 	}
 	if (o.cmd == SPH_LIST)
 		return sph_list();

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../../harness/core/csv_table.h"
+#include "../../harness/core/json_in.h"
 #include "../../harness/nbody/instance.h"
 #include "../../kernels/nbody/nbody_cpu.h"
 #include "../../variants/registry.h"
@@ -338,5 +339,37 @@ Test(dist_mpirun, scaling_suite_writes_one_file_per_p, .timeout = 300)
 		snprintf(path, sizeof path, "%s/weak-scaling.png", dir);
 		cr_expect_eq(access(path, R_OK), 0, "the figure was drawn");
 	}
+	remove_dir(dir);
+}
+
+/* --gpu chooses the GPU of a run on one process: with several ranks, each
+ * takes the GPU of its rank on its host, and --gpu is refused in one line. */
+Test(dist_mpirun, gpu_index_is_refused_on_several_ranks, .timeout = 60)
+{
+	char err[4096];
+	need_mpirun();
+	cr_expect_eq(mpi_harness(2, NULL, "check --gpu 0 --variant dist-ring-cpu --n 10", err,
+				 sizeof err), 2);
+	cr_expect_eq(count_lines(err), 1, "one line from rank 0 only: %s", err);
+	cr_expect(strstr(err, "--gpu 0") && strstr(err, "2 ranks"), "%s", err);
+}
+
+/* --repetitions on ranks: every rank measures each repetition together,
+ * and the sidecar keeps them all. */
+Test(dist_mpirun, repetitions_on_two_ranks, .timeout = 120)
+{
+	char dir[] = "/tmp/test_dist_reps.XXXXXX", args[1024], path[1200], err[4096];
+	need_mpirun();
+	make_dir(dir);
+	snprintf(args, sizeof args, "run --variant dist-ring-cpu --n 200 --repetitions 2 --min-time 0 "
+		 "--max-time 0.02 --quiet --out %s/r.csv", dir);
+	cr_assert_eq(mpi_harness(2, NULL, args, err, sizeof err), 0, "%s", err);
+	snprintf(path, sizeof path, "%s/r.meta.json", dir);
+	struct json_in_value side;
+	cr_assert_eq(json_in_read_file(path, &side, err, sizeof err), 0, "%s", err);
+	const struct json_in_value *reps =
+		json_in_member(&json_in_member(&side, "samples")->items[0], "repetitions");
+	cr_expect(reps && reps->type == JSON_IN_ARRAY && reps->count == 2, "two repetitions");
+	json_in_free(&side);
 	remove_dir(dir);
 }

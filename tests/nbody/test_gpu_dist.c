@@ -6,6 +6,7 @@
 
 #include "../../harness/nbody/dist_gpu.h"
 #include "../../harness/core/gpu_device.h"
+#include "../../harness/core/json_in.h"
 #include "mpi_run.h"
 
 /* Skips unless `count` GPUs, NCCL and mpirun are here. */
@@ -155,4 +156,41 @@ Test(gpu_dist, ranks_that_would_share_a_gpu_are_refused, .timeout = 120)
 		     "%s", err);
 	cr_expect_eq(count_lines(err), 1, "one line, not: %s", err);
 	cr_expect(strstr(err, "would share") && strstr(err, "at most"), "%s", err);
+}
+
+/* --gpu on a host of several GPUs: the index is the CUDA runtime's, and the
+ * sidecar names the GPU it chose by the UUID that CUDA_VISIBLE_DEVICES
+ * takes, so that a run with that GPU alone visible records the same one
+ * (the NVML clocks follow its PCI bus id). */
+Test(gpu_dist, gpu_index_and_uuid_name_the_same_gpu, .timeout = 120)
+{
+	if (gpu_unavailable_reason())
+		cr_skip_test("no GPU here: %s", gpu_unavailable_reason());
+	if (gpu_device_count() < 2)
+		cr_skip_test("1 GPU here: this test needs 2");
+	struct gpu_device_info g;
+	cr_assert_eq(gpu_device_query(1, &g), 0);
+	char cmd[1024], err[4096], side[64];
+	struct json_in_value v;
+	const char *env[2] = { "", NULL };
+	char only[128];
+	snprintf(only, sizeof only, "CUDA_VISIBLE_DEVICES=%s", g.uuid);
+	env[1] = only;
+	for (int k = 0; k < 2; k++) {
+		snprintf(side, sizeof side, "/tmp/test_gpu_select_%d.csv", k);
+		snprintf(cmd, sizeof cmd, "%s %s run %s --variant auto --n 1024 --min-time 0 "
+			 "--max-time 0.05 --quiet --out %s", env[k], cli_harness_bin(),
+			 k == 0 ? "--gpu 1" : "", side);
+		cr_assert_eq(cli_run(cmd, err, sizeof err), 0, "%s: %s", cmd, err);
+		snprintf(side, sizeof side, "/tmp/test_gpu_select_%d.meta.json", k);
+		cr_assert_eq(json_in_read_file(side, &v, err, sizeof err), 0, "%s", err);
+		const struct json_in_value *sel = json_in_member(&v, "gpu_selection");
+		cr_expect_eq(json_in_member(sel, "index")->number, k == 0 ? 1 : 0);
+		cr_expect_str_eq(json_in_member(sel, "uuid")->string, g.uuid);
+		cr_expect_str_eq(json_in_member(sel, "pci_bus_id")->string, g.pci_bus_id);
+		json_in_free(&v);
+		remove(side);
+		snprintf(side, sizeof side, "/tmp/test_gpu_select_%d.csv", k);
+		remove(side);
+	}
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "../../harness/core/csv_table.h"
 #include "../../harness/core/json_in.h"
 #include "../../harness/core/results.h"
+#include "../../harness/core/stats.h"
 #include "../cli_run.h"
 
 /* Short timing: these tests check what run writes, not what it measures. */
@@ -348,5 +350,174 @@ Test(run, forces_judges_the_last_body_too, .timeout = 60)
 	cr_expect(strstr(out, "INVALID") && strstr(out, "at body 2,"), "the worst body is the last: %s",
 		  out);
 	unlink(in);
+	run_rmdir(dir);
+}
+
+/* ---- --repetitions, --min-samples, --filter, the GPU of the run ------- */
+
+/* The sidecar of csv_path, parsed (caller frees). */
+static void run_read_sidecar(const char *csv_path, struct json_in_value *v)
+{
+	char err[512], *side = results_sidecar_path(csv_path);
+	cr_assert_not_null(side);
+	cr_assert_eq(json_in_read_file(side, v, err, sizeof err), 0, "%s", err);
+	free(side);
+}
+
+/* The median of a seconds_per_call array. */
+static double run_median_of(const struct json_in_value *a)
+{
+	cr_assert(a && a->type == JSON_IN_ARRAY && a->count > 0);
+	double *x = malloc(a->count * sizeof *x);
+	cr_assert_not_null(x);
+	for (size_t i = 0; i < a->count; i++)
+		x[i] = a->items[i].number;
+	double m = stats_median(x, a->count);
+	free(x);
+	return m;
+}
+
+/* A figure as the CSV writes it (%.6g), read back. */
+static double run_as_csv(double v)
+{
+	char cell[64];
+	snprintf(cell, sizeof cell, "%.6g", v);
+	return atof(cell);
+}
+
+/* Runs "harness run ARGS --out DIR/r.csv" into a fresh dir, which must
+ * exit 0: its table in out, the CSV's path in path (128 bytes). */
+static void run_table(const char *args, char *dir, char *path, char *out, size_t outlen)
+{
+	char cmd[1024];
+	run_tmpdir(dir);
+	snprintf(path, 128, "%s/r.csv", dir);
+	snprintf(cmd, sizeof cmd, "%s run %s --out %s", cli_harness_bin(), args, path);
+	cr_assert_eq(cli_run_stdout(cmd, out, outlen), 0, "%s", out);
+}
+
+Test(run, repetitions_keep_each_one_and_the_row_is_their_median, .timeout = 120)
+{
+	char dir[32], cmd[1024], out[8192], path[128];
+	run_table("--variant cpu-portable --n 64 --repetitions 3 " RUN_TIMING, dir, path, out,
+		  sizeof out);
+	cr_expect(strstr(out, "reps range") && strstr(out, "3 repetitions a row (--repetitions): "
+							   "median = the median of their medians"),
+		  "the table shows the repetitions' spread and says what it is:\n%s", out);
+	struct csv_table t = run_read_results(path);
+	cr_assert_eq(t.nrows, 1);
+	struct json_in_value side;
+	run_read_sidecar(path, &side);
+	cr_expect_eq(json_in_member(json_in_member(&side, "timing"), "repetitions")->number, 3);
+	const struct json_in_value *e = &json_in_member(&side, "samples")->items[0];
+	const struct json_in_value *reps = json_in_member(e, "repetitions");
+	cr_assert(reps && reps->type == JSON_IN_ARRAY && reps->count == 3, "three repetitions");
+	double med[3];
+	size_t total = 0;
+	for (size_t k = 0; k < 3; k++) {
+		const struct json_in_value *s = json_in_member(&reps->items[k], "seconds_per_call");
+		med[k] = run_median_of(s);
+		total += s->count;
+	}
+	cr_expect_eq(json_in_member(e, "seconds_per_call")->count, total, "every sample is kept");
+	double samples, median, noise;
+	char err[256];
+	cr_assert_eq(csv_table_double(&t, 0, "samples", &samples, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(csv_table_double(&t, 0, "time_median_s", &median, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(csv_table_double(&t, 0, "noise_pct", &noise, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(samples, (double)total);
+	cr_expect_eq(median, run_as_csv(stats_median(med, 3)), "the median of the three medians");
+	struct stats_summary between;
+	cr_assert_eq(stats_summarize(med, 3, &between), 0);
+	cr_expect_geq(noise, run_as_csv(100 * between.rel_stddev),
+		      "noise_pct %g is not below the repetitions' own spread", noise);
+	json_in_free(&side);
+	csv_table_free(&t);
+	/* compare reads the row, its resolution from that noise */
+	char verdicts[160], want[32];
+	snprintf(verdicts, sizeof verdicts, "%s/v.csv", dir);
+	snprintf(cmd, sizeof cmd, "%s compare %s %s --out %s 2>/dev/null", cli_harness_bin(), path,
+		 path, verdicts);
+	int rc = cli_run_stdout(cmd, out, sizeof out);
+	cr_expect(rc == 0 || rc == 3, "compare exits %d:\n%s", rc, out);
+	cr_assert_eq(csv_table_read(verdicts, &t, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(t.nrows, 1);
+	snprintf(want, sizeof want, "%.4g", sqrt(2.0) * noise);
+	cr_expect_str_eq(csv_table_named(&t, 0, "noise_pct"), want, "sqrt(2) x the row's noise_pct");
+	csv_table_free(&t);
+	run_rmdir(dir);
+}
+
+Test(run, min_samples_is_the_fewest_a_row_takes, .timeout = 120)
+{
+	char dir[32], out[8192], path[128];
+	/* no time floor and any noise will do: only --min-samples keeps it going */
+	run_table("--variant cpu-portable --n 64 --min-samples 7 --min-time 0 --max-noise 100", dir,
+		  path, out, sizeof out);
+	cr_expect_null(strstr(out, "reps range"), "one repetition: the table of before:\n%s", out);
+	struct json_in_value side;
+	run_read_sidecar(path, &side);
+	cr_expect_eq(json_in_member(json_in_member(&side, "timing"), "min_samples")->number, 7);
+	const struct json_in_value *e = &json_in_member(&side, "samples")->items[0];
+	cr_expect_geq(json_in_member(e, "seconds_per_call")->count, 7);
+	cr_expect_null(json_in_member(e, "repetitions"), "no repetitions without --repetitions");
+	json_in_free(&side);
+	run_rmdir(dir);
+}
+
+Test(run, filter_keeps_the_rows_whose_name_it_matches, .timeout = 120)
+{
+	char dir[32], args[512];
+	run_tmpdir(dir);
+	snprintf(args, sizeof args, "run --variant 'cpu-*,dist-*' --filter 'simd$|^dist-ring' "
+		 "--device cpu --n 64 " RUN_TIMING " --out %s/r.csv", dir);
+	struct csv_table t = run_ok(args, dir, "r.csv");
+	cr_expect_eq(t.nrows, 2, "cpu-simd and dist-ring-cpu");
+	cr_expect_eq(run_rows_of(&t, "cpu-simd"), 1);
+	cr_expect_eq(run_rows_of(&t, "dist-ring-cpu"), 1);
+	csv_table_free(&t);
+	run_rmdir(dir);
+}
+
+/* The sidecar says which GPU the run had and how it was chosen:
+ * CUDA_VISIBLE_DEVICES as it was (null when unset), the index used among
+ * the visible GPUs and that GPU's identity. */
+Test(run, the_sidecar_records_the_gpu_selection, .timeout = 120)
+{
+	char dir[32], cmd[1024], err[8192], path[128];
+	run_tmpdir(dir);
+	snprintf(path, sizeof path, "%s/set.csv", dir);
+	snprintf(cmd, sizeof cmd, "CUDA_VISIBLE_DEVICES=0,1 %s run --variant cpu-portable --n 16 "
+		 RUN_TIMING " --out %s", cli_harness_bin(), path);
+	cr_assert_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
+	struct json_in_value side;
+	run_read_sidecar(path, &side);
+	const struct json_in_value *g = json_in_member(&side, "gpu_selection");
+	cr_assert_not_null(g, "no gpu_selection in the sidecar");
+	const struct json_in_value *cvd = json_in_member(g, "cuda_visible_devices");
+	cr_assert(cvd && cvd->type == JSON_IN_STRING);
+	cr_expect_str_eq(cvd->string, "0,1");
+	const struct json_in_value *visible = json_in_member(g, "visible_gpus");
+	const struct json_in_value *index = json_in_member(g, "index");
+	cr_assert(visible && visible->type == JSON_IN_NUMBER && index);
+	if (visible->number == 0) {
+		cr_expect_eq(index->type, JSON_IN_NULL, "no GPU, no index");
+	} else {
+		cr_expect_eq(index->number, 0, "the default: the first visible GPU");
+		const struct json_in_value *uuid = json_in_member(g, "uuid");
+		cr_expect(uuid && uuid->type == JSON_IN_STRING && strncmp(uuid->string, "GPU-", 4) == 0);
+		cr_expect(json_in_member(g, "pci_bus_id") != NULL);
+	}
+	json_in_free(&side);
+
+	snprintf(path, sizeof path, "%s/unset.csv", dir);
+	snprintf(cmd, sizeof cmd, "env -u CUDA_VISIBLE_DEVICES %s run --variant cpu-portable --n 16 "
+		 RUN_TIMING " --out %s", cli_harness_bin(), path);
+	cr_assert_eq(cli_run(cmd, err, sizeof err), 0, "%s", err);
+	run_read_sidecar(path, &side);
+	cvd = json_in_member(json_in_member(&side, "gpu_selection"), "cuda_visible_devices");
+	cr_assert_not_null(cvd);
+	cr_expect_eq(cvd->type, JSON_IN_NULL, "unset: null");
+	json_in_free(&side);
 	run_rmdir(dir);
 }

@@ -10,6 +10,7 @@
 #include "../../harness/core/csv_table.h"
 #include "../../harness/core/gpu_device.h"
 #include "../../harness/core/json_in.h"
+#include "../../harness/core/stats.h"
 #include "../../harness/sph/sph_run.h"
 #include "../../variants/sph_registry.h"
 #include "../../harness/core/sysinfo.h"
@@ -279,5 +280,52 @@ Test(sph_run, a_variant_failing_validation_exits_1, .timeout = 120)
 	snprintf(side, sizeof side, "%s/s.meta.json", dir);
 	unlink(out);
 	unlink(side);
+	rmdir(dir);
+}
+
+/* --filter, --min-samples and --repetitions, as for harness run: only the
+ * variants the regex names, at least K samples in every repetition, each
+ * repetition's samples in the sidecar and the row's median the median of
+ * their medians. */
+Test(sph_run, filter_min_samples_and_repetitions, .timeout = 120)
+{
+	char dir[] = "/tmp/harness-sph-reps-XXXXXX", out[256], cmd[1024], text[16384];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/s.csv", dir);
+	snprintf(cmd, sizeof cmd, "%s sph run --filter '^sph-cpu' --column 12x12x12 --warm-steps 2 "
+		 "--min-samples 7 --min-time 0 --max-noise 100 --repetitions 2 --out %s", sph_bin(), out);
+	cr_assert_eq(cli_run_stdout(cmd, text, sizeof text), 0, "%s", text);
+	cr_expect(strstr(text, "reps range") && strstr(text, "2 repetitions a row"), "%s", text);
+	struct csv_table t;
+	char err[256];
+	cr_assert_eq(csv_table_read(out, &t, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(t.nrows, 1, "sph-cpu-grid alone");
+	cr_expect_str_eq(csv_table_named(&t, 0, "variant"), "sph-cpu-grid");
+	char side_path[300];
+	snprintf(side_path, sizeof side_path, "%s/s.meta.json", dir);
+	struct json_in_value side;
+	cr_assert_eq(json_in_read_file(side_path, &side, err, sizeof err), 0, "%s", err);
+	const struct json_in_value *reps =
+		json_in_member(&json_in_member(&side, "samples")->items[0], "repetitions");
+	cr_assert(reps && reps->type == JSON_IN_ARRAY && reps->count == 2, "two repetitions");
+	double med[2];
+	for (size_t k = 0; k < 2; k++) {
+		const struct json_in_value *s = json_in_member(&reps->items[k], "seconds_per_call");
+		cr_assert(s && s->type == JSON_IN_ARRAY);
+		cr_expect_geq(s->count, 7, "--min-samples 7 in repetition %zu", k);
+		double x[64];
+		size_t n = s->count < 64 ? s->count : 64;
+		cr_assert_eq(n, s->count, "a short run: few samples");
+		for (size_t i = 0; i < n; i++)
+			x[i] = s->items[i].number;
+		med[k] = stats_median(x, n);
+	}
+	char want[64];
+	snprintf(want, sizeof want, "%.6g", stats_median(med, 2));
+	cr_expect_str_eq(csv_table_named(&t, 0, "time_median_step_s"), want);
+	json_in_free(&side);
+	csv_table_free(&t);
+	unlink(out);
+	unlink(side_path);
 	rmdir(dir);
 }
