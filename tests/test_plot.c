@@ -270,15 +270,29 @@ static void plant(const char *root, const char *sub, const char *gpu, const char
 	cr_assert_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
 }
 
-static const char *find_from(const char *root, const char *device)
+/* The default directory for fig31-6 under root on the machine with GPU gpu
+ * (NULL: none) and CPU cpu; NULL when none fits. *why (when why is not
+ * NULL) gets the reason. */
+static const char *find_from_why(const char *root, const char *gpu, const char *cpu,
+				 enum plot_from_why *why)
 {
 	static char out[1024];
-	return plot_find_from(root, "fig31-6", device, out, sizeof out) == 0 ? out : NULL;
+	const struct plot_machine m = { gpu, cpu };
+	enum plot_from_why w = plot_find_from(root, "fig31-6", &m, out, sizeof out);
+	if (why)
+		*why = w;
+	return w == PLOT_FROM_NONE ? NULL : out;
+}
+
+static const char *find_from(const char *root, const char *gpu, const char *cpu)
+{
+	return find_from_why(root, gpu, cpu, NULL);
 }
 
 Test(plot, default_directory_is_newest_for_this_device)
 {
 	char root[] = "/tmp/test_plot_root.XXXXXX", want[600];
+	enum plot_from_why why;
 	make_dir(root);
 	plant(root, "old-h200", "NVIDIA H200", "AMD EPYC", 1000000);
 	plant(root, "new-h200", "NVIDIA H200", "AMD EPYC", 2000000);
@@ -286,28 +300,105 @@ Test(plot, default_directory_is_newest_for_this_device)
 	plant(root, "cpu-only", NULL, "Intel Xeon", 4000000);
 
 	snprintf(want, sizeof want, "%s/new-h200", root);
-	cr_expect_str_eq(find_from(root, "NVIDIA H200"), want);
+	cr_expect_str_eq(find_from_why(root, "NVIDIA H200", "AMD EPYC", &why), want);
+	cr_expect_eq(why, PLOT_FROM_MATCH);
 	snprintf(want, sizeof want, "%s/local/run-a100", root);
-	cr_expect_str_eq(find_from(root, "NVIDIA A100-SXM4-80GB"), want, "two levels deep");
+	cr_expect_str_eq(find_from(root, "NVIDIA A100-SXM4-80GB", "Intel Xeon"), want,
+			 "the user's own runs, two levels deep");
 	snprintf(want, sizeof want, "%s/cpu-only", root);
-	cr_expect_str_eq(find_from(root, "Intel Xeon"), want, "CPU model without a GPU");
-	cr_expect_null(find_from(root, "NVIDIA H20"), "a prefix is not a match");
-	cr_expect_null(find_from(root, "not a gpu"), "only names under \"gpus\" count");
+	cr_expect_str_eq(find_from(root, NULL, "Intel Xeon"), want, "CPU model without a GPU");
+	cr_expect_null(find_from(root, "NVIDIA H20", "Intel Xeon"), "a prefix is not a match");
+	cr_expect_null(find_from(root, "not a gpu", "Intel Xeon"), "only names under \"gpus\" count");
+	cr_expect_null(find_from(root, "NVIDIA B200", "Intel Xeon"),
+		       "with a GPU, the CPU's name does not match");
 
 	/* no match: results/h200 when it holds the suite */
 	plant(root, "h200", "NVIDIA H200", "AMD EPYC", 500000);
 	snprintf(want, sizeof want, "%s/h200", root);
-	cr_expect_str_eq(find_from(root, "NVIDIA B200"), want);
+	cr_expect_str_eq(find_from_why(root, "NVIDIA B200", "AMD EPYC", &why), want);
+	cr_expect_eq(why, PLOT_FROM_DEFAULT);
+	remove_tree(root);
+}
+
+/* A GPU host's sidecar records its CPU too, and the GPU hosts' CPU name is
+ * common ("Intel(R) Xeon(R) Processor" of a virtual machine): a machine of
+ * that CPU without a GPU must not take their GPU rows for its own, however
+ * new, but draw from the default and say so; results it measured on its
+ * CPU alone are its own. */
+Test(plot, gpu_results_are_not_a_cpu_only_machines_by_the_cpu_name)
+{
+	char root[] = "/tmp/test_plot_cpuname.XXXXXX", want[600];
+	const char *cpu = "Intel(R) Xeon(R) Processor";
+	enum plot_from_why why;
+	make_dir(root);
+	plant(root, "h200x4/tc-splits", "NVIDIA H200", cpu, 3000000);
+	plant(root, "h200x4", "NVIDIA H200", cpu, 2000000);
+	cr_expect_null(find_from(root, NULL, cpu), "GPU rows taken by the CPU's name");
+	plant(root, "h200", "NVIDIA H200", cpu, 1000000);
+	snprintf(want, sizeof want, "%s/h200", root);
+	cr_expect_str_eq(find_from_why(root, NULL, cpu, &why), want);
+	cr_expect_eq(why, PLOT_FROM_DEFAULT, "not a match: the default");
+	plant(root, "dev-cpu", NULL, cpu, 500000);
+	snprintf(want, sizeof want, "%s/dev-cpu", root);
+	cr_expect_str_eq(find_from_why(root, NULL, cpu, &why), want, "its own CPU rows, though older");
+	cr_expect_eq(why, PLOT_FROM_MATCH);
+	remove_tree(root);
+
+	/* the committed results, on such a machine: results/h200, the default */
+	cr_expect_str_eq(find_from_why("results", NULL, cpu, &why), "results/h200");
+	cr_expect_eq(why, PLOT_FROM_DEFAULT);
+}
+
+/* A machine's own folder, or the user's own runs, win over a newer
+ * special-purpose sub-folder (tc-splits/ of a few variants); that one is
+ * taken only where it is all this machine measured. */
+Test(plot, default_directory_prefers_a_machines_folder_to_its_sub_folders)
+{
+	char root[] = "/tmp/test_plot_subdir.XXXXXX", want[600];
+	make_dir(root);
+	plant(root, "h200x4/tc-splits", "NVIDIA H200", "AMD EPYC", 3000000);
+	snprintf(want, sizeof want, "%s/h200x4/tc-splits", root);
+	cr_expect_str_eq(find_from(root, "NVIDIA H200", "AMD EPYC"), want, "the only match");
+	plant(root, "h200", "NVIDIA H200", "AMD EPYC", 1000000);
+	snprintf(want, sizeof want, "%s/h200", root);
+	cr_expect_str_eq(find_from(root, "NVIDIA H200", "AMD EPYC"), want,
+			 "a newer sub-folder replaced the machine's folder");
+	plant(root, "local/mine", "NVIDIA H200", "AMD EPYC", 2000000);
+	snprintf(want, sizeof want, "%s/local/mine", root);
+	cr_expect_str_eq(find_from(root, "NVIDIA H200", "AMD EPYC"), want, "the user's newer run");
 	remove_tree(root);
 }
 
 Test(plot, sidecar_matching)
 {
-	cr_expect(plot_sidecar_matches(H200 "/fig31-6.csv", "NVIDIA H200"));
-	cr_expect(plot_sidecar_matches(H200 "/fig31-6.csv", "AMD EPYC 9654 96-Core Processor"));
-	cr_expect_not(plot_sidecar_matches(H200 "/fig31-6.csv", "NVIDIA A100-SXM4-80GB"));
-	cr_expect_not(plot_sidecar_matches(FIX "compare/malformed.csv", "NVIDIA H200"),
-		      "no sidecar");
+	const struct plot_machine h200 = { "NVIDIA H200", "Intel Xeon" },
+				  a100 = { "NVIDIA A100-SXM4-80GB", "AMD EPYC 9654 96-Core Processor" },
+				  epyc_9654 = { NULL, "AMD EPYC 9654 96-Core Processor" },
+				  epyc = { "", "AMD EPYC" };
+	cr_expect(plot_sidecar_matches(H200 "/fig31-6.csv", &h200));
+	cr_expect_not(plot_sidecar_matches(H200 "/fig31-6.csv", &epyc_9654),
+		      "GPU rows matched a machine without a GPU by its CPU");
+	cr_expect_not(plot_sidecar_matches(H200 "/fig31-6.csv", &a100));
+	cr_expect(plot_sidecar_matches(H200 "/scaling-p1.csv", &epyc), "CPU rows, no GPU recorded");
+	cr_expect_not(plot_sidecar_matches(H200 "/scaling-p1.csv", &h200));
+	cr_expect_not(plot_sidecar_matches(FIX "compare/malformed.csv", &h200), "no sidecar");
+}
+
+/* The line of a figure drawn without --from says why its directory. */
+Test(plot, default_directory_says_why)
+{
+	char out[1024];
+	const struct plot_machine gpu = { "NVIDIA B200", "AMD EPYC" }, cpu = { NULL, "AMD EPYC" };
+	plot_from_says(PLOT_FROM_MATCH, &gpu, H200 "/fig31-6.csv", out, sizeof out);
+	cr_expect_str_eq(out, " (newest measured on this machine's GPU, NVIDIA B200)");
+	plot_from_says(PLOT_FROM_MATCH, &cpu, H200 "/scaling-p1.csv", out, sizeof out);
+	cr_expect_str_eq(out, " (newest measured on this CPU, AMD EPYC, without a GPU)");
+	plot_from_says(PLOT_FROM_DEFAULT, &cpu, H200 "/fig31-6.csv", out, sizeof out);
+	cr_expect_str_eq(out, " (the default: nothing under results/ measured on this CPU, AMD "
+			      "EPYC, without a GPU; these on NVIDIA H200)");
+	plot_from_says(PLOT_FROM_DEFAULT, &gpu, H200 "/scaling-p1.csv", out, sizeof out);
+	cr_expect_str_eq(out, " (the default: nothing under results/ measured on this machine's "
+			      "GPU, NVIDIA B200; these on AMD EPYC)");
 }
 
 /* ---- every figure script, through gnuplot ---------------------------------------- */
@@ -530,7 +621,8 @@ Test(plot, compare_names_a_directory_left_out)
 	remove_tree(dir);
 }
 
-/* Without --from, a figure drawn from another machine's results says so. */
+/* Without --from, a figure drawn from another machine's results says so:
+ * the default, and whose they are (a GPU no machine here has). */
 Test(plot, a_figure_from_another_machine_says_whose_data_it_is)
 {
 	char dir[] = "/tmp/test_plot_whose.XXXXXX", cmd[16384], out[700], bin[4096], cwd[4096];
@@ -539,8 +631,10 @@ Test(plot, a_figure_from_another_machine_says_whose_data_it_is)
 	cr_assert_not_null(getcwd(cwd, sizeof cwd));
 	make_dir(dir);
 	snprintf(cmd, sizeof cmd,
-		 "mkdir -p %s/results/h200 && cp " H200 "/fig31-7.csv " H200 "/fig31-7.meta.json %s/results/h200/",
-		 dir, dir);
+		 "mkdir -p %s/results/h200 && cp " H200 "/fig31-7.csv %s/results/h200/ && "
+		 "sed 's/NVIDIA H200/NVIDIA GeForce 8800 GTX/' " H200 "/fig31-7.meta.json > "
+		 "%s/results/h200/fig31-7.meta.json",
+		 dir, dir, dir);
 	cr_assert_eq(system(cmd), 0);
 	snprintf(out, sizeof out, "%s/stdout", dir);
 	snprintf(cmd, sizeof cmd,
@@ -548,7 +642,10 @@ Test(plot, a_figure_from_another_machine_says_whose_data_it_is)
 		 dir, bin, cwd, cwd, out);
 	int st = system(cmd);
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", cmd);
-	cr_expect(file_has(out, "fig31-7: results/h200/fig31-7.csv (measured on NVIDIA H200, not on this machine)"),
+	cr_expect(file_has(out, "fig31-7: results/h200/fig31-7.csv (the default: nothing under "
+				"results/ measured on this "),
+		  "the figure does not say it drew from the default");
+	cr_expect(file_has(out, "; these on NVIDIA GeForce 8800 GTX) -> figs/fig31-7.png"),
 		  "the figure does not say whose data it draws");
 	remove_tree(dir);
 }
