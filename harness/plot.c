@@ -126,6 +126,7 @@ static size_t plot_curve_of(const struct plot_suite *s, const struct csv_table *
 	cv->device = strdup(csv_table_named(t, row, "device_name"));
 	cv->table = c->ntables;
 	cv->order = by_n ? strtod(key, NULL) : (double)c->ncurves;
+	cv->look = (struct plot_look){ c->ncurves, c->ncurves, false }; /* each its own */
 	if (!cv->title || !cv->device) {
 		free(cv->title);
 		free(cv->device);
@@ -828,6 +829,36 @@ static double plot_gtx_ceiling(void)
 	return ceiling_interactions_per_s(1, 0, 16, 1350.0, VARIANT_FP32);
 }
 
+/* The scaling figures' variables: the line styles of the rates (c, which
+ * replace the palette's colours, set before) and of the efficiencies (eff;
+ * plot_line_styles), and the efficiency axis (plot_efficiency_range). 0,
+ * or -1 when out of memory or a list does not fit. */
+static int plot_scaling_vars(const struct plot_curves *c, const struct plot_curves *eff,
+			     char *vars, size_t len)
+{
+	struct plot_line_styles *st = malloc(2 * sizeof *st);
+	if (!st || plot_line_styles(c, &st[0]) != 0 || plot_line_styles(eff, &st[1]) != 0) {
+		free(st);
+		return -1;
+	}
+	static const char *const names[2][4] = {
+		{ "colours", "points", "dashes", "widths" },
+		{ "effcolours", "effpoints", "effdashes", "effwidths" },
+	};
+	for (int k = 0; k < 2; k++) {
+		plot_var_string(vars, len, names[k][0], st[k].colours);
+		plot_var_string(vars, len, names[k][1], st[k].points);
+		plot_var_string(vars, len, names[k][2], st[k].dashes);
+		plot_var_string(vars, len, names[k][3], st[k].widths);
+	}
+	free(st);
+	double lo, hi;
+	plot_efficiency_range(eff, &lo, &hi);
+	plot_var_number(vars, len, "effmin", lo);
+	plot_var_number(vars, len, "effmax", hi);
+	return 0;
+}
+
 /* What one figure draws: its curves (and the second set, eff, or NULL),
  * the machines for its title (NULL: the curves' device names) and the CSVs
  * they came from. */
@@ -871,6 +902,10 @@ static int plot_render(const struct plot_opts *o, const struct plot_scratch *s,
 	plot_var_number(vars, sizeof vars, "xmin", plot_x_extreme(c, -1));
 	plot_var_number(vars, sizeof vars, "xmax", plot_x_extreme(c, +1));
 	plot_var_number(vars, sizeof vars, "gtx_ceiling", plot_gtx_ceiling());
+	if (eff && plot_scaling_vars(c, eff, vars, sizeof vars) != 0) {
+		snprintf(err, errlen, "out of memory, or too many curves to style");
+		return PLOT_FAILED;
+	}
 	if (eff) {
 		plot_var_string(vars, sizeof vars, "efffile", s->eff);
 		plot_var_number(vars, sizeof vars, "neff", (double)eff->ncurves);
