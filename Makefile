@@ -349,6 +349,8 @@ PHYSICS = $(or $(FROM),results/h200)/sph-physics.csv
 RENDER_TABLE  = $(or $(FROM),results/h200)/sph-render-table.csv
 # The scaling model's predictions: `bin/harness model --out` wrote them.
 MODEL = $(or $(FROM),results/h200x4)/scaling-model.csv
+# Each line names its data; without FROM, these come from the defaults above.
+FROM_SAYS = $(if $(FROM),, (the default without FROM))
 figures: deps-run deps-figures
 	@$(MAKE) --no-print-directory $(BIN)
 	@# every figure whose data is there is drawn; the status is the worst
@@ -365,23 +367,23 @@ figures: deps-run deps-figures
 	else \
 	  dev=$$(sed -n 's/^# device: //p' $(FIGURES)/sph-render-table.dat) && \
 	  gnuplot -e "datafile='$(FIGURES)/sph-render-table.dat'; outbase='$(FIGURES)/sph-render-table'; device='$$dev'" plots/sph-render-table.gp && \
-	  echo "sph-render-table: $(RENDER_TABLE) -> $(FIGURES)/sph-render-table.png, .svg" || st=1; fi; \
+	  echo "sph-render-table: $(RENDER_TABLE)$(FROM_SAYS) -> $(FIGURES)/sph-render-table.png, .svg" || st=1; fi; \
 	if [ -f $(MODEL) ]; then \
 	  gnuplot -e "datafile='$(MODEL)'; outbase='$(FIGURES)/scaling-model'; subtitle='$$(sed -n 's/.*"subtitle": "\([^"]*\)".*/\1/p' $(MODEL:.csv=.meta.json))'" plots/scaling-model.gp && \
-	  echo "scaling-model: $(MODEL) -> $(FIGURES)/scaling-model.png, .svg" || st=1; \
+	  echo "scaling-model: $(MODEL)$(FROM_SAYS) -> $(FIGURES)/scaling-model.png, .svg" || st=1; \
 	else echo "scaling-model: no $(MODEL) (skipped)"; fi; \
 	if [ -f $(PHYSICS) ] && grep -q ',surge_front,' $(PHYSICS); then \
 	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-martin-moyce'" plots/sph-martin-moyce.gp && \
-	  echo "sph-martin-moyce: $(PHYSICS) -> $(FIGURES)/sph-martin-moyce.png, .svg" || st=1; \
+	  echo "sph-martin-moyce: $(PHYSICS)$(FROM_SAYS) -> $(FIGURES)/sph-martin-moyce.png, .svg" || st=1; \
 	else echo "sph-martin-moyce: no dam-break rows in $(PHYSICS) (skipped)"; fi; \
 	if [ -f $(PHYSICS) ] && grep -q ',rest_height,' $(PHYSICS); then \
 	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-rest'" plots/sph-rest.gp && \
-	  echo "sph-rest: $(PHYSICS) -> $(FIGURES)/sph-rest.png, .svg" || st=1; \
+	  echo "sph-rest: $(PHYSICS)$(FROM_SAYS) -> $(FIGURES)/sph-rest.png, .svg" || st=1; \
 	else echo "sph-rest: no still-water rows in $(PHYSICS) (skipped)"; fi; \
 	cols=$$([ -f $(PHYSICS) ] && awk -F, '$$8 == "leak_clamps" { printf "%s ", $$4 }' $(PHYSICS)); \
 	if [ -n "$$cols" ]; then \
 	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-leak'; columns='$$cols'" plots/sph-leak.gp && \
-	  echo "sph-leak: $(PHYSICS) -> $(FIGURES)/sph-leak.png, .svg" || st=1; \
+	  echo "sph-leak: $(PHYSICS)$(FROM_SAYS) -> $(FIGURES)/sph-leak.png, .svg" || st=1; \
 	else echo "sph-leak: no leak-check rows in $(PHYSICS) (skipped)"; fi; \
 	exit $$st
 

@@ -44,6 +44,7 @@ const size_t plot_suite_count = sizeof plot_suites / sizeof plot_suites[0];
 
 #define PLOT_RESULTS_ROOT "results"
 #define PLOT_FALLBACK_DIR "results/h200"
+#define PLOT_LOCAL_DIR "local" /* results/local: the user's own runs */
 #define PLOT_DEFAULT_OUT "plots/out"
 #define PLOT_SCRIPTS_DIR "plots"
 #define PLOT_PUBLISHED_DIR "results/published"
@@ -125,6 +126,7 @@ static size_t plot_curve_of(const struct plot_suite *s, const struct csv_table *
 	cv->device = strdup(csv_table_named(t, row, "device_name"));
 	cv->table = c->ntables;
 	cv->order = by_n ? strtod(key, NULL) : (double)c->ncurves;
+	cv->look = (struct plot_look){ c->ncurves, c->ncurves, false }; /* each its own */
 	if (!cv->title || !cv->device) {
 		free(cv->title);
 		free(cv->device);
@@ -302,37 +304,105 @@ static bool plot_json_string_is(const struct json_in_value *v, const char *want)
 	return v && v->type == JSON_IN_STRING && strcmp(v->string, want) == 0;
 }
 
-/* Whether the parsed sidecar names device: a "name" of an entry of "gpus",
- * or "cpu_model". */
-static bool plot_json_names_device(const struct json_in_value *side, const char *device)
+/* The parsed sidecar's "gpus" array, NULL when it records none. */
+static const struct json_in_value *plot_json_gpus(const struct json_in_value *side)
 {
 	const struct json_in_value *gpus = json_in_find(side, "gpus");
-	for (size_t k = 0; gpus && gpus->type == JSON_IN_ARRAY && k < gpus->count; k++)
-		if (plot_json_string_is(json_in_member(&gpus->items[k], "name"), device))
-			return true;
-	return plot_json_string_is(json_in_find(side, "cpu_model"), device);
+	return gpus && gpus->type == JSON_IN_ARRAY && gpus->count > 0 ? gpus : NULL;
 }
 
-bool plot_sidecar_matches(const char *csv_path, const char *device)
+/* Whether the parsed sidecar was measured on m (see plot_sidecar_matches). */
+static bool plot_json_measured_on(const struct json_in_value *side, const struct plot_machine *m)
+{
+	const struct json_in_value *gpus = plot_json_gpus(side);
+	if (m->gpu && m->gpu[0]) {
+		for (size_t k = 0; gpus && k < gpus->count; k++)
+			if (plot_json_string_is(json_in_member(&gpus->items[k], "name"), m->gpu))
+				return true;
+		return false;
+	}
+	return !gpus && m->cpu && plot_json_string_is(json_in_find(side, "cpu_model"), m->cpu);
+}
+
+bool plot_sidecar_matches(const char *csv_path, const struct plot_machine *m)
 {
 	char *side_path = results_sidecar_path(csv_path), err[256];
 	struct json_in_value side = { 0 };
 	bool match = side_path && json_in_read_file(side_path, &side, err, sizeof err) == 0 &&
-		     plot_json_names_device(&side, device);
+		     plot_json_measured_on(&side, m);
 	json_in_free(&side);
 	free(side_path);
 	return match;
 }
 
+/* The device a directory's suite CSV was measured on (its first row's). */
+static char *plot_csv_device(const char *csv)
+{
+	struct csv_table t;
+	char err[256];
+	char *d = NULL;
+	if (csv_table_read(csv, &t, err, sizeof err) == 0 && t.nrows > 0)
+		d = strdup(csv_table_named(&t, 0, "device_name"));
+	csv_table_free(&t);
+	return d;
+}
+
+/* What the sidecar of csv records its rows ran on: GPU 0's name, else the
+ * CPU model; else the device of the CSV's first row. "" when none. */
+static void plot_measured_on(const char *csv, char *out, size_t outlen)
+{
+	char *side_path = results_sidecar_path(csv), err[256];
+	struct json_in_value side = { 0 };
+	out[0] = '\0';
+	if (side_path && json_in_read_file(side_path, &side, err, sizeof err) == 0) {
+		const struct json_in_value *gpus = plot_json_gpus(&side);
+		const struct json_in_value *name =
+			gpus ? json_in_member(&gpus->items[0], "name") : json_in_find(&side, "cpu_model");
+		if (name && name->type == JSON_IN_STRING)
+			snprintf(out, outlen, "%s", name->string);
+	}
+	json_in_free(&side);
+	free(side_path);
+	if (!out[0]) {
+		char *dev = plot_csv_device(csv);
+		snprintf(out, outlen, "%s", dev ? dev : "");
+		free(dev);
+	}
+}
+
+/* This machine as words: "this machine's GPU, NAME" or "this CPU, NAME,
+ * without a GPU". */
+static void plot_machine_words(const struct plot_machine *m, char *out, size_t outlen)
+{
+	if (m->gpu && m->gpu[0])
+		snprintf(out, outlen, "this machine's GPU, %s", m->gpu);
+	else
+		snprintf(out, outlen, "this CPU, %s, without a GPU", m->cpu ? m->cpu : "unknown");
+}
+
+void plot_from_says(enum plot_from_why why, const struct plot_machine *m, const char *csv,
+		    char *out, size_t outlen)
+{
+	char here[600], there[300];
+	plot_machine_words(m, here, sizeof here);
+	if (why == PLOT_FROM_MATCH) {
+		snprintf(out, outlen, " (newest measured on %s)", here);
+		return;
+	}
+	plot_measured_on(csv, there, sizeof there);
+	snprintf(out, outlen, " (the default: nothing under %s/ measured on %s; these on %s)",
+		 PLOT_RESULTS_ROOT, here, there[0] ? there : "another machine");
+}
+
 /* Considers dir/<suite>.csv as the newest match so far. */
-static void plot_consider(const char *dir, const char *suite, const char *device, char *best,
-			  size_t bestlen, struct timespec *best_time)
+static void plot_consider(const char *dir, const char *suite, const struct plot_machine *m,
+			  char *best, size_t bestlen, struct timespec *best_time)
 {
 	char csv[4096], name[256];
 	struct stat st;
 	snprintf(name, sizeof name, "%s.csv", suite);
 	if (!plot_path(csv, sizeof csv, dir, name) || stat(csv, &st) != 0 ||
-	    !S_ISREG(st.st_mode) || !plot_sidecar_matches(csv, device))
+	    !S_ISREG(st.st_mode) || !plot_sidecar_matches(csv, m))
 		return;
 	struct timespec t = st.st_mtim;
 	bool newer = t.tv_sec > best_time->tv_sec ||
@@ -345,9 +415,10 @@ static void plot_consider(const char *dir, const char *suite, const char *device
 	*best_time = t;
 }
 
-/* Visits dir's subdirectories, and theirs when depth > 1. */
-static void plot_scan(const char *dir, int depth, const char *suite, const char *device,
-		      char *best, size_t bestlen, struct timespec *best_time)
+/* The subdirectories of dir, each written to sub in turn and visit called
+ * on it. */
+static void plot_each_subdir(const char *dir, void (*visit)(const char *sub, void *arg),
+			     void *arg)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -357,44 +428,84 @@ static void plot_scan(const char *dir, int depth, const char *suite, const char 
 		struct stat st;
 		if (e->d_name[0] == '.')
 			continue;
-		if (!plot_path(sub, sizeof sub, dir, e->d_name) || stat(sub, &st) != 0 || !S_ISDIR(st.st_mode))
-			continue;
-		plot_consider(sub, suite, device, best, bestlen, best_time);
-		if (depth > 1)
-			plot_scan(sub, depth - 1, suite, device, best, bestlen, best_time);
+		if (plot_path(sub, sizeof sub, dir, e->d_name) && stat(sub, &st) == 0 &&
+		    S_ISDIR(st.st_mode))
+			visit(sub, arg);
 	}
 	closedir(d);
 }
 
-int plot_find_from(const char *root, const char *suite, const char *device, char *out,
-		   size_t outlen)
+/* One tier of the search (plot_find_from): tier 1 takes root/X/ and
+ * root/local/X/, tier 2 the other root/X/Y/. */
+struct plot_search {
+	const char *suite;
+	const struct plot_machine *m;
+	int tier;
+	char *best;
+	size_t bestlen;
+	struct timespec best_time;
+	bool in_local; /* visiting the children of root/local */
+};
+
+static void plot_search_child(const char *sub, void *arg)
 {
-	struct timespec t = { 0, 0 };
+	struct plot_search *s = arg;
+	if ((s->tier == 1) == s->in_local)
+		plot_consider(sub, s->suite, s->m, s->best, s->bestlen, &s->best_time);
+}
+
+static void plot_search_top(const char *dir, void *arg)
+{
+	struct plot_search *s = arg;
+	const char *base = strrchr(dir, '/') + 1;
+	if (s->tier == 1)
+		plot_consider(dir, s->suite, s->m, s->best, s->bestlen, &s->best_time);
+	s->in_local = strcmp(base, PLOT_LOCAL_DIR) == 0;
+	plot_each_subdir(dir, plot_search_child, s);
+}
+
+/*
+ * A figure is drawn from a machine's own folder (results/h200/) or the
+ * user's own runs (results/local/, results/local/NAME/, where `run
+ * --out-dir` puts them), never from a newer sub-folder of a machine's
+ * folder where one of those matches: results/h200x4/tc-splits/ or
+ * results/h100/ab/ hold special-purpose runs (a few variants, the two
+ * sides of an A/B comparison) that share the suite's file name but not
+ * its sweep. Only where they are all this machine has measured are they
+ * drawn, rather than another machine's results.
+ */
+enum plot_from_why plot_find_from(const char *root, const char *suite,
+				  const struct plot_machine *m, char *out, size_t outlen)
+{
 	char fallback[4096], csv[4096], name[256];
+	struct plot_search s = { suite, m, 1, out, outlen, { 0, 0 }, false };
 	out[0] = '\0';
-	if (device && device[0])
-		plot_scan(root, 2, suite, device, out, outlen, &t);
+	bool known = (m->gpu && m->gpu[0]) || (m->cpu && m->cpu[0]);
+	for (; known && s.tier <= 2 && !out[0]; s.tier++)
+		plot_each_subdir(root, plot_search_top, &s);
 	if (out[0])
-		return 0;
+		return PLOT_FROM_MATCH;
 	snprintf(name, sizeof name, "%s.csv", suite);
 	if (!plot_path(fallback, sizeof fallback, root, strrchr(PLOT_FALLBACK_DIR, '/') + 1) ||
 	    !plot_path(csv, sizeof csv, fallback, name) || access(csv, R_OK) != 0)
-		return -1;
+		return PLOT_FROM_NONE;
 	snprintf(out, outlen, "%s", fallback);
-	return 0;
+	return PLOT_FROM_DEFAULT;
 }
 
-/* This machine as sidecars name it: GPU 0's name, else the CPU model. */
-static void plot_this_device(char *out, size_t outlen)
+/* This machine as sidecars name it: GPU 0's name (empty without a GPU) and
+ * the CPU model, into the buffers gpu and cpu (256 bytes each) m points at. */
+static void plot_this_machine(char *gpu, char *cpu, struct plot_machine *m)
 {
 	struct gpu_device_info g;
-	if (gpu_device_count() > 0 && gpu_device_query(0, &g) == 0) {
-		snprintf(out, outlen, "%s", g.name);
-		return;
-	}
 	struct sysinfo_host h;
+	gpu[0] = '\0';
+	if (gpu_device_count() > 0 && gpu_device_query(0, &g) == 0)
+		snprintf(gpu, 256, "%s", g.name);
 	sysinfo_host_read(&h);
-	snprintf(out, outlen, "%s", h.cpu_model);
+	snprintf(cpu, 256, "%s", h.cpu_model);
+	m->gpu = gpu;
+	m->cpu = cpu;
 }
 
 /* ---- running gnuplot ---------------------------------------------------- */
@@ -581,7 +692,8 @@ struct plot_opts {
 	const char *compare[PLOT_MAX_COMPARE];
 	size_t ncompare;
 	char gnuplot[4096];
-	char device[256];       /* this machine, for the default --from */
+	char gpu[256], cpu[256];  /* this machine, for the default --from: */
+	struct plot_machine machine; /* points at them */
 };
 
 /* The scratch directory of one figure and the files in it. */
@@ -717,6 +829,36 @@ static double plot_gtx_ceiling(void)
 	return ceiling_interactions_per_s(1, 0, 16, 1350.0, VARIANT_FP32);
 }
 
+/* The scaling figures' variables: the line styles of the rates (c, which
+ * replace the palette's colours, set before) and of the efficiencies (eff;
+ * plot_line_styles), and the efficiency axis (plot_efficiency_range). 0,
+ * or -1 when out of memory or a list does not fit. */
+static int plot_scaling_vars(const struct plot_curves *c, const struct plot_curves *eff,
+			     char *vars, size_t len)
+{
+	struct plot_line_styles *st = malloc(2 * sizeof *st);
+	if (!st || plot_line_styles(c, &st[0]) != 0 || plot_line_styles(eff, &st[1]) != 0) {
+		free(st);
+		return -1;
+	}
+	static const char *const names[2][4] = {
+		{ "colours", "points", "dashes", "widths" },
+		{ "effcolours", "effpoints", "effdashes", "effwidths" },
+	};
+	for (int k = 0; k < 2; k++) {
+		plot_var_string(vars, len, names[k][0], st[k].colours);
+		plot_var_string(vars, len, names[k][1], st[k].points);
+		plot_var_string(vars, len, names[k][2], st[k].dashes);
+		plot_var_string(vars, len, names[k][3], st[k].widths);
+	}
+	free(st);
+	double lo, hi;
+	plot_efficiency_range(eff, &lo, &hi);
+	plot_var_number(vars, len, "effmin", lo);
+	plot_var_number(vars, len, "effmax", hi);
+	return 0;
+}
+
 /* What one figure draws: its curves (and the second set, eff, or NULL),
  * the machines for its title (NULL: the curves' device names) and the CSVs
  * they came from. */
@@ -760,6 +902,10 @@ static int plot_render(const struct plot_opts *o, const struct plot_scratch *s,
 	plot_var_number(vars, sizeof vars, "xmin", plot_x_extreme(c, -1));
 	plot_var_number(vars, sizeof vars, "xmax", plot_x_extreme(c, +1));
 	plot_var_number(vars, sizeof vars, "gtx_ceiling", plot_gtx_ceiling());
+	if (eff && plot_scaling_vars(c, eff, vars, sizeof vars) != 0) {
+		snprintf(err, errlen, "out of memory, or too many curves to style");
+		return PLOT_FAILED;
+	}
 	if (eff) {
 		plot_var_string(vars, sizeof vars, "efffile", s->eff);
 		plot_var_number(vars, sizeof vars, "neff", (double)eff->ncurves);
@@ -840,15 +986,23 @@ static int plot_one_scaling(const struct plot_opts *o, const struct plot_suite *
 			    char *err, size_t errlen)
 {
 	char dir[4096], probe[300], script[4200], file[300], sources[8192], machines[1024];
+	char why[1200] = "", here[600], csv[4400], name[310];
 	*found = false;
 	snprintf(probe, sizeof probe, "%s-p1", suite->name);
-	if (o->from) {
+	snprintf(name, sizeof name, "%s.csv", probe);
+	enum plot_from_why from = PLOT_FROM_MATCH;
+	if (o->from)
 		snprintf(dir, sizeof dir, "%s", o->from);
-	} else if (plot_find_from(PLOT_RESULTS_ROOT, probe, o->device, dir, sizeof dir) != 0) {
-		printf("%s: no %s.csv measured on %s under %s/ (skipped)\n", suite->name, probe,
-		       o->device, PLOT_RESULTS_ROOT);
+	else
+		from = plot_find_from(PLOT_RESULTS_ROOT, probe, &o->machine, dir, sizeof dir);
+	if (from == PLOT_FROM_NONE) {
+		plot_machine_words(&o->machine, here, sizeof here);
+		printf("%s: no %s.csv under %s/ measured on %s (skipped)\n", suite->name, probe,
+		       PLOT_RESULTS_ROOT, here);
 		return PLOT_OK;
 	}
+	if (!o->from && plot_path(csv, sizeof csv, dir, name))
+		plot_from_says(from, &o->machine, csv, why, sizeof why);
 	struct plot_curves rate = { 0 }, eff = { 0 };
 	int files = plot_scaling_collect(suite, dir, &rate, &eff, sources, sizeof sources, machines,
 					 sizeof machines, err, errlen);
@@ -865,37 +1019,30 @@ static int plot_one_scaling(const struct plot_opts *o, const struct plot_suite *
 		rc = plot_figure(o, suite, &(struct plot_what){ &rate, &eff, machines, sources },
 				 script, suite->name, err, errlen);
 	if (files > 0 && rc == PLOT_OK)
-		printf("%s: %s -> %s/%s.png, .svg\n", suite->name, sources, o->out, suite->name);
+		printf("%s: %s%s -> %s/%s.png, .svg\n", suite->name, sources, why, o->out,
+		       suite->name);
 	plot_curves_free(&rate);
 	plot_curves_free(&eff);
 	return rc;
-}
-
-/* The device a directory's suite CSV was measured on (its first row's). */
-static char *plot_csv_device(const char *csv)
-{
-	struct csv_table t;
-	char err[256];
-	char *d = NULL;
-	if (csv_table_read(csv, &t, err, sizeof err) == 0 && t.nrows > 0)
-		d = strdup(csv_table_named(&t, 0, "device_name"));
-	csv_table_free(&t);
-	return d;
 }
 
 /* One suite's figure from one directory. *found tells whether its CSV was there. */
 static int plot_one(const struct plot_opts *o, const struct plot_suite *suite, bool *found,
 		    char *err, size_t errlen)
 {
-	char dir[4096], csv[4200], script[4200], file[300];
+	char dir[4096], csv[4200], script[4200], file[300], why[1200] = "";
 	*found = false;
 	if (suite->scaling)
 		return plot_one_scaling(o, suite, found, err, errlen);
-	if (o->from) {
+	enum plot_from_why from = PLOT_FROM_MATCH;
+	if (o->from)
 		snprintf(dir, sizeof dir, "%s", o->from);
-	} else if (plot_find_from(PLOT_RESULTS_ROOT, suite->name, o->device, dir, sizeof dir) != 0) {
-		printf("%s: no %s.csv measured on %s under %s/, nor in %s (skipped)\n", suite->name,
-		       suite->name, o->device, PLOT_RESULTS_ROOT, PLOT_FALLBACK_DIR);
+	else
+		from = plot_find_from(PLOT_RESULTS_ROOT, suite->name, &o->machine, dir, sizeof dir);
+	if (from == PLOT_FROM_NONE) {
+		plot_machine_words(&o->machine, why, sizeof why);
+		printf("%s: no %s.csv under %s/ measured on %s, nor in %s (skipped)\n", suite->name,
+		       suite->name, PLOT_RESULTS_ROOT, why, PLOT_FALLBACK_DIR);
 		return PLOT_OK;
 	}
 	snprintf(file, sizeof file, "%s.csv", suite->name);
@@ -910,7 +1057,6 @@ static int plot_one(const struct plot_opts *o, const struct plot_suite *suite, b
 		return PLOT_BAD_INPUT;
 	}
 	struct plot_curves c = { 0 };
-	char whose[400] = "";
 	int rc = plot_load(suite, csv, NULL, &c, err, errlen);
 	if (rc == PLOT_OK && c.npoints == 0) {
 		/* a suite that could not run here leaves nothing to draw */
@@ -919,17 +1065,15 @@ static int plot_one(const struct plot_opts *o, const struct plot_suite *suite, b
 		plot_curves_free(&c);
 		return PLOT_OK;
 	}
-	if (!o->from && !plot_sidecar_matches(csv, o->device)) {
-		char *dev = plot_csv_device(csv);
-		snprintf(whose, sizeof whose, " (measured on %s, not on this machine)",
-			 dev && dev[0] ? dev : "another machine");
-		free(dev);
-	}
+	if (o->from)
+		why[0] = '\0';
+	else
+		plot_from_says(from, &o->machine, csv, why, sizeof why);
 	if (rc == PLOT_OK)
 		rc = plot_figure(o, suite, &(struct plot_what){ &c, NULL, NULL, csv }, script,
 				 suite->name, err, errlen);
 	if (rc == PLOT_OK)
-		printf("%s: %s%s -> %s/%s.png, .svg\n", suite->name, csv, whose, o->out, suite->name);
+		printf("%s: %s%s -> %s/%s.png, .svg\n", suite->name, csv, why, o->out, suite->name);
 	plot_curves_free(&c);
 	return rc;
 }
@@ -1094,9 +1238,10 @@ static void plot_help(void)
 	       "Suites:", PLOT_USAGE, PLOT_DEFAULT_OUT);
 	for (size_t i = 0; i < plot_suite_count; i++)
 		printf(" %s", plot_suites[i].name);
-	printf("\n--from DIR   default, per suite: the results/*/ or results/*/*/ directory with\n"
-	       "             <suite>.csv whose sidecar names this machine's GPU (or CPU model\n"
-	       "             without a GPU), the most recently modified; else %s\n"
+	printf("\n--from DIR   default, per suite: the newest <suite>.csv measured on this\n"
+	       "             machine's GPU (without a GPU: on this CPU alone, no GPU in its\n"
+	       "             sidecar) in results/*/ or results/local/*/, else in another\n"
+	       "             results/*/*/ (special-purpose runs); else %s\n"
 	       "--compare DIR1 DIR2 ...  overlay the suite from several directories (devices),\n"
 	       "             raw and as %% of each device's ceiling: compare-<suite>.png/.svg\n"
 	       "--scripts DIR, --published DIR  the .gp scripts (%s) and the published\n"
@@ -1187,7 +1332,7 @@ static int plot_preflight(struct plot_opts *o)
 		return PLOT_BAD_INPUT;
 	}
 	if (!o->from && !o->ncompare)
-		plot_this_device(o->device, sizeof o->device);
+		plot_this_machine(o->gpu, o->cpu, &o->machine);
 	return PLOT_OK;
 }
 

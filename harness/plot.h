@@ -20,13 +20,14 @@
  * live in a temporary directory that is removed; the figures are copied
  * into the output directory atomically.
  *
- * --from DIR  where the suite CSVs are. Default, per suite: among the
- *             directories results/X/ and results/X/Y/ holding <suite>.csv
- *             whose sidecar (<suite>.meta.json) names this machine's GPU
- *             (any of its "gpus" names equals GPU 0's name here) or, on a
- *             machine without a GPU, its CPU model (host.cpu_model), the
- *             one whose CSV was modified last; else results/h200/ when it
- *             holds <suite>.csv.
+ * --from DIR  where the suite CSVs are. Default, per suite: the directory
+ *             holding <suite>.csv whose sidecar (<suite>.meta.json) was
+ *             measured on this machine (plot_sidecar_matches), the one
+ *             whose CSV was modified last, looked for first in results/X/
+ *             and results/local/X/, then in the other results/X/Y/ (see
+ *             plot_find_from); else results/h200/ when it holds
+ *             <suite>.csv. The line of each figure says which directory
+ *             it drew from and why.
  * --out DIR   where the figures go (default plots/out, created if needed).
  * --scripts DIR, --published DIR  where the scripts (plots) and the
  *             published numbers (every .csv in results/published) are.
@@ -73,17 +74,54 @@ int plot_collect(const struct plot_suite *s, const struct csv_table *t, const ch
  */
 int plot_write_published(FILE *fp, const char *dir, char *err, size_t errlen);
 
+/* This machine as the default --from matches it against sidecars. */
+struct plot_machine {
+	const char *gpu; /* GPU 0's name; NULL or "" on a machine without a GPU */
+	const char *cpu; /* the CPU model, as sysinfo_host_read gives it */
+};
+
+/* Why the default --from took its directory. */
+enum plot_from_why {
+	PLOT_FROM_NONE = -1,   /* nothing fits */
+	PLOT_FROM_MATCH = 0,   /* measured on this machine (its GPU, or its CPU without one) */
+	PLOT_FROM_DEFAULT = 1, /* nothing was: results/h200, the default */
+};
+
 /*
- * The default --from for suite under root (normally "results"), for the
- * machine called device (a GPU name, or a CPU model without a GPU): see
- * above. Writes the directory to out and returns 0, or -1 when none fits.
+ * The default --from for suite under root (normally "results") on machine
+ * m: the directory whose <suite>.csv has a sidecar that matches m
+ * (plot_sidecar_matches), the one modified last. First among root/X/ and
+ * root/local/X/ (a machine's results, and the user's own runs); only
+ * where none of them matches, among the other root/X/Y/ (sub-folders such
+ * as tc-splits/, ab/ or sph-walls/ hold special-purpose runs). Else
+ * root/h200 when it holds <suite>.csv. Writes the directory to out and
+ * returns PLOT_FROM_MATCH or PLOT_FROM_DEFAULT; PLOT_FROM_NONE (out empty)
+ * when none fits.
  */
-int plot_find_from(const char *root, const char *suite, const char *device, char *out,
-		   size_t outlen);
+enum plot_from_why plot_find_from(const char *root, const char *suite,
+				  const struct plot_machine *m, char *out, size_t outlen);
 
+/*
+ * Whether the sidecar of csv_path was measured on machine m. With a GPU:
+ * one of its "gpus" names equals m's GPU. Without one: its host.cpu_model
+ * equals m's CPU and it records no GPU at all (its rows ran on that CPU
+ * alone). A GPU host's sidecar lists its GPUs even for rows that ran on its
+ * CPU, and shares its CPU's name with many machines ("Intel(R) Xeon(R)
+ * Processor" of a virtual machine), so a machine without a GPU never takes
+ * GPU results for its own by the CPU's name. False without a sidecar.
+ */
+bool plot_sidecar_matches(const char *csv_path, const struct plot_machine *m);
 
-/* Whether the sidecar of csv_path names device (GPU name or CPU model). */
-bool plot_sidecar_matches(const char *csv_path, const char *device);
+/*
+ * Why a figure without --from was drawn from the CSV at csv, as the
+ * parenthesis its line carries: " (newest measured on this machine's GPU,
+ * NVIDIA H200)", " (newest measured on this CPU, AMD EPYC, without a GPU)",
+ * or, for PLOT_FROM_DEFAULT, " (the default: nothing under results/
+ * measured on this machine's GPU, NVIDIA B200; these on NVIDIA H200)"
+ * naming the machine the CSV's sidecar records. Writes into out.
+ */
+void plot_from_says(enum plot_from_why why, const struct plot_machine *m, const char *csv,
+		    char *out, size_t outlen);
 
 /* The subcommand: argv[0] is "plot". Returns the exit status. */
 int plot_command(int argc, char **argv);

@@ -67,6 +67,15 @@ static void plot_palette_generated(size_t i, char *out, size_t outlen)
 		 (int)lround(rgb[2] * 255));
 }
 
+/* Colour i of the palette, "#rrggbb", into out (16 bytes). */
+static void plot_palette_colour(size_t i, char *out)
+{
+	if (i < PLOT_PALETTE_FIXED)
+		snprintf(out, 16, "%s", plot_palette_fixed[i]);
+	else
+		plot_palette_generated(i - PLOT_PALETTE_FIXED, out, 16);
+}
+
 size_t plot_palette(size_t count, char *out, size_t outlen)
 {
 	size_t used = 0, i = 0;
@@ -74,15 +83,49 @@ size_t plot_palette(size_t count, char *out, size_t outlen)
 		out[0] = '\0';
 	for (; i < count; i++) {
 		char c[16];
-		if (i < PLOT_PALETTE_FIXED)
-			snprintf(c, sizeof c, "%s", plot_palette_fixed[i]);
-		else
-			plot_palette_generated(i - PLOT_PALETTE_FIXED, c, sizeof c);
+		plot_palette_colour(i, c);
 		if (used + strlen(c) + 2 > outlen)
 			break;
 		used += (size_t)snprintf(out + used, outlen - used, "%s%s", i ? " " : "", c);
 	}
 	return i;
+}
+
+/* gnuplot's point types, filled shapes (circle, square, triangles,
+ * diamond, pentagon) before open ones, then the strokes. */
+static const int plot_markers[PLOT_MARKERS] = { 7, 5, 9, 11, 13, 15, 6, 4, 8, 10, 12, 14, 1, 2, 3 };
+/* gnuplot's dash types: solid, dashed, dash-dot, dash-dot-dot, dotted. */
+static const int plot_dashes[] = { 1, 2, 4, 5, 3 };
+
+/* Appends word to the list at out (len bytes); false when it does not fit. */
+static bool plot_add_word(char *out, size_t len, const char *word)
+{
+	size_t used = strlen(out);
+	int n = snprintf(out + used, len - used, "%s%s", used ? " " : "", word);
+	return n >= 0 && (size_t)n < len - used;
+}
+
+int plot_line_styles(const struct plot_curves *c, struct plot_line_styles *s)
+{
+	size_t *order = malloc((c->ncurves + 1) * sizeof *order);
+	bool ok = order != NULL;
+	s->colours[0] = s->points[0] = s->dashes[0] = s->widths[0] = '\0';
+	if (ok)
+		plot_curve_order(c, order);
+	for (size_t k = 0; ok && k < c->ncurves; k++) {
+		const struct plot_look *l = &c->curves[order[k]].look;
+		char colour[16], w[32];
+		plot_palette_colour(l->family, colour);
+		snprintf(w, sizeof w, "#%s%s", l->backdrop ? "aa" : "", colour + 1);
+		ok = plot_add_word(s->colours, sizeof s->colours, w);
+		snprintf(w, sizeof w, "%d", plot_markers[l->backdrop ? 0 : l->member % PLOT_MARKERS]);
+		ok = ok && plot_add_word(s->points, sizeof s->points, w);
+		snprintf(w, sizeof w, "%d", l->backdrop ? 1 : plot_dashes[l->family % 5]);
+		ok = ok && plot_add_word(s->dashes, sizeof s->dashes, w);
+		ok = ok && plot_add_word(s->widths, sizeof s->widths, l->backdrop ? "8" : "2");
+	}
+	free(order);
+	return ok ? 0 : -1;
 }
 
 static int plot_cmp_curve(const struct plot_curve *a, const struct plot_curve *b)
@@ -183,7 +226,7 @@ void plot_curves_free(struct plot_curves *c)
 }
 
 int plot_curves_add(struct plot_curves *c, const char *title, const char *device, double order,
-		    struct plot_point p)
+		    struct plot_look look, struct plot_point p)
 {
 	size_t k = 0;
 	while (k < c->ncurves && strcmp(c->curves[k].title, title) != 0)
@@ -193,7 +236,7 @@ int plot_curves_add(struct plot_curves *c, const char *title, const char *device
 		if (!cv)
 			return -1;
 		c->curves = cv;
-		cv[k] = (struct plot_curve){ strdup(title), order, c->ntables, strdup(device) };
+		cv[k] = (struct plot_curve){ strdup(title), order, c->ntables, strdup(device), look };
 		if (!cv[k].title || !cv[k].device) {
 			free(cv[k].title);
 			free(cv[k].device);

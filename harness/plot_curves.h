@@ -32,11 +32,27 @@ struct plot_point {
 	double noise_pct;
 };
 
+/*
+ * How a curve is told apart from the others where a figure has many of
+ * few kinds (the scaling figures, plot_line_styles): the curves of one
+ * family (a variant, over N or P) share a colour and a dash pattern, those
+ * of one member (an N, a P) a marker, so that colour tells the variant
+ * and the marker the N, and in grey print dash and marker still tell every
+ * curve apart. A backdrop is drawn wide and pale, for the curves that
+ * coincide with it to show on top (the one-device rate, which every
+ * variant's P = 1 row repeats).
+ */
+struct plot_look {
+	size_t family, member;
+	bool backdrop;
+};
+
 struct plot_curve {
 	char *title;
 	double order; /* curves are written by (table, order) */
 	size_t table;
 	char *device; /* device_name of its first row */
+	struct plot_look look;
 };
 
 struct plot_curves {
@@ -59,10 +75,10 @@ int plot_write_curves(FILE *fp, const struct plot_curves *c, const char *comment
 void plot_curves_free(struct plot_curves *c);
 
 /* Adds point p (its curve field is set here) to the curve of c titled
- * title, made when new with device and order (curves are written in
- * increasing order). Returns 0, or -1 when out of memory. */
+ * title, made when new with device, order (curves are written in
+ * increasing order) and look. Returns 0, or -1 when out of memory. */
 int plot_curves_add(struct plot_curves *c, const char *title, const char *device, double order,
-		    struct plot_point p);
+		    struct plot_look look, struct plot_point p);
 
 /* The *.csv files of dir, sorted, in a NULL-terminated array (free with
  * plot_free_list); NULL when dir cannot be read. */
@@ -94,6 +110,25 @@ void plot_format_n(double n, char *out, size_t outlen);
  * too small).
  */
 size_t plot_palette(size_t count, char *out, size_t outlen);
+
+/*
+ * The line styles of c's curves by their looks, as gnuplot word lists with
+ * a word per curve in the order they are written (plot_curve_order), for a
+ * script's `lc rgb word(colours, i + 1) pt ... dt ... lw ...`:
+ *   colours  the family's colour of plot_palette ("#1f77b4"); a backdrop's
+ *            with transparency ("#aa1f77b4", gnuplot's alpha first)
+ *   points   the member's marker, a gnuplot point type: filled shapes
+ *            first, then open ones, PLOT_MARKERS apart before one repeats;
+ *            a backdrop's the first (a filled circle)
+ *   dashes   the family's dash type (1 solid, 2 dashed, ...; 5 apart)
+ *   widths   the line width: 2, a backdrop's 8
+ * Returns 0, or -1 when out of memory or a list does not fit.
+ */
+#define PLOT_MARKERS 15
+struct plot_line_styles {
+	char colours[8192], points[2048], dashes[2048], widths[2048];
+};
+int plot_line_styles(const struct plot_curves *c, struct plot_line_styles *s);
 
 /* p grown to hold need elements of size (capacity in *cap, doubled); NULL
  * when out of memory (p is then unchanged and still owned by the caller). */

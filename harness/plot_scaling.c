@@ -120,7 +120,45 @@ static double scaling_order(const char *name)
 	return v ? (double)(v - nbody_variants) : (double)NBODY_VARIANT_COUNT;
 }
 
-/* Turns the rows into the two sets of curves. 0, or -1 (out of memory). */
+/* The dense rank of v among the distinct values of key over the rows (how
+ * many are below it), so that families and members count from 0. */
+static size_t scaling_rank(const struct scaling_rows *rs,
+			   double (*key)(const struct scaling_row *), double v)
+{
+	size_t below = 0;
+	for (size_t i = 0; i < rs->count; i++) {
+		double k = key(&rs->rows[i]);
+		bool first = k < v;
+		for (size_t j = 0; j < i && first; j++)
+			first = key(&rs->rows[j]) != k;
+		below += first;
+	}
+	return below;
+}
+
+/* Distributed variants first, so that they take the first colours and
+ * dash types (solid, dashed, ...), then the one-device ones. */
+static double scaling_key_variant(const struct scaling_row *r)
+{
+	const struct variant *v = variant_find(r->variant);
+	return scaling_order(r->variant) + (v && v->dist ? 0 : 2.0 * NBODY_VARIANT_COUNT);
+}
+
+static double scaling_key_n(const struct scaling_row *r)
+{
+	return r->n;
+}
+
+static double scaling_key_ranks(const struct scaling_row *r)
+{
+	return r->ranks;
+}
+
+/* Turns the rows into the two sets of curves. 0, or -1 (out of memory).
+ * Looks (plot_look): a variant is a family in both sets, so it has one
+ * colour in both panels; the members are the curves' P (rates) and N
+ * (efficiencies) of strong scaling, each variant its own in weak scaling;
+ * the one-device rate is a backdrop, which the P = 1 rows coincide with. */
 static int scaling_curves(const struct plot_suite *s, const struct scaling_rows *rs,
 			  struct plot_curves *rate, struct plot_curves *eff)
 {
@@ -131,12 +169,16 @@ static int scaling_curves(const struct plot_suite *s, const struct scaling_rows 
 		const struct variant *v = variant_find(r->variant);
 		bool dist = v && v->dist;
 		double order = scaling_order(r->variant);
+		size_t family = scaling_rank(rs, scaling_key_variant, scaling_key_variant(r));
+		struct plot_look look = { family, family, !dist };
 		struct plot_point p = { 0, weak ? r->ranks : r->n, r->ips, r->pct, NAN, NAN, r->noise };
+		if (!weak)
+			look.member = scaling_rank(rs, scaling_key_ranks, r->ranks);
 		if (dist && !weak)
 			snprintf(title, sizeof title, "%s, P = %g", r->variant, r->ranks);
 		else
 			snprintf(title, sizeof title, "%s%s", r->variant, dist ? "" : " (one device)");
-		if (plot_curves_add(rate, title, r->device, r->ranks * 1e3 + order, p) != 0)
+		if (plot_curves_add(rate, title, r->device, r->ranks * 1e3 + order, look, p) != 0)
 			return -1;
 		const struct scaling_row *b = dist ? scaling_base(rs, r, v, weak) : NULL;
 		if (!b)
@@ -150,7 +192,11 @@ static int scaling_curves(const struct plot_suite *s, const struct scaling_rows 
 			plot_format_n(r->n, n, sizeof n);
 			snprintf(title, sizeof title, "%s, N = %s", r->variant, n);
 		}
-		if (plot_curves_add(eff, title, r->device, order * 1e12 + (weak ? 0 : r->n), e) != 0)
+		look.backdrop = false;
+		if (!weak)
+			look.member = scaling_rank(rs, scaling_key_n, r->n);
+		if (plot_curves_add(eff, title, r->device, order * 1e12 + (weak ? 0 : r->n), look,
+				    e) != 0)
 			return -1;
 	}
 	return 0;
@@ -218,4 +264,25 @@ int plot_scaling_collect(const struct plot_suite *s, const char *dir, struct plo
 	}
 	free(rs.rows);
 	return rc != 0 ? -1 : nfiles;
+}
+
+void plot_efficiency_range(const struct plot_curves *eff, double *lo, double *hi)
+{
+	double low = INFINITY, top = 100;
+	for (size_t i = 0; i < eff->npoints; i++) {
+		double y = eff->points[i].y;
+		if (!isfinite(y))
+			continue;
+		low = y < low ? y : low;
+		top = y > top ? y : top;
+	}
+	if (!isfinite(low)) {
+		*lo = 0;
+		*hi = 110;
+		return;
+	}
+	double l = low - 0.1 * (top - low);
+	l = floor(l < top - 5 ? l : top - 5);
+	*lo = l > 0 ? l : 0;
+	*hi = top + fmax(1, 0.05 * (top - *lo));
 }

@@ -28,4 +28,14 @@ int plot_scaling_collect(const struct plot_suite *s, const char *dir, struct plo
 			 struct plot_curves *eff, char *sources, size_t srclen, char *machines,
 			 size_t machlen, char *err, size_t errlen);
 
+/*
+ * The efficiency axis [*lo, *hi] (percent) fitted to the points of eff:
+ * from a little below the lowest (a tenth of its distance to the top,
+ * rounded down to a whole percent, not below 0) to just above 100 % or the
+ * highest point, whichever is higher (a twentieth of the axis, at least
+ * 1 %). It spans at least 5 %, so that a run's noise of a few tenths
+ * does not read as a fall. Without points: [0, 110].
+ */
+void plot_efficiency_range(const struct plot_curves *eff, double *lo, double *hi);
+
 #endif

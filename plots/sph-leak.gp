@@ -16,7 +16,10 @@ set tics out nomirror
 set grid
 set key noenhanced
 set xrange [0:*]
+set autoscale xfixmax   # the time axis ends with the looks, not at the next tic
+# a colour and a dash type per column, so that the lines part in grey print too
 colours = "#1a5fb4 #26a269 #c64600 #613583 #a51d2d"
+dashes = "1 2 4 5 3"
 curve(q, i) = (strcol(8) eq q && strcol(4) eq word(columns, i)) ? $10 : NaN
 
 do for [fmt in "png svg"] {
@@ -31,18 +34,18 @@ do for [fmt in "png svg"] {
     set ylabel "mean x / tank length"
     set yrange [0:1]
     set key bottom right
-    plot for [i=1:words(columns)] datafile using (curve("leak_centre_curve", i)):11 every ::1 with lines lw 1.5 lc rgb word(colours, i) title word(columns, i)
+    plot for [i=1:words(columns)] datafile using (curve("leak_centre_curve", i)):11 every ::1 with lines lw 1.5 dt int(word(dashes, i)) lc rgb word(colours, i) title word(columns, i)
     set title "the time step against the fastest particle"
     set ylabel "CFL number dt (c + v) / (h/2)"
     set yrange [0:0.5]
     set key bottom right
-    plot for [i=1:words(columns)] datafile using (curve("leak_cfl_curve", i)):11 every ::1 with lines lw 1.5 lc rgb word(colours, i) title word(columns, i), \
+    plot for [i=1:words(columns)] datafile using (curve("leak_cfl_curve", i)):11 every ::1 with lines lw 1.5 dt int(word(dashes, i)) lc rgb word(colours, i) title word(columns, i), \
          0.4 with lines dt 2 lc rgb "#c01c28" title "Monaghan's limit"
     set title "water through the walls (judged: 0)"
     set ylabel "count"
     set yrange [-0.5:1<*]
     set key top left
-    plot for [i=1:words(columns)] datafile using (curve("leak_clamps_curve", i)):11 every ::1 with lines lw 1.5 lc rgb word(colours, i) title word(columns, i) . ": coordinates clamped so far", \
+    plot for [i=1:words(columns)] datafile using (curve("leak_clamps_curve", i)):11 every ::1 with lines lw 1.5 dt int(word(dashes, i)) lc rgb word(colours, i) title word(columns, i) . ": coordinates clamped so far", \
          for [i=1:words(columns)] datafile using (curve("leak_outside_curve", i)):11 every ::1 with points pt 6 ps 0.4 lc rgb word(colours, i) title word(columns, i) . ": particles outside the box"
     unset multiplot
     set output

@@ -18,6 +18,7 @@ set tics out nomirror
 set grid
 set key noenhanced top right
 set yrange [-2:2]
+set autoscale xfixmax   # the time axis ends with the samples, not at the next tic
 rows(q) = "< grep -F ," . q . ", '" . datafile . "'"   # the rows of quantity q, in time order
 
 do for [fmt in "png svg"] {
@@ -31,7 +32,7 @@ do for [fmt in "png svg"] {
     plot 1 with lines dt 2 lc rgb "#c01c28" title "+-1 %", \
          -1 with lines dt 2 lc rgb "#c01c28" notitle, \
          rows("rest_height") using 10:($13*100) with lines lw 1.5 lc rgb "#1a5fb4" title "height (judged)", \
-         rows("rest_density_bulk") using 10:($13*100) with lines lw 1.5 lc rgb "#26a269" title "bulk density (judged)", \
+         rows("rest_density_bulk") using 10:($13*100) with lines lw 1.5 dt 4 lc rgb "#26a269" title "bulk density (judged)", \
          rows("rest_density_max") using 10:($13*100) with lines lw 1 dt 3 lc rgb "#613583" title "densest particle (shown)"
     set output
 }

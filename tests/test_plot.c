@@ -113,6 +113,14 @@ static bool file_has(const char *path, const char *text)
 	return has;
 }
 
+static size_t count_words(const char *s)
+{
+	size_t n = 0;
+	for (const char *p = s; *p; p++)
+		n += *p != ' ' && (p == s || p[-1] == ' ');
+	return n;
+}
+
 static size_t count_lines(const char *s)
 {
 	size_t n = 0;
@@ -270,15 +278,29 @@ static void plant(const char *root, const char *sub, const char *gpu, const char
 	cr_assert_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
 }
 
-static const char *find_from(const char *root, const char *device)
+/* The default directory for fig31-6 under root on the machine with GPU gpu
+ * (NULL: none) and CPU cpu; NULL when none fits. *why (when why is not
+ * NULL) gets the reason. */
+static const char *find_from_why(const char *root, const char *gpu, const char *cpu,
+				 enum plot_from_why *why)
 {
 	static char out[1024];
-	return plot_find_from(root, "fig31-6", device, out, sizeof out) == 0 ? out : NULL;
+	const struct plot_machine m = { gpu, cpu };
+	enum plot_from_why w = plot_find_from(root, "fig31-6", &m, out, sizeof out);
+	if (why)
+		*why = w;
+	return w == PLOT_FROM_NONE ? NULL : out;
+}
+
+static const char *find_from(const char *root, const char *gpu, const char *cpu)
+{
+	return find_from_why(root, gpu, cpu, NULL);
 }
 
 Test(plot, default_directory_is_newest_for_this_device)
 {
 	char root[] = "/tmp/test_plot_root.XXXXXX", want[600];
+	enum plot_from_why why;
 	make_dir(root);
 	plant(root, "old-h200", "NVIDIA H200", "AMD EPYC", 1000000);
 	plant(root, "new-h200", "NVIDIA H200", "AMD EPYC", 2000000);
@@ -286,28 +308,105 @@ Test(plot, default_directory_is_newest_for_this_device)
 	plant(root, "cpu-only", NULL, "Intel Xeon", 4000000);
 
 	snprintf(want, sizeof want, "%s/new-h200", root);
-	cr_expect_str_eq(find_from(root, "NVIDIA H200"), want);
+	cr_expect_str_eq(find_from_why(root, "NVIDIA H200", "AMD EPYC", &why), want);
+	cr_expect_eq(why, PLOT_FROM_MATCH);
 	snprintf(want, sizeof want, "%s/local/run-a100", root);
-	cr_expect_str_eq(find_from(root, "NVIDIA A100-SXM4-80GB"), want, "two levels deep");
+	cr_expect_str_eq(find_from(root, "NVIDIA A100-SXM4-80GB", "Intel Xeon"), want,
+			 "the user's own runs, two levels deep");
 	snprintf(want, sizeof want, "%s/cpu-only", root);
-	cr_expect_str_eq(find_from(root, "Intel Xeon"), want, "CPU model without a GPU");
-	cr_expect_null(find_from(root, "NVIDIA H20"), "a prefix is not a match");
-	cr_expect_null(find_from(root, "not a gpu"), "only names under \"gpus\" count");
+	cr_expect_str_eq(find_from(root, NULL, "Intel Xeon"), want, "CPU model without a GPU");
+	cr_expect_null(find_from(root, "NVIDIA H20", "Intel Xeon"), "a prefix is not a match");
+	cr_expect_null(find_from(root, "not a gpu", "Intel Xeon"), "only names under \"gpus\" count");
+	cr_expect_null(find_from(root, "NVIDIA B200", "Intel Xeon"),
+		       "with a GPU, the CPU's name does not match");
 
 	/* no match: results/h200 when it holds the suite */
 	plant(root, "h200", "NVIDIA H200", "AMD EPYC", 500000);
 	snprintf(want, sizeof want, "%s/h200", root);
-	cr_expect_str_eq(find_from(root, "NVIDIA B200"), want);
+	cr_expect_str_eq(find_from_why(root, "NVIDIA B200", "AMD EPYC", &why), want);
+	cr_expect_eq(why, PLOT_FROM_DEFAULT);
+	remove_tree(root);
+}
+
+/* A GPU host's sidecar records its CPU too, and the GPU hosts' CPU name is
+ * common ("Intel(R) Xeon(R) Processor" of a virtual machine): a machine of
+ * that CPU without a GPU must not take their GPU rows for its own, however
+ * new, but draw from the default and say so; results it measured on its
+ * CPU alone are its own. */
+Test(plot, gpu_results_are_not_a_cpu_only_machines_by_the_cpu_name)
+{
+	char root[] = "/tmp/test_plot_cpuname.XXXXXX", want[600];
+	const char *cpu = "Intel(R) Xeon(R) Processor";
+	enum plot_from_why why;
+	make_dir(root);
+	plant(root, "h200x4/tc-splits", "NVIDIA H200", cpu, 3000000);
+	plant(root, "h200x4", "NVIDIA H200", cpu, 2000000);
+	cr_expect_null(find_from(root, NULL, cpu), "GPU rows taken by the CPU's name");
+	plant(root, "h200", "NVIDIA H200", cpu, 1000000);
+	snprintf(want, sizeof want, "%s/h200", root);
+	cr_expect_str_eq(find_from_why(root, NULL, cpu, &why), want);
+	cr_expect_eq(why, PLOT_FROM_DEFAULT, "not a match: the default");
+	plant(root, "dev-cpu", NULL, cpu, 500000);
+	snprintf(want, sizeof want, "%s/dev-cpu", root);
+	cr_expect_str_eq(find_from_why(root, NULL, cpu, &why), want, "its own CPU rows, though older");
+	cr_expect_eq(why, PLOT_FROM_MATCH);
+	remove_tree(root);
+
+	/* the committed results, on such a machine: results/h200, the default */
+	cr_expect_str_eq(find_from_why("results", NULL, cpu, &why), "results/h200");
+	cr_expect_eq(why, PLOT_FROM_DEFAULT);
+}
+
+/* A machine's own folder, or the user's own runs, win over a newer
+ * special-purpose sub-folder (tc-splits/ of a few variants); that one is
+ * taken only where it is all this machine measured. */
+Test(plot, default_directory_prefers_a_machines_folder_to_its_sub_folders)
+{
+	char root[] = "/tmp/test_plot_subdir.XXXXXX", want[600];
+	make_dir(root);
+	plant(root, "h200x4/tc-splits", "NVIDIA H200", "AMD EPYC", 3000000);
+	snprintf(want, sizeof want, "%s/h200x4/tc-splits", root);
+	cr_expect_str_eq(find_from(root, "NVIDIA H200", "AMD EPYC"), want, "the only match");
+	plant(root, "h200", "NVIDIA H200", "AMD EPYC", 1000000);
+	snprintf(want, sizeof want, "%s/h200", root);
+	cr_expect_str_eq(find_from(root, "NVIDIA H200", "AMD EPYC"), want,
+			 "a newer sub-folder replaced the machine's folder");
+	plant(root, "local/mine", "NVIDIA H200", "AMD EPYC", 2000000);
+	snprintf(want, sizeof want, "%s/local/mine", root);
+	cr_expect_str_eq(find_from(root, "NVIDIA H200", "AMD EPYC"), want, "the user's newer run");
 	remove_tree(root);
 }
 
 Test(plot, sidecar_matching)
 {
-	cr_expect(plot_sidecar_matches(H200 "/fig31-6.csv", "NVIDIA H200"));
-	cr_expect(plot_sidecar_matches(H200 "/fig31-6.csv", "AMD EPYC 9654 96-Core Processor"));
-	cr_expect_not(plot_sidecar_matches(H200 "/fig31-6.csv", "NVIDIA A100-SXM4-80GB"));
-	cr_expect_not(plot_sidecar_matches(FIX "compare/malformed.csv", "NVIDIA H200"),
-		      "no sidecar");
+	const struct plot_machine h200 = { "NVIDIA H200", "Intel Xeon" },
+				  a100 = { "NVIDIA A100-SXM4-80GB", "AMD EPYC 9654 96-Core Processor" },
+				  epyc_9654 = { NULL, "AMD EPYC 9654 96-Core Processor" },
+				  epyc = { "", "AMD EPYC" };
+	cr_expect(plot_sidecar_matches(H200 "/fig31-6.csv", &h200));
+	cr_expect_not(plot_sidecar_matches(H200 "/fig31-6.csv", &epyc_9654),
+		      "GPU rows matched a machine without a GPU by its CPU");
+	cr_expect_not(plot_sidecar_matches(H200 "/fig31-6.csv", &a100));
+	cr_expect(plot_sidecar_matches(H200 "/scaling-p1.csv", &epyc), "CPU rows, no GPU recorded");
+	cr_expect_not(plot_sidecar_matches(H200 "/scaling-p1.csv", &h200));
+	cr_expect_not(plot_sidecar_matches(FIX "compare/malformed.csv", &h200), "no sidecar");
+}
+
+/* The line of a figure drawn without --from says why its directory. */
+Test(plot, default_directory_says_why)
+{
+	char out[1024];
+	const struct plot_machine gpu = { "NVIDIA B200", "AMD EPYC" }, cpu = { NULL, "AMD EPYC" };
+	plot_from_says(PLOT_FROM_MATCH, &gpu, H200 "/fig31-6.csv", out, sizeof out);
+	cr_expect_str_eq(out, " (newest measured on this machine's GPU, NVIDIA B200)");
+	plot_from_says(PLOT_FROM_MATCH, &cpu, H200 "/scaling-p1.csv", out, sizeof out);
+	cr_expect_str_eq(out, " (newest measured on this CPU, AMD EPYC, without a GPU)");
+	plot_from_says(PLOT_FROM_DEFAULT, &cpu, H200 "/fig31-6.csv", out, sizeof out);
+	cr_expect_str_eq(out, " (the default: nothing under results/ measured on this CPU, AMD "
+			      "EPYC, without a GPU; these on NVIDIA H200)");
+	plot_from_says(PLOT_FROM_DEFAULT, &gpu, H200 "/scaling-p1.csv", out, sizeof out);
+	cr_expect_str_eq(out, " (the default: nothing under results/ measured on this machine's "
+			      "GPU, NVIDIA B200; these on AMD EPYC)");
 }
 
 /* ---- every figure script, through gnuplot ---------------------------------------- */
@@ -530,7 +629,8 @@ Test(plot, compare_names_a_directory_left_out)
 	remove_tree(dir);
 }
 
-/* Without --from, a figure drawn from another machine's results says so. */
+/* Without --from, a figure drawn from another machine's results says so:
+ * the default, and whose they are (a GPU no machine here has). */
 Test(plot, a_figure_from_another_machine_says_whose_data_it_is)
 {
 	char dir[] = "/tmp/test_plot_whose.XXXXXX", cmd[16384], out[700], bin[4096], cwd[4096];
@@ -539,8 +639,10 @@ Test(plot, a_figure_from_another_machine_says_whose_data_it_is)
 	cr_assert_not_null(getcwd(cwd, sizeof cwd));
 	make_dir(dir);
 	snprintf(cmd, sizeof cmd,
-		 "mkdir -p %s/results/h200 && cp " H200 "/fig31-7.csv " H200 "/fig31-7.meta.json %s/results/h200/",
-		 dir, dir);
+		 "mkdir -p %s/results/h200 && cp " H200 "/fig31-7.csv %s/results/h200/ && "
+		 "sed 's/NVIDIA H200/NVIDIA GeForce 8800 GTX/' " H200 "/fig31-7.meta.json > "
+		 "%s/results/h200/fig31-7.meta.json",
+		 dir, dir, dir);
 	cr_assert_eq(system(cmd), 0);
 	snprintf(out, sizeof out, "%s/stdout", dir);
 	snprintf(cmd, sizeof cmd,
@@ -548,7 +650,10 @@ Test(plot, a_figure_from_another_machine_says_whose_data_it_is)
 		 dir, bin, cwd, cwd, out);
 	int st = system(cmd);
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", cmd);
-	cr_expect(file_has(out, "fig31-7: results/h200/fig31-7.csv (measured on NVIDIA H200, not on this machine)"),
+	cr_expect(file_has(out, "fig31-7: results/h200/fig31-7.csv (the default: nothing under "
+				"results/ measured on this "),
+		  "the figure does not say it drew from the default");
+	cr_expect(file_has(out, "; these on NVIDIA GeForce 8800 GTX) -> figs/fig31-7.png"),
 		  "the figure does not say whose data it draws");
 	remove_tree(dir);
 }
@@ -681,26 +786,39 @@ static void write_file(const char *path, const char *text)
 	fclose(fp);
 }
 
+/* Writes dir/name (a scaling CSV): the header head, then rows. */
+static void write_rank_file(const char *dir, const char *name, const char *head,
+			    const char *rows)
+{
+	char path[600], text[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	snprintf(text, sizeof text, "%s%s", head, rows);
+	write_file(path, text);
+}
+
+/* The strong-scaling curves of dir's files, of which there are want; the
+ * machines of the title into machines (1024 bytes). */
+static void collect_scaling(const char *dir, int want, struct plot_curves *rate,
+			    struct plot_curves *eff, char *machines)
+{
+	char sources[4096], err[512];
+	cr_assert_eq(plot_scaling_collect(plot_suite_find("scaling"), dir, rate, eff, sources,
+					  sizeof sources, machines, 1024, err, sizeof err),
+		     want, "%s", err);
+}
+
 /* A run on four GPUs is titled by the four, from the rows; N as 2^k. */
 Test(plot, scaling_title_names_the_gpus_of_the_rows)
 {
-	char dir[] = "/tmp/test_plot_gpus.XXXXXX", path[600], sources[4096], machines[1024],
-	     err[512];
+	char dir[] = "/tmp/test_plot_gpus.XXXXXX", machines[1024];
 	const char *head = "variant,device_name,n,ranks,gpus,valid,interactions_per_s,"
 			   "pct_of_ceiling,noise_pct\n";
-	char text[2048];
 	make_dir(dir);
-	snprintf(path, sizeof path, "%s/scaling-p1.csv", dir);
-	snprintf(text, sizeof text, "%sauto,NVIDIA H200,1048576,1,1,1,1e12,70,1\n", head);
-	write_file(path, text);
-	snprintf(path, sizeof path, "%s/scaling-p4.csv", dir);
-	snprintf(text, sizeof text, "%sdist-ring,NVIDIA H200,1048576,4,4,1,3.8e12,66,1\n", head);
-	write_file(path, text);
+	write_rank_file(dir, "scaling-p1.csv", head, "auto,NVIDIA H200,1048576,1,1,1,1e12,70,1\n");
+	write_rank_file(dir, "scaling-p4.csv", head,
+			"dist-ring,NVIDIA H200,1048576,4,4,1,3.8e12,66,1\n");
 	struct plot_curves rate = { 0 }, eff = { 0 };
-	cr_assert_eq(plot_scaling_collect(plot_suite_find("scaling"), dir, &rate, &eff, sources,
-					  sizeof sources, machines, sizeof machines, err,
-					  sizeof err),
-		     2, "%s", err);
+	collect_scaling(dir, 2, &rate, &eff, machines);
 	cr_expect_str_eq(machines, "4 x NVIDIA H200");
 	cr_assert_eq(eff.ncurves, 1);
 	cr_expect_str_eq(eff.curves[0].title, "dist-ring, N = 2^20");
@@ -711,13 +829,170 @@ Test(plot, scaling_title_names_the_gpus_of_the_rows)
 	/* CPU ranks: no GPU count, the ranks */
 	memset(&rate, 0, sizeof rate);
 	memset(&eff, 0, sizeof eff);
-	cr_assert_eq(plot_scaling_collect(plot_suite_find("scaling"), H200, &rate, &eff, sources,
-					  sizeof sources, machines, sizeof machines, err,
-					  sizeof err),
-		     2, "%s", err);
+	collect_scaling(H200, 2, &rate, &eff, machines);
 	cr_expect_str_eq(machines, "AMD EPYC (2 ranks)");
 	plot_curves_free(&rate);
 	plot_curves_free(&eff);
+}
+
+/* ---- the scaling figures' axis and line styles ------------------------------------ */
+
+static void expect_range(const double *y, size_t n, double lo, double hi)
+{
+	struct plot_curves c = { 0 };
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(plot_curves_add(&c, "E", "d", 0, (struct plot_look){ 0 },
+					     (struct plot_point){ .x = (double)i, .y = y[i] }),
+			     0);
+	double got_lo, got_hi;
+	plot_efficiency_range(&c, &got_lo, &got_hi);
+	cr_expect(fabs(got_lo - lo) < 1e-9 && fabs(got_hi - hi) < 1e-9,
+		  "%zu points from %g: [%g, %g], want [%g, %g]", n, n ? y[0] : NAN, got_lo, got_hi,
+		  lo, hi);
+	plot_curves_free(&c);
+}
+
+/* The efficiency axis runs from a little below the lowest point to just
+ * above 100 % (the four H200s' strong scaling: 88 % to 100 % on 0 to 110
+ * read as one line), and spans at least 5 % (weak scaling's 99.6 % is not
+ * drawn as a fall). */
+Test(plot, efficiency_axis_fits_the_points)
+{
+	expect_range((double[]){ 100, 96.3, 88.0, 99.9 }, 4, 86, 101);
+	expect_range((double[]){ 99.9, 99.6, 100.2 }, 3, 95, 101.2);
+	expect_range((double[]){ 100, 50, 3.5 }, 3, 0, 105);
+	expect_range((double[]){ 100, 103 }, 2, 98, 104);
+	expect_range((double[]){ NAN, 97 }, 2, 95, 101);
+	expect_range(NULL, 0, 0, 110);
+}
+
+/* Word k of a space-separated list. */
+static const char *word_of(const char *list, size_t k)
+{
+	static char w[64];
+	const char *p = list;
+	for (size_t i = 0; i < k && p; i++) {
+		p = strchr(p, ' ');
+		p = p ? p + 1 : NULL;
+	}
+	cr_assert_not_null(p, "no word %zu in '%s'", k, list);
+	size_t n = strcspn(p, " ");
+	snprintf(w, sizeof w, "%.*s", (int)n, p);
+	return w;
+}
+
+/* The position, in the order written, of c's curve titled title. */
+static size_t written_at(const struct plot_curves *c, const char *title)
+{
+	size_t order[64];
+	cr_assert_leq(c->ncurves, 64);
+	plot_curve_order(c, order);
+	for (size_t k = 0; k < c->ncurves; k++)
+		if (strcmp(c->curves[order[k]].title, title) == 0)
+			return k;
+	cr_assert_fail("no curve '%s'", title);
+	return 0;
+}
+
+struct look_of {
+	char colour[16], point[8], dash[8], width[8];
+};
+
+static struct look_of look_of(const struct plot_curves *c, const struct plot_line_styles *st,
+			      const char *title)
+{
+	struct look_of l;
+	size_t k = written_at(c, title);
+	snprintf(l.colour, sizeof l.colour, "%s", word_of(st->colours, k));
+	snprintf(l.point, sizeof l.point, "%s", word_of(st->points, k));
+	snprintf(l.dash, sizeof l.dash, "%s", word_of(st->dashes, k));
+	snprintf(l.width, sizeof l.width, "%s", word_of(st->widths, k));
+	return l;
+}
+
+/* Strong scaling: a variant has one colour and dash in both panels, an N
+ * (or a P) one marker, so dash and marker tell every curve apart in grey
+ * print; the one-device rate is drawn wide and pale beneath the P = 1
+ * rows that coincide with it. */
+Test(plot, scaling_lines_are_told_apart_by_variant_and_n)
+{
+	char dir[] = "/tmp/test_plot_looks.XXXXXX", machines[1024];
+	const char *head = "variant,device_name,n,ranks,gpus,valid,interactions_per_s\n";
+	make_dir(dir);
+	write_rank_file(dir, "scaling-p1.csv", head,
+			"auto,G,65536,1,1,1,1e12\nauto,G,262144,1,1,1,1.1e12\n"
+			"dist-allgather,G,65536,1,1,1,1e12\ndist-allgather,G,262144,1,1,1,1.1e12\n"
+			"dist-ring,G,65536,1,1,1,1e12\ndist-ring,G,262144,1,1,1,1.1e12\n");
+	write_rank_file(dir, "scaling-p2.csv", head,
+			"dist-allgather,G,65536,2,2,1,1.9e12\ndist-allgather,G,262144,2,2,1,2.2e12\n"
+			"dist-ring,G,65536,2,2,1,1.8e12\ndist-ring,G,262144,2,2,1,2.2e12\n");
+	struct plot_curves rate = { 0 }, eff = { 0 };
+	collect_scaling(dir, 2, &rate, &eff, machines);
+	struct plot_line_styles rs, es;
+	cr_assert_eq(plot_line_styles(&rate, &rs), 0);
+	cr_assert_eq(plot_line_styles(&eff, &es), 0);
+
+	const char *eff_titles[] = { "dist-allgather, N = 2^16", "dist-allgather, N = 2^18",
+				     "dist-ring, N = 2^16", "dist-ring, N = 2^18" };
+	struct look_of e[4];
+	for (size_t i = 0; i < 4; i++)
+		e[i] = look_of(&eff, &es, eff_titles[i]);
+	cr_expect_str_eq(e[0].colour, e[1].colour, "one variant, one colour");
+	cr_expect_str_neq(e[0].colour, e[2].colour, "two variants, one colour");
+	cr_expect_str_eq(e[0].dash, "1", "the first variant solid");
+	cr_expect_str_eq(e[2].dash, e[3].dash);
+	cr_expect_str_neq(e[0].dash, e[2].dash, "two variants, one dash type");
+	cr_expect_str_eq(e[0].point, e[2].point, "one N, one marker");
+	cr_expect_str_neq(e[0].point, e[1].point, "two N, one marker");
+	for (size_t i = 0; i < 4; i++)
+		for (size_t j = i + 1; j < 4; j++)
+			cr_expect(strcmp(e[i].dash, e[j].dash) != 0 ||
+					  strcmp(e[i].point, e[j].point) != 0,
+				  "'%s' and '%s' alike in grey", eff_titles[i], eff_titles[j]);
+
+	struct look_of one = look_of(&rate, &rs, "auto (one device)"),
+		       p1 = look_of(&rate, &rs, "dist-ring, P = 1"),
+		       p2 = look_of(&rate, &rs, "dist-ring, P = 2");
+	cr_expect_eq(written_at(&rate, "auto (one device)"), 0, "the one-device rate drawn first");
+	cr_expect_eq(strlen(one.colour), 9, "the one-device rate not pale: %s", one.colour);
+	cr_expect(strncmp(one.colour, "#aa", 3) == 0, "%s", one.colour);
+	cr_expect_gt(atof(one.width), 2 * atof(p1.width), "the one-device rate not wide");
+	cr_expect_str_eq(p1.colour, e[2].colour, "dist-ring's colour differs between the panels");
+	cr_expect_str_eq(p1.colour, p2.colour);
+	cr_expect_str_neq(p1.point, p2.point, "two P, one marker");
+	cr_expect_str_neq(one.colour + 3, p1.colour + 1, "the one-device rate in a variant's colour");
+	plot_curves_free(&rate);
+	plot_curves_free(&eff);
+	remove_tree(dir);
+}
+
+/* Past the fixed markers they repeat, never an empty word; each list has
+ * a word per curve. */
+Test(plot, line_styles_have_a_word_per_curve)
+{
+	struct plot_curves c = { 0 };
+	char title[32];
+	for (size_t i = 0; i < 40; i++) {
+		snprintf(title, sizeof title, "c%zu", i);
+		cr_assert_eq(plot_curves_add(&c, title, "d", (double)i,
+					     (struct plot_look){ i % 3, i, i == 0 },
+					     (struct plot_point){ .x = 1, .y = 1 }),
+			     0);
+	}
+	struct plot_line_styles st;
+	cr_assert_eq(plot_line_styles(&c, &st), 0);
+	cr_expect_eq(count_words(st.colours), 40);
+	cr_expect_eq(count_words(st.points), 40);
+	cr_expect_eq(count_words(st.dashes), 40);
+	cr_expect_eq(count_words(st.widths), 40);
+	char marker[PLOT_MARKERS + 1][8]; /* curve 0 is a backdrop: the markers from curve 1 */
+	for (size_t k = 1; k <= PLOT_MARKERS; k++)
+		snprintf(marker[k], sizeof marker[k], "%s", word_of(st.points, k));
+	cr_expect_str_eq(word_of(st.points, 1 + PLOT_MARKERS), marker[1], "repeat after the last");
+	for (size_t k = 1; k <= PLOT_MARKERS; k++)
+		for (size_t j = k + 1; j <= PLOT_MARKERS; j++)
+			cr_expect_str_neq(marker[k], marker[j], "curves %zu and %zu", k, j);
+	plot_curves_free(&c);
 }
 
 /* ---- --compare over every suite --------------------------------------------------- */
