@@ -31,7 +31,7 @@ tmp=$log.tmp
 failed=0
 {
 	echo "# the README's walk-through without a GPU, at $(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-	     "$(git status --porcelain 2>/dev/null | grep -q . && echo '(with uncommitted changes)')"
+	     "$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo '(with uncommitted changes)')"
 	echo "# on $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1), $(nproc) cores," \
 	     "$(command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | head -n1 || echo 'no GPU')," \
 	     "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
