@@ -434,6 +434,8 @@ struct raycast_result {
 	double rgb[3];
 	double opacity;
 	double first;
+	double hit[3];		/* where normal was taken (render_ray_out.hit) */
+	double normal[3];	/* the shading's normal (render_ray_out.normal) */
 	long samples;
 	long long skipped;
 	double exit_dir[3];
@@ -457,7 +459,8 @@ static void raycast_ray(const struct raycast *rc, const double dir0[3], double a
 	const struct render_field *f = rc->f;
 	const int paper = rp->shading == RENDER_SHADING_PAPER;
 	double o[3], dir[3], t_in, t_out, acc = 0.0, col[3] = { 0.0, 0.0, 0.0 };
-	double travelled = 0.0, prev_d = HUGE_VAL, back[3];
+	double travelled = 0.0, prev_d = HUGE_VAL, back[3], nsum[3] = { 0.0, 0.0, 0.0 };
+	double psum[3] = { 0.0, 0.0, 0.0 }, wsum = 0.0;
 	int surfaces = 0, armed = 1;
 	long n = -1, s = 0;
 
@@ -506,6 +509,13 @@ static void raycast_ray(const struct raycast *rc, const double dir0[3], double a
 		if (alpha > 0.0) {
 			if (alpha > alpha_min && res->first < 0.0)
 				res->first = travelled + t;
+			if (res->bends == 0) {
+				wsum += (1.0 - acc) * alpha;
+				for (int k = 0; k < 3; k++) {
+					nsum[k] += (1.0 - acc) * alpha * pt.n[k];
+					psum[k] += (1.0 - acc) * alpha * p[k];
+				}
+			}
 			for (int k = 0; k < 3; k++)
 				col[k] += (1.0 - acc) * alpha * c_s[k];
 			acc += (1.0 - acc) * alpha;
@@ -546,6 +556,10 @@ static void raycast_ray(const struct raycast *rc, const double dir0[3], double a
 		res->rgb[k] = col[k] + (1.0 - acc) * back[k];
 	res->opacity = acc;
 	memcpy(res->exit_dir, dir, sizeof dir);
+	normalise3(nsum);
+	memcpy(res->normal, nsum, sizeof nsum);
+	for (int k = 0; k < 3; k++)
+		res->hit[k] = wsum > 0.0 ? psum[k] / wsum : NAN;
 }
 
 /*
@@ -644,6 +658,10 @@ int render_ref_raycast_ex(const struct render_params *rp, const struct render_fi
 				memcpy(out->exit_dir + 3 * pix, res.exit_dir, sizeof res.exit_dir);
 			if (out && out->bends)
 				out->bends[pix] = res.bends;
+			if (out && out->normal)
+				memcpy(out->normal + 3 * pix, res.normal, sizeof res.normal);
+			if (out && out->hit)
+				memcpy(out->hit + 3 * pix, res.hit, sizeof res.hit);
 		}
 	}
 	if (out)

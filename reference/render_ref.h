@@ -413,6 +413,15 @@ struct render_ray_out {
 	double *exit_dir;	/* 3 per pixel: the ray's last direction (bent
 				 * by the paper's shading; the first otherwise) */
 	int *bends;		/* surfaces that bent the ray (paper's shading) */
+	double *normal;		/* 3 per pixel: the normal the pixel was shaded
+				 * with: the mean of its samples' unit normals,
+				 * each weighted by its share of the pixel's
+				 * colour, (1 - A) alpha, over the samples
+				 * before the ray's first bend, normalised;
+				 * (0, 0, 0) where no sample had a normal */
+	double *hit;		/* 3 per pixel: where normal was taken: the
+				 * mean of the same samples' positions, with
+				 * the same weights; NAN where there are none */
 	long long skipped;	/* set: the image's samples stepped over */
 };
 
