@@ -328,6 +328,7 @@ struct raycast_point {
 	double d;
 	double n[3];
 	int has_n;
+	double level;		/* the water's field w interpolated (kernel normals) */
 };
 
 /*
@@ -347,6 +348,7 @@ static double raycast_sample(const struct raycast *rc, const int c[3], const dou
 	pt->d = HUGE_VAL;
 	pt->n[0] = pt->n[1] = pt->n[2] = 0.0;
 	pt->has_n = 0;
+	pt->level = 0.0;
 	for (int n = 0; n < 8; n++)
 		if (f->value[raycast_index(f, c[0] + (n & 1), c[1] + (n >> 1 & 1),
 					   c[2] + (n >> 2))] < f->max)
@@ -359,7 +361,14 @@ static double raycast_sample(const struct raycast *rc, const int c[3], const dou
 		double gn[3];
 
 		d += wn * raycast_dist(f, i, j, k);
-		raycast_voxel_gradient(f, i, j, k, gn);
+		if (rp->normals == RENDER_NORMALS_FIELD) {
+			raycast_voxel_gradient(f, i, j, k, gn);
+		} else {
+			const double *sv = &f->smooth[RENDER_NORMALS_PER_VOXEL * raycast_index(f, i, j, k)];
+
+			pt->level += wn * sv[0];
+			memcpy(gn, sv + 1, sizeof gn);
+		}
 		for (int a = 0; a < 3; a++)
 			g[a] += wn * gn[a];
 	}
@@ -403,6 +412,19 @@ static double raycast_sample(const struct raycast *rc, const int c[3], const dou
 	return alpha;
 }
 
+/* The normal where the paper's shading bends a ray at p, whose sample is
+ * pt: the distance's gradient over RENDER_PAPER_NORMAL_SPAN surface_d
+ * (raycast_wide_normal) with the field's normals, the sample's own normal
+ * with the others (already smooth). Returns 0 where it has no direction. */
+static int raycast_bend_normal(const struct raycast *rc, const double p[3],
+			       const struct raycast_point *pt, double n[3])
+{
+	if (rc->rp->normals == RENDER_NORMALS_FIELD)
+		return raycast_wide_normal(rc->f, p, RENDER_PAPER_NORMAL_SPAN * rc->rp->surface_d, n);
+	memcpy(n, pt->n, sizeof pt->n);
+	return pt->has_n;
+}
+
 /* The brick holding cell c. */
 static size_t raycast_brick_of(const struct raycast *rc, const int c[3])
 {
@@ -434,6 +456,8 @@ struct raycast_result {
 	double rgb[3];
 	double opacity;
 	double first;
+	double hit[3];		/* where normal was taken (render_ray_out.hit) */
+	double normal[3];	/* the shading's normal (render_ray_out.normal) */
 	long samples;
 	long long skipped;
 	double exit_dir[3];
@@ -457,8 +481,10 @@ static void raycast_ray(const struct raycast *rc, const double dir0[3], double a
 	const struct render_field *f = rc->f;
 	const int paper = rp->shading == RENDER_SHADING_PAPER;
 	double o[3], dir[3], t_in, t_out, acc = 0.0, col[3] = { 0.0, 0.0, 0.0 };
-	double travelled = 0.0, prev_d = HUGE_VAL, back[3];
-	int surfaces = 0, armed = 1;
+	double travelled = 0.0, prev_d = HUGE_VAL, back[3], nsum[3] = { 0.0, 0.0, 0.0 };
+	double psum[3] = { 0.0, 0.0, 0.0 }, wsum = 0.0;
+	const int kernel = rp->normals == RENDER_NORMALS_KERNEL;
+	int surfaces = 0, armed = 1, inside = 0;
 	long n = -1, s = 0;
 
 	memcpy(o, rc->view.eye, sizeof o);
@@ -497,8 +523,9 @@ static void raycast_ray(const struct raycast *rc, const double dir0[3], double a
 		}
 		res->samples++;
 		alpha = raycast_sample(rc, c, w, dir, c_s, &pt);
-		const int bend = paper && armed && pt.has_n && pt.d <= rp->surface_d &&
-				 prev_d > rp->surface_d && res->bends < RENDER_PAPER_MAX_BENDS;
+		const int bend = paper && pt.has_n && res->bends < RENDER_PAPER_MAX_BENDS &&
+				 (kernel ? (pt.level >= RENDER_KERNEL_LEVEL) != inside
+					 : armed && pt.d <= rp->surface_d && prev_d > rp->surface_d);
 
 		prev_d = pt.d;
 		if (pt.d > RENDER_PAPER_REARM * rp->surface_d)
@@ -506,16 +533,24 @@ static void raycast_ray(const struct raycast *rc, const double dir0[3], double a
 		if (alpha > 0.0) {
 			if (alpha > alpha_min && res->first < 0.0)
 				res->first = travelled + t;
+			if (res->bends == 0) {
+				wsum += (1.0 - acc) * alpha;
+				for (int k = 0; k < 3; k++) {
+					nsum[k] += (1.0 - acc) * alpha * pt.n[k];
+					psum[k] += (1.0 - acc) * alpha * p[k];
+				}
+			}
 			for (int k = 0; k < 3; k++)
 				col[k] += (1.0 - acc) * alpha * c_s[k];
 			acc += (1.0 - acc) * alpha;
 			if (acc >= rp->opaque)
 				break;
 		}
-		if (bend && raycast_wide_normal(f, p, RENDER_PAPER_NORMAL_SPAN * rp->surface_d, wide)) {
-			/* the normal facing the ray; odd surfaces are entered */
+		if (bend && raycast_bend_normal(rc, p, &pt, wide)) {
+			/* the normal facing the ray; odd surfaces are entered (the
+			 * kernel normals: the water is entered from air) */
 			const double side = dot3(wide, dir) > 0.0 ? -1.0 : 1.0;
-			const int entering = ++surfaces % 2 == 1;
+			const int entering = kernel ? !inside : ++surfaces % 2 == 1;
 			double nf[3], bent[3];
 
 			for (int k = 0; k < 3; k++)
@@ -523,6 +558,8 @@ static void raycast_ray(const struct raycast *rc, const double dir0[3], double a
 			if (!render_ref_refract(dir, nf, entering ? 1.0 : RENDER_WATER_IOR,
 						entering ? RENDER_WATER_IOR : 1.0, bent))
 				surfaces--;	/* reflected: still on this side */
+			else
+				inside = !inside;
 			armed = 0;
 			travelled += t;
 			memcpy(o, p, sizeof o);
@@ -546,6 +583,10 @@ static void raycast_ray(const struct raycast *rc, const double dir0[3], double a
 		res->rgb[k] = col[k] + (1.0 - acc) * back[k];
 	res->opacity = acc;
 	memcpy(res->exit_dir, dir, sizeof dir);
+	normalise3(nsum);
+	memcpy(res->normal, nsum, sizeof nsum);
+	for (int k = 0; k < 3; k++)
+		res->hit[k] = wsum > 0.0 ? psum[k] / wsum : NAN;
 }
 
 /*
@@ -587,6 +628,8 @@ static unsigned char *raycast_bricks_make(const struct render_field *f, const in
 static int raycast_inputs_ok(const struct render_params *rp, const struct render_field *f)
 {
 	if (rp->shading != RENDER_SHADING_PHONG && rp->shading != RENDER_SHADING_PAPER)
+		return 0;
+	if (!render_normals_name(rp->normals) || (rp->normals != RENDER_NORMALS_FIELD && !f->smooth))
 		return 0;
 	if (!(rp->samples_per_unit > 0.0) || !(rp->band > 0.0) || !(rp->alpha_samples >= 0.0) ||
 	    !isfinite(rp->alpha_samples) || !f->value ||
@@ -644,6 +687,10 @@ int render_ref_raycast_ex(const struct render_params *rp, const struct render_fi
 				memcpy(out->exit_dir + 3 * pix, res.exit_dir, sizeof res.exit_dir);
 			if (out && out->bends)
 				out->bends[pix] = res.bends;
+			if (out && out->normal)
+				memcpy(out->normal + 3 * pix, res.normal, sizeof res.normal);
+			if (out && out->hit)
+				memcpy(out->hit + 3 * pix, res.hit, sizeof res.hit);
 		}
 	}
 	if (out)

@@ -50,6 +50,8 @@ void render_params_default(struct render_params *rp, const struct sph_params *p)
 		rp->background[k] = 1.0;
 	}
 	rp->shading = RENDER_SHADING_PHONG;
+	rp->normals = RENDER_NORMALS_FIELD;
+	rp->smooth = RENDER_KERNEL_PER_SPACING * d;
 }
 
 const char *render_shading_name(int shading)
@@ -211,6 +213,7 @@ int render_ref_surface(const struct sph_params *p, const struct render_params *r
 void render_field_free(struct render_field *f)
 {
 	free(f->value);
+	free(f->smooth);
 	memset(f, 0, sizeof *f);
 }
 

@@ -260,6 +260,57 @@ double render_ref_fresnel(double cos_i, double n1, double n2);
 int render_ref_refract(const double dir[3], const double n[3], double n1, double n2,
 		       double out[3]);
 
+/*
+ * Normals (render_params.normals). RENDER_NORMALS_FIELD, the default: the
+ * gradient of the distance field above, as the paper has it (its
+ * equation 5), and for the paper's shading's bends its gradient over
+ * RENDER_PAPER_NORMAL_SPAN surface_d. The field is the distance to the
+ * nearest surface particle, so its gradient points away from that one
+ * particle: over a flat layer of particles the normal tilts by up to
+ * atan(0.71 / 0.5) = 55 degrees between particles (the layer's bumps), and
+ * a ray that crosses the layer between particles need not fall through
+ * surface_d at all (the paper's shading then does not bend it).
+ *
+ * RENDER_NORMALS_KERNEL: normals, and for the paper's shading the surface
+ * its rays bend at, from a field that does not carry the bumps: the
+ * water's smoothed indicator (a colour field; Mueller et al. 2003)
+ *     w(c) = sum_j W_poly6(|c - x_j|^2, R) / sph_ref_lattice_sum(d, R)
+ * over all the fluid particles x_j (not only the surface ones), with the
+ * kernel's radius R = rp->smooth, RENDER_KERNEL_PER_SPACING d by default
+ * (2 h): 1 inside the rest lattice, 0 outside, 1/2 on a surface half a
+ * spacing outside the outer layer's centres (where the particle radius
+ * surface_d puts it). The normals' stage (render_ref_normals) stores per
+ * voxel w and minus its gradient (exact, from the kernel's derivative)
+ * where a sample can read them: the voxels within one of a voxel below
+ * the field's maximum. A sample's normal is that gradient interpolated
+ * trilinearly and normalised; the transfer function and the empty-space
+ * skipping stay the distance field's, so the image's coverage is the
+ * paper's. In the paper's shading a ray starts in air and bends at the
+ * first sample (not empty space) whose interpolated w lies on the other
+ * side of RENDER_KERNEL_LEVEL than its medium: entering the water where w
+ * has risen through the level, leaving it where w has fallen through
+ * (a total internal reflection keeps the medium). The medium follows w,
+ * not the count of layers crossed, and every ray that crosses the
+ * surface bends there; the bend's normal is the sample's.
+ * R = 4 d is the smallest multiple of d at which the known surfaces'
+ * normals meet the goal (harness/render/render_validate.h: a ball of
+ * radius 8.5 d on the lattice had 86 % of its pixels within 5 degrees at
+ * 3 d, 100 % at 4 d) and the paper's shading speckles less than Phong's
+ * (at 3 d, twice as much on a frame of the 16,128 column); at 5 d the
+ * flat top's normals turn within two spacings of its edges
+ * (results/render.md, Normals against known surfaces).
+ */
+#define RENDER_NORMALS_FIELD	0
+#define RENDER_NORMALS_KERNEL	1
+#define RENDER_KERNEL_PER_SPACING	4.0
+#define RENDER_KERNEL_LEVEL	0.5
+#define RENDER_NORMALS_PER_VOXEL	4	/* w and -grad w */
+
+/* The normals' names: the name of normals (NULL for another value), and
+ * the normals of a name (-1 for another). */
+const char *render_normals_name(int normals);
+int render_normals_of(const char *name);
+
 /* The Phong model's constants (not parameters: one lighting for all). */
 #define RENDER_PHONG_AMBIENT	0.2
 #define RENDER_PHONG_DIFFUSE	0.7
@@ -285,6 +336,8 @@ struct render_params {
 	double colour[3];	/* the water's, in [0, 1] */
 	double background[3];	/* Phong's; the paper's shading shows the env */
 	int shading;		/* RENDER_SHADING_PHONG or RENDER_SHADING_PAPER */
+	int normals;		/* RENDER_NORMALS_FIELD (0) or RENDER_NORMALS_KERNEL */
+	double smooth;		/* the kernel normals' radius R [m] */
 };
 
 /* Neighbours (r < h, self excluded) of an interior particle of the cubic
@@ -349,6 +402,10 @@ struct render_field {
 	double voxel;		/* [m] */
 	double max;		/* the initial value, r_max^2 */
 	double *value;		/* squared distances [m^2] */
+	double *smooth;		/* the kernel normals' field (render_ref_normals):
+				 * RENDER_NORMALS_PER_VOXEL a voxel in value's
+				 * order, w and -grad w; NULL otherwise, and
+				 * read only with RENDER_NORMALS_KERNEL */
 };
 
 /* The field's shape over the box lo .. hi at res (as the header says:
@@ -371,6 +428,21 @@ int render_ref_field(const struct render_params *rp, const double lo[3], const d
 void render_ref_gradient(const struct render_field *f, int i, int j, int k, double g[3]);
 
 void render_field_free(struct render_field *f);
+
+/*
+ * The normals' stage: f->smooth (allocated here, freed by
+ * render_field_free) for rp->normals (see Normals above) from the field f
+ * and the n fluid positions x[3n] of water of parameters p (all of them,
+ * not only the surface), within rp->smooth of each. Nothing for
+ * RENDER_NORMALS_FIELD (f->smooth NULL). Returns 0, or -1 (f->smooth
+ * NULL) for another value, a radius not positive or not finite, a field
+ * without values, a non-finite position, or no memory. It holds
+ * RENDER_NORMALS_BYTES_PER_VOXEL a voxel besides the field: four doubles
+ * and a byte of scratch.
+ */
+#define RENDER_NORMALS_BYTES_PER_VOXEL 33
+int render_ref_normals(const struct render_params *rp, const struct sph_params *p,
+		       const double *x, size_t n, struct render_field *f);
 
 /* A pinhole camera. */
 struct render_camera {
@@ -397,7 +469,8 @@ void render_camera_default(struct render_camera *c, const double lo[3], const do
  * (eye == at, up parallel to the view, fov outside (0, 180) degrees,
  * anything non-finite), a field of fewer than 2 voxels on an axis or no
  * values, samples_per_unit or band not positive, alpha_samples negative
- * or not finite, or no memory.
+ * or not finite, normals unknown or RENDER_NORMALS_KERNEL without f->smooth
+ * (render_ref_normals), or no memory.
  */
 int render_ref_raycast(const struct render_params *rp, const struct render_field *f,
 		       const struct render_camera *c, double *rgb);
@@ -413,6 +486,15 @@ struct render_ray_out {
 	double *exit_dir;	/* 3 per pixel: the ray's last direction (bent
 				 * by the paper's shading; the first otherwise) */
 	int *bends;		/* surfaces that bent the ray (paper's shading) */
+	double *normal;		/* 3 per pixel: the normal the pixel was shaded
+				 * with: the mean of its samples' unit normals,
+				 * each weighted by its share of the pixel's
+				 * colour, (1 - A) alpha, over the samples
+				 * before the ray's first bend, normalised;
+				 * (0, 0, 0) where no sample had a normal */
+	double *hit;		/* 3 per pixel: where normal was taken: the
+				 * mean of the same samples' positions, with
+				 * the same weights; NAN where there are none */
 	long long skipped;	/* set: the image's samples stepped over */
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../kernels/sph/sph.h"
+#include "../core/stats.h"
 #include "../../reference/sph_ref.h"
 
 /*
@@ -330,6 +331,138 @@ int render_validate_converged_opacity(const double *conv_rgb, const double *conv
 	if (!conv_rgb || !rgb || render_image_holes_opacity(conv_alpha, alpha, w, h, &out->holes) != 0)
 		return -1;
 	render_converge_judge(conv_rgb, rgb, w, h, out);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Normals                                                          */
+/* ---------------------------------------------------------------- */
+
+#define RENDER_VALIDATE_PI 3.14159265358979323846
+
+int render_validate_normals(const double *normal, const double *truth, size_t px,
+			    struct render_normal_check *out)
+{
+	double *angle = malloc((px ? px : 1) * sizeof *angle);
+	size_t within = 0;
+
+	memset(out, 0, sizeof *out);
+	if (!normal || !truth || !angle) {
+		free(angle);
+		return -1;
+	}
+	for (size_t i = 0; i < px; i++) {
+		const double *n = &normal[3 * i], *t = &truth[3 * i];
+		const double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+		double a = 180.0;
+
+		if (isnan(t[0]))
+			continue;
+		if (len > 0.0 && isfinite(len)) {
+			const double c = (n[0] * t[0] + n[1] * t[1] + n[2] * t[2]) / len;
+
+			a = acos(fmin(fmax(c, -1.0), 1.0)) * 180.0 / RENDER_VALIDATE_PI;
+		}
+		within += a <= RENDER_NORMAL_GOAL_DEG;
+		angle[out->pixels++] = a;
+	}
+	if (out->pixels) {
+		out->median_deg = stats_quantile(angle, out->pixels, 0.5);
+		out->p90_deg = stats_quantile(angle, out->pixels, 0.9);
+		out->p95_deg = stats_quantile(angle, out->pixels, 0.95);
+		out->max_deg = stats_quantile(angle, out->pixels, 1.0);
+		out->within = (double)within / (double)out->pixels;
+	}
+	out->pass = out->pixels > 0 && out->within >= RENDER_NORMAL_GOAL_SHARE;
+	free(angle);
+	return 0;
+}
+
+/* Whether pixel i is drawn and has a finite hit. */
+static bool render_normals_drawn(const double *hit, const double *opacity, size_t i)
+{
+	return opacity[i] >= RENDER_HOLE_COVERED && isfinite(hit[3 * i]) &&
+	       isfinite(hit[3 * i + 1]) && isfinite(hit[3 * i + 2]);
+}
+
+void render_normals_plane_truth(const double *hit, const double *opacity, size_t px,
+				const double n[3], const double lo[3], const double hi[3],
+				double *truth)
+{
+	for (size_t i = 0; i < px; i++) {
+		bool in = render_normals_drawn(hit, opacity, i);
+
+		for (int k = 0; k < 3 && in; k++)
+			in = hit[3 * i + k] >= lo[k] && hit[3 * i + k] <= hi[k];
+		for (int k = 0; k < 3; k++)
+			truth[3 * i + k] = in ? n[k] : NAN;
+	}
+}
+
+void render_normals_ball_truth(const double *hit, const double *opacity, size_t px,
+			       const double centre[3], const double eye[3], double max_deg,
+			       double *truth)
+{
+	const double min_cos = cos(max_deg * RENDER_VALIDATE_PI / 180.0);
+
+	for (size_t i = 0; i < px; i++) {
+		double r[3], v[3], rl = 0.0, vl = 0.0, c = 0.0;
+		bool in = render_normals_drawn(hit, opacity, i);
+
+		for (int k = 0; k < 3; k++) {
+			r[k] = hit[3 * i + k] - centre[k];
+			v[k] = eye[k] - hit[3 * i + k];
+			rl += r[k] * r[k];
+			vl += v[k] * v[k];
+			c += r[k] * v[k];
+		}
+		in = in && rl > 0.0 && vl > 0.0 && c >= min_cos * sqrt(rl * vl);
+		for (int k = 0; k < 3; k++)
+			truth[3 * i + k] = in ? r[k] / sqrt(rl) : NAN;
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Speckle                                                          */
+/* ---------------------------------------------------------------- */
+
+static double render_speckle_luminance(const double *c)
+{
+	return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+}
+
+/* The median of a[9] (reordered). */
+static double render_speckle_median9(double a[9])
+{
+	for (int i = 1; i < 9; i++)
+		for (int j = i; j > 0 && a[j - 1] > a[j]; j--) {
+			const double t = a[j];
+			a[j] = a[j - 1];
+			a[j - 1] = t;
+		}
+	return a[4];
+}
+
+int render_image_speckle(const double *rgb, int w, int h, size_t *count)
+{
+	*count = 0;
+	if (!rgb || w <= 0 || h <= 0)
+		return -1;
+	for (size_t q = 0; q < 3 * (size_t)w * (size_t)h; q++)
+		if (!isfinite(rgb[q]))
+			return -1;
+	for (int y = 1; y < h - 1; y++)
+		for (int x = 1; x < w - 1; x++) {
+			double l[9];
+			int k = 0;
+
+			for (int dy = -1; dy <= 1; dy++)
+				for (int dx = -1; dx <= 1; dx++)
+					l[k++] = render_speckle_luminance(
+						&rgb[3 * ((size_t)(y + dy) * w + (x + dx))]);
+			const double self = l[4];
+			*count += fabs(self - render_speckle_median9(l)) > RENDER_SPECKLE_LEVELS / 255.0;
+		}
 	return 0;
 }
 

@@ -160,6 +160,68 @@ int render_validate_converged_opacity(const double *conv_rgb, const double *conv
 				      struct render_converge_check *out);
 
 /*
+ * Normals against surfaces whose normals are known. The raycaster reports
+ * for each pixel the normal it shaded with and the point it belongs to
+ * (render_ray_out.normal and .hit: the mean over the pixel's samples,
+ * weighted as their colours are); truth[3 px] holds the true unit normal
+ * of each pixel of the surface measured and NAN elsewhere (the truth
+ * functions below). A pixel's error is the angle between the two, 180
+ * degrees where the pixel had no normal. The goal: at least
+ * RENDER_NORMAL_GOAL_SHARE of the surface's pixels within
+ * RENDER_NORMAL_GOAL_DEG, a surface smooth at the particle spacing; the
+ * layer of particles' bumps tilt the distance field's normals by tens of
+ * degrees (results/render.md, Normals against known surfaces).
+ */
+#define RENDER_NORMAL_GOAL_DEG		5.0
+#define RENDER_NORMAL_GOAL_SHARE	0.95
+
+struct render_normal_check {
+	size_t pixels;		/* of the surface measured */
+	double median_deg, p90_deg, p95_deg, max_deg;	/* the angles' distribution */
+	double within;		/* share within RENDER_NORMAL_GOAL_DEG */
+	bool pass;		/* pixels > 0, within >= RENDER_NORMAL_GOAL_SHARE */
+};
+
+/* The angles of normal[3 px] against truth[3 px] (see above). 0, or -1
+ * (out zeroed, pass false) for a NULL array or no memory. */
+int render_validate_normals(const double *normal, const double *truth, size_t px,
+			    struct render_normal_check *out);
+
+/* The truth of a plane of unit normal n: every pixel of opacity[px] >=
+ * RENDER_HOLE_COVERED whose hit[3 px] lies in the box lo .. hi gets n,
+ * the others NAN. */
+void render_normals_plane_truth(const double *hit, const double *opacity, size_t px,
+				const double n[3], const double lo[3], const double hi[3],
+				double *truth);
+
+/* The truth of a ball about centre seen from eye: every pixel of opacity
+ * >= RENDER_HOLE_COVERED gets the unit radial direction of its hit point,
+ * where that faces the eye within max_deg (the rim, seen edge on, left
+ * out), the others NAN. */
+void render_normals_ball_truth(const double *hit, const double *opacity, size_t px,
+			       const double centre[3], const double eye[3], double max_deg,
+			       double *truth);
+
+/*
+ * Speckle: isolated pixels, the grain a surface's particle-scale bumps
+ * leave in an image. A pixel off the image's border is a speckle when its
+ * luminance (Rec. 709: 0.2126 R + 0.7152 G + 0.0722 B) lies more than
+ * RENDER_SPECKLE_LEVELS / 255 (levels of an 8-bit image) above or below
+ * the median of the nine luminances of its 3 x 3 neighbourhood, itself
+ * included: a pixel unlike most of its neighbours, where an edge (half of
+ * the neighbourhood on each side) or a smooth gradient moves the median
+ * with it. 20 levels are 8 % of the range: above a frame's own shading
+ * from pixel to pixel (Phong's highlight changes a few levels a pixel),
+ * below what a bump's normal does (a normal tilted by 30 degrees moves
+ * Phong's diffuse term by some 40 levels).
+ */
+#define RENDER_SPECKLE_LEVELS	20.0
+
+/* The speckles of rgb (w x h, render_ref_raycast's layout) into *count.
+ * 0, or -1 for an empty image, a NULL array or a non-finite channel. */
+int render_image_speckle(const double *rgb, int w, int h, size_t *count);
+
+/*
  * The converged setting of an image drawn at rp in the box lo .. hi:
  * RENDER_CONVERGE_RES times the field's resolution (less where the field
  * would pass max_voxels, or RENDER_CONVERGE_MAX_VOXELS where that is

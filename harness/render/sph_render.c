@@ -17,6 +17,7 @@
 #include "../cli.h"
 #include "../core/progress.h"
 #include "../core/sysinfo.h"
+#include "../core/timing.h"
 #include "../../kernels/render/render_gpu.h"
 #include "png_out.h"
 #include "render_run.h"
@@ -38,6 +39,7 @@ struct render_options {
 	uint64_t seed;
 	const char *out;
 	int shading;	/* RENDER_SHADING_PHONG or RENDER_SHADING_PAPER */
+	int normals;	/* RENDER_NORMALS_FIELD or RENDER_NORMALS_KERNEL */
 	int gpu;	/* --gpu INDEX; -1: not given */
 	bool quiet, help, converge;
 };
@@ -103,12 +105,15 @@ static void render_help(void)
 {
 	printf("usage: harness sph render --variant NAME --column C --at STEPS --out DIR\n"
 	       "                          [--width W] [--height H] [--res R] [--samples S]\n"
-	       "                          [--shading phong|paper] [--seed S] [--converge]\n\n"
+	       "                          [--shading phong|paper] [--normals field|kernel]\n"
+	       "                          [--seed S] [--converge]\n\n"
 	       "Runs one SPH variant on one column and renders its water at each step of\n"
 	       "--at through the SPH paper's rendering pipeline into\n"
 	       "DIR/<variant>-<column>-<step>.png: a GPU variant extracts the surface with\n"
 	       "its own neighbour search and renders on the GPU (kernels/render/render_gpu.h),\n"
-	       "the CPU variant through the double reference (reference/render_ref.h).\n\n"
+	       "the CPU variant through the double reference (reference/render_ref.h), its\n"
+	       "line naming each reference stage's time and the frame's speckle\n"
+	       "(harness/render/render_validate.h).\n\n"
 	       "  --variant, -v NAME  one SPH variant (see harness sph list)\n"
 	       "  --column C          a named column or NXxNYxNZ[@L] (16128)\n"
 	       "  --at LIST           ascending steps, comma-separated, at most %d; a value\n"
@@ -123,6 +128,11 @@ static void render_help(void)
 	       "  --shading phong|paper  Phong lighting (the default), or the paper's: rays\n"
 	       "                      bent at the surface by Snell's law, a Fresnel term and\n"
 	       "                      a generated environment (reference/render_ref.h)\n"
+	       "  --normals field|kernel  the CPU variant only: the distance field's\n"
+	       "                      gradient (the paper's, the default), or the gradient of\n"
+	       "                      the water's kernel-smoothed field, smooth at the particle\n"
+	       "                      spacing, whose surface also bends the paper's rays\n"
+	       "                      (reference/render_ref.h)\n"
 	       "  --converge          the CPU variant only: also render each frame converged\n"
 	       "                      (%dx the field's resolution, %gx the samples) and with the\n"
 	       "                      paper's res 256 and 250 samples, and print the PSNR and the\n"
@@ -139,7 +149,7 @@ static void render_help(void)
 static int render_parse(int argc, char **argv, struct render_options *o, char *err, size_t errlen)
 {
 	enum { OPT_COLUMN = 300, OPT_AT, OPT_WIDTH, OPT_HEIGHT, OPT_RES, OPT_SEED, OPT_SAMPLES,
-	       OPT_CONVERGE, OPT_SHADING, OPT_GPU };
+	       OPT_CONVERGE, OPT_SHADING, OPT_NORMALS, OPT_GPU };
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },
 		{ "column", required_argument, NULL, OPT_COLUMN },
@@ -152,6 +162,7 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "converge", no_argument, NULL, OPT_CONVERGE },
 		{ "shading", required_argument, NULL, OPT_SHADING },
+		{ "normals", required_argument, NULL, OPT_NORMALS },
 		{ "gpu", required_argument, NULL, OPT_GPU },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -196,6 +207,12 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 		case OPT_SHADING:
 			if ((o->shading = render_shading_of(optarg)) < 0) {
 				snprintf(err, errlen, "--shading '%s': phong or paper", optarg);
+				rc = CLI_USAGE;
+			}
+			break;
+		case OPT_NORMALS:
+			if ((o->normals = render_normals_of(optarg)) < 0) {
+				snprintf(err, errlen, "--normals '%s': field or kernel", optarg);
 				rc = CLI_USAGE;
 			}
 			break;
@@ -266,19 +283,43 @@ out:
 	return rc;
 }
 
-/* Renders the field of the m surface positions s at rp into rgb; with
- * opacity non-NULL, each pixel's opacity too. 0, or -1 (memory). */
+/* A CPU frame's particles: the m surface positions s and all n fluid
+ * positions x (the kernel normals' input). */
+struct render_cpu_input {
+	const double *s;
+	size_t m;
+	const double *x;
+	size_t n;
+};
+
+/* The wall-clock seconds of the reference's stages for one image. */
+struct render_cpu_times {
+	double surface, field, normals, raycast;
+};
+
+/* Renders the field of in's surface positions at rp into rgb, with the
+ * normals rp asks for; with opacity non-NULL, each pixel's opacity too;
+ * with t non-NULL, the stages' times (surface left as it is). 0, or -1
+ * (memory). */
 static int render_image(const struct render_params *rp, const struct sph_params *p,
-			const struct render_camera *cam, const double *s, size_t m, double *rgb,
-			double *opacity)
+			const struct render_camera *cam, const struct render_cpu_input *in,
+			double *rgb, double *opacity, struct render_cpu_times *t)
 {
 	struct render_field f = { 0 };
 	struct render_ray_out out = { .opacity = opacity };
+	const double t0 = timing_now();
+	double t1 = t0, t2 = t0;
 	int rc = -1;
 
-	if (render_ref_field(rp, p->box_lo, p->box_hi, s, m, &f) == 0 &&
-	    render_ref_raycast_ex(rp, &f, cam, 1, rgb, &out) == 0)
+	if (render_ref_field(rp, p->box_lo, p->box_hi, in->s, in->m, &f) == 0 &&
+	    (t1 = timing_now(), render_ref_normals(rp, p, in->x, in->n, &f) == 0) &&
+	    (t2 = timing_now(), render_ref_raycast_ex(rp, &f, cam, 1, rgb, &out) == 0))
 		rc = 0;
+	if (t) {
+		t->field = t1 - t0;
+		t->normals = t2 - t1;
+		t->raycast = timing_now() - t2;
+	}
 	render_field_free(&f);
 	return rc;
 }
@@ -286,7 +327,7 @@ static int render_image(const struct render_params *rp, const struct sph_params 
 /* --converge: the frame rgb (at rp) and the paper's parameters against the
  * converged image, one line each. 0, or -1 (memory). */
 static int render_converge(const struct render_params *rp, const struct sph_params *p,
-			   const struct render_camera *cam, const double *s, size_t m,
+			   const struct render_camera *cam, const struct render_cpu_input *in,
 			   const double *rgb, const char *path)
 {
 	const size_t px = (size_t)cam->width * (size_t)cam->height;
@@ -296,12 +337,13 @@ static int render_converge(const struct render_params *rp, const struct sph_para
 	int rc = -1;
 
 	render_params_default(&paper, p);
+	paper.normals = rp->normals;
 	if (render_converge_params(rp, p->box_lo, p->box_hi, 0.0, &conv) != 0) {
 		fprintf(stderr, "harness: sph render: no finer field than res %d fits\n", rp->res);
 		goto out;
 	}
-	if (!crgb || !alpha || !prgb || render_image(&conv, p, cam, s, m, crgb, alpha) != 0 ||
-	    render_image(&paper, p, cam, s, m, prgb, NULL) != 0)
+	if (!crgb || !alpha || !prgb || render_image(&conv, p, cam, in, crgb, alpha, NULL) != 0 ||
+	    render_image(&paper, p, cam, in, prgb, NULL, NULL) != 0)
 		goto out;
 	for (int q = 0; q < 2; q++) {
 		const struct render_params *r = q ? &paper : rp;
@@ -347,10 +389,12 @@ static int sph_render_advance(const struct sph_variant *v, void *ctx, unsigned l
 	return 0;
 }
 
-/* One frame: the fluid positions pos4 (n) rendered at rp into path. */
+/* One frame: the fluid positions pos4 (n) rendered at rp into path; the
+ * reference's stage times and the frame's speckle (render_image_speckle)
+ * into *t and *speckle. */
 static int render_frame(const struct render_options *o, const struct sph_scene *sc,
 			const struct render_params *rp, const float *pos4, const char *path,
-			size_t *surface_count)
+			size_t *surface_count, struct render_cpu_times *t, size_t *speckle)
 {
 	char err[256];
 	struct render_camera cam;
@@ -365,19 +409,23 @@ static int render_frame(const struct render_options *o, const struct sph_scene *
 	for (size_t i = 0; i < n; i++)
 		for (int d = 0; d < 3; d++)
 			x[3 * i + d] = pos4[4 * i + d];
+	const double t0 = timing_now();
 	if (render_ref_surface(p, rp, x, n, surf, &m) != 0)
 		goto out;
+	t->surface = timing_now() - t0;
 	s = malloc((m ? 3 * m : 1) * sizeof *s);
 	if (!s)
 		goto out;
 	for (size_t i = 0, k = 0; i < n; i++)
 		if (surf[i])
 			memcpy(&s[3 * k++], &x[3 * i], 3 * sizeof *s);
+	const struct render_cpu_input in = { s, m, x, n };
 	render_camera_default(&cam, p->box_lo, p->box_hi, o->width, o->height);
 	rgb = malloc(3 * (size_t)o->width * (size_t)o->height * sizeof *rgb);
-	if (!rgb || render_image(rp, p, &cam, s, m, rgb, NULL) != 0)
+	if (!rgb || render_image(rp, p, &cam, &in, rgb, NULL, t) != 0 ||
+	    render_image_speckle(rgb, o->width, o->height, speckle) != 0)
 		goto out;
-	if (o->converge && render_converge(rp, p, &cam, s, m, rgb, path) != 0)
+	if (o->converge && render_converge(rp, p, &cam, &in, rgb, path) != 0)
 		goto out;
 	if (png_out_write(path, rgb, o->width, o->height, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: sph render: %s\n", err);
@@ -417,6 +465,11 @@ int sph_render_command(int argc, char **argv)
 	}
 	const struct sph_variant *v = &sph_variants[o.variant];
 	const char *why;
+	if (o.normals != RENDER_NORMALS_FIELD && v->device == VARIANT_GPU) {
+		snprintf(err, sizeof err, "--normals %s renders through the double reference: "
+			 "a CPU variant only (sph-cpu-grid)", render_normals_name(o.normals));
+		return cli_usage_error("sph render", err);
+	}
 	if (o.gpu >= 0 && cli_use_gpu(o.gpu, v->device == VARIANT_GPU, err, sizeof err) != CLI_OK)
 		return cli_usage_error("sph render", err);
 	if (!sph_variant_available(v, &why)) {
@@ -457,6 +510,7 @@ int sph_render_command(int argc, char **argv)
 		return cli_usage_error("sph render", err);
 	}
 	render_params_shading(&rp, o.shading);
+	rp.normals = o.normals;
 	if (o.converge && v->device == VARIANT_GPU) {
 		snprintf(err, sizeof err, "--converge renders through the double reference: "
 			 "a CPU variant only (sph-cpu-grid)");
@@ -472,7 +526,11 @@ int sph_render_command(int argc, char **argv)
 		o.converge && render_converge_params(&rp, sc.p.box_lo, sc.p.box_hi, 0.0, &conv) == 0
 			? conv.res
 			: rp.res;
-	const double voxels = render_field_voxels(sc.p.box_lo, sc.p.box_hi, res_field);
+	/* in voxels of the field alone: the normals' stage holds more a voxel */
+	const double voxels = render_field_voxels(sc.p.box_lo, sc.p.box_hi, res_field) *
+			      (o.normals == RENDER_NORMALS_FIELD
+				       ? 1.0
+				       : 1.0 + RENDER_NORMALS_BYTES_PER_VOXEL / (double)sizeof(double));
 	const double bytes = voxels * sizeof(double) +
 			     (o.converge ? 10.0 : 3.0) * o.width * (double)o.height * sizeof(double);
 	if (bytes > (double)RENDER_MAX_FIELD_BYTES) {
@@ -538,15 +596,22 @@ int sph_render_command(int argc, char **argv)
 		}
 		done = o.at[k];
 		char path[1200];
-		size_t m = 0;
+		size_t m = 0, speckle = 0;
+		struct render_cpu_times t = { 0 };
 		snprintf(path, sizeof path, "%s/%s-%s-%lu.png", o.out, v->name, o.col.name, done);
 		if (rg ? render_frame_gpu(v->ops, ctx, rg, &rp, o.width, o.height, path, &m) != 0
-		       : render_frame(&o, &sc, &rp, pos4, path, &m) != 0)
+		       : render_frame(&o, &sc, &rp, pos4, path, &m, &t, &speckle) != 0)
 			goto out_destroy;
 		progress_end(&pg);
-		if (!o.quiet)
+		if (!o.quiet && rg)
 			printf("wrote %s: step %lu (t = %.4f s), %zu of %zu particles on the surface\n",
 			       path, done, done * sc.p.dt, m, sc.n);
+		else if (!o.quiet)
+			printf("wrote %s: step %lu (t = %.4f s), %zu of %zu particles on the surface; "
+			       "reference %s normals: surface %.3f s, field %.3f s, normals %.3f s, "
+			       "raycast %.3f s; speckle %zu pixels\n",
+			       path, done, done * sc.p.dt, m, sc.n, render_normals_name(rp.normals),
+			       t.surface, t.field, t.normals, t.raycast, speckle);
 	}
 	status = CLI_OK;
 out_destroy:

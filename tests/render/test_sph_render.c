@@ -81,6 +81,11 @@ Test(sph_render, bad_input_exits_2_with_one_line_and_writes_nothing)
 	expect_render_usage(args, "stray");
 	snprintf(args, sizeof args, "%s --out %s --shading glossy", ok, sub);
 	expect_render_usage(args, "--shading");
+	snprintf(args, sizeof args, "%s --out %s --normals smooth", ok, sub);
+	expect_render_usage(args, "--normals 'smooth': field or kernel");
+	snprintf(args, sizeof args, "--variant sph-gpu-verlet --column 6x6x6@2 --at 0 --out %s "
+		 "--normals kernel", sub);
+	expect_render_usage(args, "--normals kernel renders through the double reference");
 	cr_expect(access(sub, F_OK) != 0 || rmdir(sub) == 0, "%s holds files after bad input", sub);
 	tmp_dir_remove(dir);
 }
@@ -110,6 +115,19 @@ Test(sph_render, frames_are_whole_pngs, .timeout = 60)
 	cr_assert_eq(render_cli(args, e, sizeof e), 0, "%s", e);
 	snprintf(path, sizeof path, "%s/sph-cpu-grid-6x6x6@2-20.png", dir);
 	cr_expect(png_is(path, 48, 27), "%s is not a 48 x 27 PNG", path);
+	unlink(path);
+	/* with the kernel normals: the frame, and its line naming the
+	 * reference's stages, the normals' among them, and its speckle */
+	char cmd[1024], out[4096];
+	snprintf(cmd, sizeof cmd,
+		 "%s sph render --variant sph-cpu-grid --column 6x6x6@2 --at 20 --out %s --width 48 "
+		 "--height 27 --res 32 --shading paper --normals kernel 2>/dev/null",
+		 cli_harness_bin(), dir);
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(png_is(path, 48, 27), "%s is not a 48 x 27 PNG", path);
+	cr_expect(strstr(out, "reference kernel normals: surface ") && strstr(out, " s, normals ") &&
+			  strstr(out, " s, raycast ") && strstr(out, "; speckle "),
+		  "%s", out);
 	unlink(path);
 	tmp_dir_remove(dir);
 #endif
