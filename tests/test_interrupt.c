@@ -183,7 +183,7 @@ Test(interrupt, a_suite_keeps_its_rows_and_an_empty_out_dir_goes)
 {
 	char args[1024], e[4096], csv[256], dir[128], line[1024];
 	snprintf(dir, sizeof dir, "%s/suites", tmp);
-	snprintf(args, sizeof args, "run --suite cpu-speedup --n 1024,2048 " FAST " --out-dir %s", dir);
+	snprintf(args, sizeof args, "run --suite cpu-speedup --device cpu --n 1024,2048 " FAST " --out-dir %s", dir);
 	cr_assert_eq(run_status(HOOK(1, INT), args, e, sizeof e), 128 + SIGINT, "%s", e);
 	snprintf(csv, sizeof csv, "%s/cpu-speedup.csv", dir);
 	line_starting(e, "harness: interrupted by SIGINT", line, sizeof line);
@@ -195,7 +195,7 @@ Test(interrupt, a_suite_keeps_its_rows_and_an_empty_out_dir_goes)
 	snprintf(dir, sizeof dir, "%s/never/made", tmp);
 	char errfile[128];
 	snprintf(errfile, sizeof errfile, "%s/stderr2.txt", tmp);
-	snprintf(args, sizeof args, "run --suite cpu-speedup --n 65536 --out-dir %s", dir);
+	snprintf(args, sizeof args, "run --suite cpu-speedup --device cpu --n 65536 --out-dir %s", dir);
 	pid_t pid = cli_start("HARNESS_TEST_HOOKS=1 HARNESS_TEST_WORK=cpu-simd:1000000", args, errfile);
 	struct stat st;
 	for (int i = 0; i < 100 && stat(dir, &st) != 0; i++)

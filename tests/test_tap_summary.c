@@ -166,8 +166,9 @@ Test(tap_summary, a_passing_run_prints_no_assertion_messages)
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	cr_assert_gt(n, 0);
 	self[n] = '\0';
-	/* a run of its own: nothing of this test's process in its environment */
-	snprintf(cmd, sizeof cmd, "env -i PATH=\"$PATH\" %s --filter 'json_out/*_asserts' --jobs 1 2>&1",
+	/* a run of its own: nothing of this test's process in its environment
+	 * but where to find programs and libraries */
+	snprintf(cmd, sizeof cmd, "env -i PATH=\"$PATH\" LD_LIBRARY_PATH=\"$LD_LIBRARY_PATH\" %s --filter 'json_out/*_asserts' --jobs 1 2>&1",
 		 self);
 	FILE *p = popen(cmd, "r");
 	cr_assert_not_null(p);

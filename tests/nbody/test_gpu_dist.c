@@ -167,7 +167,7 @@ Test(gpu_dist, gpu_index_and_uuid_name_the_same_gpu, .timeout = 120)
 	if (gpu_unavailable_reason())
 		cr_skip_test("no GPU here: %s", gpu_unavailable_reason());
 	if (gpu_device_count() < 2)
-		cr_skip_test("1 GPU here: this test needs 2");
+		cr_skip_test("1 GPU here: this test needs 2 GPUs");
 	struct gpu_device_info g;
 	cr_assert_eq(gpu_device_query(1, &g), 0);
 	char cmd[1024], err[4096], side[64];
