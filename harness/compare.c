@@ -68,8 +68,14 @@ const struct compare_kind compare_kinds[] = {
 		.name = "SPH",
 		.slug = "sph",
 		.signature = "build_ms",
-		.keys = { "variant", "column" },
+		.keys = { "variant", "column", "window_steps" },
 		/* "column" is a particle count, a name or NXxNYxNZ@L: text */
+		/* a row timed over a window of K steps from a kept state is
+		 * another measurement than one of another K, or one that
+		 * followed the flow (files from before the column; their rows,
+		 * like untimed ones, have none) */
+		.optional_key = "window_steps",
+		.optional_default = "",
 		.metric = { "steps_per_s" },
 		.unit = "steps/s; per phase new/base of ms per step (lower is faster)",
 		.shown = { "column" },

@@ -670,13 +670,14 @@ Test(ab, a_revision_is_built_once_and_names_its_commit, .timeout = 600)
 /* SPH rows go through the same runs and pooling; whether compare reads
  * them is compare's business (exit 2 with its message until it does).
  * A small column (8 x 8 x 8, ~0.1 ms a step) so that the 50 ms of fixed
- * work is the step: on 16,128 particles the real step, slowed by the
+ * work is the step (a window of one step: the work is a timed call's):
+ * on 16,128 particles the real step, slowed by the
  * tests running beside it on a 2-core machine, made two identical builds
  * differ by 26 % (9.7 against 12.3 steps/s). */
 Test(ab, sph_rows_are_run_and_pooled)
 {
 	char args[1024], out[16384], err[8192], path[256];
-	snprintf(args, sizeof args, "--base-bin %s --rounds 3 --budget 0 --threshold 30 --out-dir %s/ab sph --variant sph-cpu-grid --column 8x8x8@2 --warm-steps 1 --min-time 0.2 --max-time 0.4",
+	snprintf(args, sizeof args, "--base-bin %s --rounds 3 --budget 0 --threshold 30 --out-dir %s/ab sph --variant sph-cpu-grid --column 8x8x8@2 --warm-steps 1 --window-steps 1 --min-time 0.2 --max-time 0.4",
 		 cli_harness_bin(), tmp);
 	int rc = ab_cli("HARNESS_TEST_HOOKS=1 HARNESS_TEST_WORK=sph-cpu-grid:50000", args, out,
 			sizeof out, err, sizeof err);

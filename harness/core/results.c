@@ -237,6 +237,8 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 			json_kv_string(&j, "test_hook_work", testhook_active(TESTHOOK_WORK));
 		if (testhook_active(TESTHOOK_SLOWDOWN))
 			json_kv_string(&j, "test_hook_slowdown", testhook_active(TESTHOOK_SLOWDOWN));
+		if (testhook_active(TESTHOOK_DRIFT))
+			json_kv_string(&j, "test_hook_drift", testhook_active(TESTHOOK_DRIFT));
 		json_end_object(&j);
 	}
 	if (meta->skipped)

@@ -20,6 +20,7 @@ struct testhook_var {
 static const struct testhook_var testhook_vars[] = {
 	{ TESTHOOK_SLOWDOWN, "PERCENT", 1000, 0.01 },
 	{ TESTHOOK_WORK, "MICROSECONDS", 1e6, 1e-6 },
+	{ TESTHOOK_DRIFT, "STEPS", 1e6, 1 },
 };
 
 const char *testhook_active(const char *var)
@@ -160,4 +161,9 @@ double testhook_slowdown(const char *name)
 double testhook_work(const char *name)
 {
 	return testhook_value(&testhook_vars[1], name);
+}
+
+int testhook_drift(const char *name)
+{
+	return (int)ceil(testhook_value(&testhook_vars[2], name));
 }

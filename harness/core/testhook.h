@@ -27,6 +27,15 @@
  * clock's, with a known spread, so that a test's timings do not swing with
  * how busy a shared machine is (ab gives it to both sides).
  *
+ *   HARNESS_TEST_DRIFT=PATTERN:STEPS[,...]
+ *
+ * plants the fault the SPH timed window exists to exclude (harness sph
+ * run): from the second window on, the matching SPH variants' windows do
+ * not start again from the kept state but go on from where the last one
+ * ended, after STEPS (1 <= STEPS <= 1e6) more untimed steps, as a timing
+ * that follows the flow would; every window must then be caught ending
+ * elsewhere than the first.
+ *
  *   HARNESS_TEST_INTERRUPT=ROWS:SIGNAL
  *
  * sends the process SIGNAL (INT, TERM or HUP) once ROWS rows (1 <= ROWS
@@ -39,6 +48,7 @@
 #define TESTHOOK_SLOWDOWN "HARNESS_TEST_SLOWDOWN"
 #define TESTHOOK_WORK "HARNESS_TEST_WORK"
 #define TESTHOOK_INTERRUPT "HARNESS_TEST_INTERRUPT"
+#define TESTHOOK_DRIFT "HARNESS_TEST_DRIFT"
 
 /* Checks the hook variables; call once at start-up. names_variant tells
  * whether a name or glob names a variant (cli_names_variant: the
@@ -56,12 +66,17 @@ double testhook_slowdown(const char *name);
  * for testhook_slowdown. */
 double testhook_work(const char *name);
 
+/* The planted drift of the SPH variant called name, in steps (0: none,
+ * as for testhook_slowdown). */
+int testhook_drift(const char *name);
+
 /* The interruption hook: the signal to send once *rows rows are
  * finished, or 0 when the hooks are off, the variable unset or malformed
  * (testhook_check says so). */
 int testhook_interrupt(size_t *rows);
 
-/* The value of hook variable var (TESTHOOK_SLOWDOWN, TESTHOOK_WORK or TESTHOOK_INTERRUPT) in
+/* The value of hook variable var (TESTHOOK_SLOWDOWN, TESTHOOK_WORK, TESTHOOK_DRIFT or
+ * TESTHOOK_INTERRUPT) in
  * force, or NULL when the hooks are off or it is unset. */
 const char *testhook_active(const char *var);
 

@@ -29,6 +29,19 @@ double timing_now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void timing_result_per(struct timing_result *r, double units)
+{
+	for (size_t k = 0; k < r->nreps; k++)
+		timing_result_per(&r->reps[k], units);
+	for (size_t i = 0; i < r->count; i++)
+		r->samples[i] /= units;
+	r->s.min /= units;
+	r->s.max /= units;
+	r->s.mean /= units;
+	r->s.median /= units;
+	r->s.stddev /= units;
+}
+
 void timing_result_free(struct timing_result *r)
 {
 	for (size_t k = 0; k < r->nreps; k++)

@@ -55,6 +55,12 @@ struct timing_result {
  * Returns 0, or -1 when fn failed or memory ran out (r is then empty). */
 int timing_measure(timing_fn fn, void *ctx, const struct timing_opts *o, struct timing_result *r);
 
+/* r's seconds per call made seconds per unit of a call that does units of
+ * work (a window of steps: seconds per step): the samples, the summary
+ * and the repetitions' divided by units; the relative spread, the counts
+ * and measured_time (the seconds spent) unchanged. */
+void timing_result_per(struct timing_result *r, double units);
+
 /* Frees the samples and the repetitions, and empties r. */
 void timing_result_free(struct timing_result *r);
 

@@ -34,6 +34,16 @@
 /* Most columns one command takes. */
 #define SPH_RUN_MAX_COLUMNS 32
 
+/* The default timed window (--window-steps): the steps of every timed
+ * call, from the same kept state. On a GPU, 8 of the batches of 16 steps
+ * the GPU variants capture as one graph (kernels/sph/sph_gpu_common.cuh),
+ * so no step runs outside a graph; the Verlet lists, built afresh at the
+ * window's first step, are rebuilt inside it as often as the flow makes
+ * them. On the CPU, where a step of the paper's columns takes
+ * milliseconds, 16. */
+#define SPH_RUN_WINDOW_GPU 128
+#define SPH_RUN_WINDOW_CPU 16
+
 struct sph_options {
 	enum { SPH_LIST, SPH_CHECK, SPH_RUN, SPH_SNAPSHOT } cmd;
 	bool help, quiet, variant_given;
@@ -45,6 +55,7 @@ struct sph_options {
 	size_t ncolumns;
 	uint64_t seed;
 	int warm_steps;
+	int window_steps; /* --window-steps; 0: the variant's device's default */
 	struct timing_opts timing;
 	const char *out;
 	const char *suite;   /* --suite NAME or all */
@@ -87,6 +98,8 @@ struct sph_row {
 	const char *device_name;
 	uint64_t seed;
 	int warm_steps;
+	int window_steps;  /* the steps of every timed call, from the kept state */
+	uint64_t window_fnv1a64; /* of the positions and velocities every window ends on */
 	struct sph_validation val;
 	struct sph_counts counts;
 	bool timed;
@@ -119,6 +132,10 @@ static void sph_help(void)
 	       "                      (16128,75200,129024,255600) or 'all' (every name) (16128)\n"
 	       "  --seed S            jitter of the lattice (42)\n"
 	       "  --warm-steps W      steps before validation and timing (20)\n"
+	       "  --window-steps K    the steps of every timed call: each call starts again from\n"
+	       "                      the state kept after the warm-up and runs the same K steps\n"
+	       "                      (%d on a GPU, whole batches of its captured steps; %d on\n"
+	       "                      the CPU)\n"
 	       "  --min-time S, --max-time S, --max-noise PCT, --min-samples K, --repetitions R\n"
 	       "                      as for 'harness run'\n"
 	       "  --out, -o FILE.csv  results (run: results/local/sph-<UTC time>.csv)\n"
@@ -155,7 +172,8 @@ static void sph_help(void)
 	       "writes no file.\n"
 	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input, or nothing selected\n"
 	       "can run here.\n",
-	       RENDER_RUN_FRAMES, RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT);
+	       SPH_RUN_WINDOW_GPU, SPH_RUN_WINDOW_CPU, RENDER_RUN_FRAMES, RENDER_RUN_WIDTH,
+	       RENDER_RUN_HEIGHT);
 }
 
 /* Adds the columns of s: named ones ("16128", "martin-moyce"), NXxNYxNZ[@L],
@@ -221,7 +239,7 @@ static int sph_parse_format(const char *s, struct sph_options *o, char *err, siz
 enum { SPH_OPT_COLUMN = 300, SPH_OPT_SEED, SPH_OPT_WARM, SPH_OPT_MIN, SPH_OPT_MAX, SPH_OPT_NOISE,
        SPH_OPT_SUITE, SPH_OPT_OUT_DIR, SPH_OPT_AT, SPH_OPT_RENDER, SPH_OPT_WIDTH, SPH_OPT_HEIGHT,
        SPH_OPT_RES, SPH_OPT_SAMPLES, SPH_OPT_SHADING, SPH_OPT_MIN_SAMPLES, SPH_OPT_REPETITIONS,
-       SPH_OPT_FILTER, SPH_OPT_GPU, SPH_OPT_FORMAT };
+       SPH_OPT_FILTER, SPH_OPT_GPU, SPH_OPT_FORMAT, SPH_OPT_WINDOW };
 
 /* Whether SPH variant i is selected: by --variant (every one without it)
  * and by --filter. */
@@ -237,6 +255,7 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 		{ "column", required_argument, NULL, SPH_OPT_COLUMN },
 		{ "seed", required_argument, NULL, SPH_OPT_SEED },
 		{ "warm-steps", required_argument, NULL, SPH_OPT_WARM },
+		{ "window-steps", required_argument, NULL, SPH_OPT_WINDOW },
 		{ "min-time", required_argument, NULL, SPH_OPT_MIN },
 		{ "max-time", required_argument, NULL, SPH_OPT_MAX },
 		{ "max-noise", required_argument, NULL, SPH_OPT_NOISE },
@@ -298,6 +317,10 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 			break;
 		case SPH_OPT_WARM:
 			rc = cli_parse_int("--warm-steps", optarg, 0, 100000, &o->warm_steps, err, errlen);
+			break;
+		case SPH_OPT_WINDOW:
+			rc = cli_parse_int("--window-steps", optarg, 1, 100000, &o->window_steps, err,
+					   errlen);
 			break;
 		case SPH_OPT_MIN: rc = cli_parse_timing("--min-time", optarg, &o->timing, err, errlen); break;
 		case SPH_OPT_MAX: rc = cli_parse_timing("--max-time", optarg, &o->timing, err, errlen); break;
@@ -422,28 +445,101 @@ static int sph_list(void)
 	return CLI_OK;
 }
 
-struct sph_timed {
+/*
+ * The timed window: every call starts a fresh context of the variant from
+ * the state kept after the warm-up and validation (kept: its positions and
+ * velocities, read back bit for bit, and the walls) and runs the same
+ * window steps, so every sample does the same work whatever the flow's
+ * own cost does over time. Starting the context is not timed; the window
+ * is, by the variant's phase times. The positions and velocities each
+ * window ends on are hashed and must be the first window's, bit for bit:
+ * a window that ended elsewhere fails the row.
+ */
+struct sph_window {
 	const struct sph_ops *ops;
-	void *ctx;
+	const struct sph_params *p;
+	const struct sph_input *kept;
+	int steps;               /* of a window */
+	int drift;               /* the test hook's planted drift (testhook.h); 0 */
+	void *ctx;               /* the last window's, NULL before the first */
+	float *pos4, *vel4;      /* 4n each: the state a window ended on */
+	bool hashed;
+	uint64_t fnv1a64;        /* of the first window's end */
+	unsigned long long clamps; /* in a window (the last one's) */
 	struct sph_phase_times *ph;
-	long long *steps;
+	long long *ph_steps;
+	char err[256];
 };
 
-/* timing_fn over whole steps: the variant's own phase times add up to the
- * seconds of a call (CUDA events on a GPU, the wall clock on the CPU). */
-static int sph_timed_steps(void *arg, int reps, double *seconds)
+/* The hash of what a window ended on: positions then velocities, as bytes. */
+static uint64_t sph_window_hash(const float *pos4, const float *vel4, size_t n)
 {
-	struct sph_timed *t = arg;
-	struct sph_phase_times ph = { 0 };
-	if (t->ops->steps(t->ctx, reps, &ph) != 0)
+	uint64_t h[2] = { results_fnv1a64(pos4, 4 * n * sizeof *pos4),
+			  results_fnv1a64(vel4, 4 * n * sizeof *vel4) };
+	return results_fnv1a64(h, sizeof h);
+}
+
+/* One window from the kept state (sph_window). 0, or -1 with w->err. */
+static int sph_window_one(struct sph_window *w, double *seconds)
+{
+	struct sph_phase_times ph = { 0 }, ignored = { 0 };
+	struct sph_counts c;
+	if (w->ctx && w->drift > 0) {
+		/* the planted fault (testhook.h): the flow goes on */
+		if (w->ops->steps(w->ctx, w->drift, &ignored) != 0) {
+			snprintf(w->err, sizeof w->err, "%s", w->ops->error(w->ctx));
+			return -1;
+		}
+	} else {
+		if (w->ctx)
+			w->ops->destroy(w->ctx);
+		w->ctx = NULL;
+		if (w->ops->create(&w->ctx, w->kept, w->p, w->err, sizeof w->err) != 0)
+			return -1;
+	}
+	if (w->ops->steps(w->ctx, w->steps, &ph) != 0 ||
+	    w->ops->read(w->ctx, w->pos4, w->vel4, NULL, NULL) != 0) {
+		snprintf(w->err, sizeof w->err, "%s", w->ops->error(w->ctx));
 		return -1;
-	*seconds = ph.build_s + ph.density_s + ph.force_s + ph.integrate_s;
-	t->ph->build_s += ph.build_s;
-	t->ph->density_s += ph.density_s;
-	t->ph->force_s += ph.force_s;
-	t->ph->integrate_s += ph.integrate_s;
-	*t->steps += reps;
+	}
+	const uint64_t h = sph_window_hash(w->pos4, w->vel4, w->kept->n);
+	if (w->hashed && h != w->fnv1a64) {
+		snprintf(w->err, sizeof w->err,
+			 "a window of %d steps from the kept state ended on other positions or "
+			 "velocities than the first one (fnv1a64 %016llx, not %016llx): the samples "
+			 "would not time the same work",
+			 w->steps, (unsigned long long)h, (unsigned long long)w->fnv1a64);
+		return -1;
+	}
+	w->hashed = true;
+	w->fnv1a64 = h;
+	w->ops->counts(w->ctx, &c);
+	w->clamps = c.clamps;
+	*seconds += ph.build_s + ph.density_s + ph.force_s + ph.integrate_s;
+	w->ph->build_s += ph.build_s;
+	w->ph->density_s += ph.density_s;
+	w->ph->force_s += ph.force_s;
+	w->ph->integrate_s += ph.integrate_s;
+	*w->ph_steps += w->steps;
 	return 0;
+}
+
+/* timing_fn: reps windows; a call's seconds are its windows' phase times
+ * (CUDA events on a GPU, the wall clock on the CPU). */
+static int sph_window_calls(void *arg, int reps, double *seconds)
+{
+	*seconds = 0;
+	for (int r = 0; r < reps; r++)
+		if (sph_window_one(arg, seconds) != 0)
+			return -1;
+	return 0;
+}
+
+/* The steps of v's timed window (--window-steps, else its device's). */
+static int sph_window_steps(const struct sph_options *o, const struct sph_variant *v)
+{
+	return o->window_steps ? o->window_steps
+	       : v->device == VARIANT_GPU ? SPH_RUN_WINDOW_GPU : SPH_RUN_WINDOW_CPU;
 }
 
 /* The rendering pipeline on row's variant (render_run.h): what = its
@@ -535,7 +631,10 @@ static struct sph_cost sph_row_costs(const struct sph_options *o, const struct s
 	if (o->cmd == SPH_RUN) {
 		double limit = o->timing.max_time > o->timing.min_time ? o->timing.max_time
 								       : o->timing.min_time;
-		c.stage[SPH_STAGE_TIMING] = repetitions_predict(&o->timing, step);
+		/* a call: a window, and a context started from the kept state */
+		c.stage[SPH_STAGE_TIMING] =
+			repetitions_predict(&o->timing, sph_window_steps(o, v) * step +
+							       n * SPH_RUN_CPU_STEP / 8);
 		if (o->render)
 			c.stage[SPH_STAGE_RENDER] = 2 * limit;
 	}
@@ -634,22 +733,46 @@ static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
 	if (o->render)
 		sph_row_part(pg, c, SPH_STAGE_RENDER);
 	status = CLI_OK;
-	if (o->cmd == SPH_RUN) {
-		struct sph_timed t = { ops, ctx, &row->ph, &row->ph_steps };
-		struct timing_opts topt = o->timing;
-		topt.slowdown = testhook_slowdown(row->v->name);
-		topt.test_work = testhook_work(row->v->name);
-		if (repetitions_measure(sph_timed_steps, &t, &topt, &row->t) != 0) {
-			fprintf(stderr, "harness: sph: timing %s failed: %s\n", row->v->name, ops->error(ctx));
-			status = CLI_FAILED;
-		}
-		row->timed = status == CLI_OK;
-	}
 	struct sph_counts after;
 	ops->counts(ctx, &after);
 	row->clamps = after.clamps;
-out_destroy:
+	/* its memory back before the windows' contexts take theirs */
 	ops->destroy(ctx);
+	ctx = NULL;
+	if (o->cmd == SPH_RUN) {
+		/* the kept state: what was validated (rp, rv), not what the
+		 * rendering's frames moved ctx to */
+		const struct sph_input kept = { n, rp, rv, in.nb, in.bnd4 };
+		struct sph_window w = { .ops = ops, .p = p, .kept = &kept,
+					.steps = row->window_steps, .pos4 = ra,
+					.drift = testhook_drift(row->v->name),
+					.ph = &row->ph, .ph_steps = &row->ph_steps };
+		float *end_vel = malloc(4 * n * sizeof(float));
+		struct timing_opts topt = o->timing;
+		topt.slowdown = testhook_slowdown(row->v->name);
+		topt.test_work = testhook_work(row->v->name);
+		w.vel4 = end_vel;
+		if (!end_vel) {
+			fprintf(stderr, "harness: sph: out of memory for %zu particles\n", n);
+			status = CLI_FAILED;
+		} else if (repetitions_measure(sph_window_calls, &w, &topt, &row->t) != 0) {
+			fprintf(stderr, "harness: sph: timing %s on %s failed: %s\n", row->v->name,
+				row->col.name, w.err);
+			status = CLI_FAILED;
+		} else {
+			/* a sample's figure is seconds per step */
+			timing_result_per(&row->t, row->window_steps);
+		}
+		if (w.ctx)
+			ops->destroy(w.ctx);
+		free(end_vel);
+		row->timed = status == CLI_OK;
+		row->window_fnv1a64 = w.fnv1a64;
+		row->clamps += w.clamps;
+	}
+out_destroy:
+	if (ctx)
+		ops->destroy(ctx);
 out_free:
 	free(walls);
 	free(rp);
@@ -661,7 +784,7 @@ out_free:
 
 static const char *const sph_columns_csv[] = {
 	"variant", "method", "device", "device_name", "column", "n", "boundary_particles", "seed",
-	"warm_steps", "clamps",
+	"warm_steps", "window_steps", "window_fnv1a64", "clamps",
 	"valid", "rho_max_rel_err", "acc_max_rel_rms_err", "tol_rho", "tol_acc",
 	"neighbour_pairs", "reference_pairs", "near_h_pairs", "candidate_pairs",
 	"candidates_per_neighbour", "aux_bytes", "aux_bytes_per_particle", "samples",
@@ -706,6 +829,13 @@ static void sph_format(const void *ctx, size_t r, char (*c)[RESULTS_CELL])
 	snprintf(c[i++], 64, "%zu", row->nb);
 	snprintf(c[i++], 64, "%llu", (unsigned long long)row->seed);
 	snprintf(c[i++], 64, "%d", row->warm_steps);
+	if (row->timed) {
+		snprintf(c[i++], 64, "%d", row->window_steps);
+		snprintf(c[i++], 64, "%016llx", (unsigned long long)row->window_fnv1a64);
+	} else {
+		c[i++][0] = '\0';
+		c[i++][0] = '\0';
+	}
 	snprintf(c[i++], 64, "%llu", row->clamps);
 	snprintf(c[i++], 64, "%d", row->val.pass ? 1 : 0);
 	snprintf(c[i++], 64, "%.3e", row->val.rho_err);
@@ -811,7 +941,8 @@ static void sph_json(struct json_out *j, const void *ctx)
 	json_end_object(j);
 	json_kv_string(j, "physics", "reference/sph_ref.h: Mueller 2003, clamped pressure, walls of boundary particles (Akinci 2012) with a last-resort reflective clamp, symplectic Euler");
 	json_kv_string(j, "pairs_counted", "fluid-fluid and fluid-boundary, i != j, in the density pass");
-	json_kv_string(j, "clamps", "coordinates the last-resort clamp put back on a wall, from create to the end of timing");
+	json_kv_string(j, "clamps", "coordinates the last-resort clamp put back on a wall: from create through the warm-up (and the rendering's frames), plus one timed window's (every window is the same steps)");
+	json_kv_string(j, "window", "every timed call starts a fresh context from the positions and velocities validated after warm_steps and runs the same window_steps steps (the context's start untimed); every window must end on the same positions and velocities, bit for bit (window_fnv1a64: FNV-1a 64 over the fluid's positions then velocities as floats, in the original order, hashed again with each other); a sample's seconds_per_call are seconds per step, its windows' seconds over their steps");
 	if (t->render) {
 		json_key(j, "rendering");
 		json_begin_object(j);
@@ -1011,6 +1142,7 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 			row->nb = sc.nb;
 			row->seed = o->seed;
 			row->warm_steps = o->warm_steps;
+			row->window_steps = sph_window_steps(o, v);
 			row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
 			if (sph_measure(o, &sc, row, &cost, pg) != CLI_OK)
 				status = CLI_FAILED;

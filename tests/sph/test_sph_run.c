@@ -575,3 +575,68 @@ Test(sph_run, snapshot_vtk_that_fails_writing_leaves_nothing, .timeout = 120)
 	free(after);
 	tmp_dir_remove(dir);
 }
+
+/* sph run's row of sph-cpu-grid on a small column with a window of steps
+ * steps after warm steps (env before the command: test hooks); its exit
+ * status, the window's columns into hash and samples (when it wrote them)
+ * and its stderr into e. */
+static int window_row(const char *env, int warm, int steps, char *hash, size_t *samples, char *e,
+		      size_t elen)
+{
+	char dir[] = "/tmp/harness-sph-window-XXXXXX", out[256], cmd[1024], err[256];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/w.csv", dir);
+	snprintf(cmd, sizeof cmd, "%s %s sph run -v sph-cpu-grid --column 6x6x7@4 --warm-steps %d "
+		 "%s%.0d --min-samples 4 --min-time 0 --max-time 0.01 --quiet --out %s",
+		 env, sph_bin(), warm, steps ? "--window-steps " : "", steps, out);
+	const int st = cli_run(cmd, e, elen);
+	hash[0] = '\0';
+	*samples = 0;
+	struct csv_table t;
+	if (csv_table_read(out, &t, err, sizeof err) == 0) {
+		cr_assert_eq(t.nrows, 1);
+		snprintf(hash, 17, "%s", csv_table_named(&t, 0, "window_fnv1a64"));
+		*samples = (size_t)atol(csv_table_named(&t, 0, "samples"));
+		if (st != 0)
+			cr_expect_str_eq(csv_table_named(&t, 0, "window_steps"), "", "an untimed row");
+		else if (steps)
+			cr_expect_eq(atoi(csv_table_named(&t, 0, "window_steps")), steps);
+		else
+			cr_expect_str_eq(csv_table_named(&t, 0, "window_steps"), "16",
+					 "the CPU's default window");
+		csv_table_free(&t);
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+	return st;
+}
+
+/*
+ * Every timed call of an SPH row starts again from the state validated
+ * after the warm-up and runs the same window of steps: every window ends
+ * on the same positions and velocities, bit for bit, in every sample and
+ * in every run; the window's end depends on where it starts and on how
+ * many steps it runs; and a window that goes on from the last one's end
+ * (the timing that follows the flow), even one step further, is caught.
+ */
+Test(sph_run, every_timed_window_is_the_same_steps, .timeout = 120)
+{
+	char a[17], b[17], c[17], d[17], e[4096];
+	size_t na, nb, nc, nd;
+	cr_assert_eq(window_row("", 5, 4, a, &na, e, sizeof e), 0, "%s", e);
+	cr_expect_eq(strlen(a), 16, "a window hash: '%s'", a);
+	cr_expect_geq(na, 4, "--min-samples past --max-time");
+	cr_assert_eq(window_row("", 5, 4, b, &nb, e, sizeof e), 0, "%s", e);
+	cr_expect_str_eq(a, b, "two runs' windows end on the same state");
+	cr_assert_eq(window_row("", 6, 4, c, &nc, e, sizeof e), 0, "%s", e);
+	cr_expect_str_neq(a, c, "a window from another state ends elsewhere");
+	cr_assert_eq(window_row("", 5, 5, d, &nd, e, sizeof e), 0, "%s", e);
+	cr_expect_str_neq(a, d, "a longer window ends elsewhere");
+	cr_assert_eq(window_row("", 5, 0, d, &nd, e, sizeof e), 0, "%s", e);
+
+	cr_expect_eq(window_row("HARNESS_TEST_HOOKS=1 HARNESS_TEST_DRIFT=sph-cpu-grid:1", 5, 4, d,
+				&nd, e, sizeof e), 1, "a drifting window must fail the row");
+	cr_expect(strstr(e, "sph-cpu-grid on 6x6x7@4") &&
+		  strstr(e, "ended on other positions or velocities than the first one"), "%s", e);
+	cr_expect_str_eq(d, "", "a row whose windows differ has no window hash");
+}
