@@ -7,9 +7,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../harness/core/csv_table.h"
+#include "../harness/core/interrupt.h"
 #include "../harness/core/json_in.h"
 #include "../harness/core/keep.h"
 #include "../harness/core/results.h"
@@ -276,4 +278,68 @@ Test(interrupt, missing_rows_are_the_plan_less_the_finished)
 	cr_expect_str_eq(missing[1], "a N=1");
 	cr_assert_eq(results_missing(plan, 4, NULL, 0, missing), 4);
 	cr_assert_eq(results_missing(plan, 0, done, 3, missing), 0);
+}
+
+/* A keeper that takes its time, then leaves a mark: what the watcher
+ * finished before the process ended. */
+static char slow_mark[128];
+static long slow_ms;
+
+static void slow_keeper(void *ctx, int sig, char *said, size_t saidlen)
+{
+	(void)ctx;
+	(void)sig;
+	struct timespec d = { slow_ms / 1000, (slow_ms % 1000) * 1000000L };
+	nanosleep(&d, NULL);
+	FILE *f = fopen(slow_mark, "w");
+	if (f)
+		fclose(f);
+	snprintf(said, saidlen, "kept");
+}
+
+/* A child that traps, keeps with slow_keeper, and gets SIGTERM, again
+ * 20 ms later and once more gap_ms after that, while its keeper still
+ * works; its wait status, and whether the keeper finished. */
+static int signalled_twice(long gap_ms, bool *kept)
+{
+	snprintf(slow_mark, sizeof slow_mark, "%s/kept-%ld", tmp, gap_ms);
+	slow_ms = gap_ms + 500; /* still keeping at the third signal */
+	unlink(slow_mark);
+	fflush(NULL);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stderr) || interrupt_trap() != 0)
+			_exit(3);
+		interrupt_set_keeper(slow_keeper, NULL);
+		struct timespec first = { 0, 20 * 1000000L }, gap = { gap_ms / 1000,
+								     (gap_ms % 1000) * 1000000L };
+		kill(getpid(), SIGTERM);
+		nanosleep(&first, NULL); /* the watcher is keeping now */
+		kill(getpid(), SIGTERM);
+		nanosleep(&gap, NULL);
+		kill(getpid(), SIGTERM);
+		for (;;)
+			pause();
+	}
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	*kept = access(slow_mark, F_OK) == 0;
+	return st;
+}
+
+/* timeout(1) sends SIGTERM to the command and then to its process group,
+ * and a process of many threads may run both handlers: a repeat within a
+ * second of the first signal is the same request and must not end the
+ * process before its rows are kept; a signal after that second still
+ * ends it at once. */
+Test(interrupt, a_repeated_signal_is_one_request_a_later_one_ends_at_once)
+{
+	bool kept;
+	int st = signalled_twice(0, &kept);
+	cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status %#x", st);
+	cr_expect(kept, "a signal 20 ms after the first cut the keeper short");
+	st = signalled_twice(1200, &kept);
+	cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status %#x", st);
+	cr_expect(!kept, "a signal 1.2 s after the first must end the process at once");
 }

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testhook.h"
@@ -37,15 +38,38 @@ const char *interrupt_signal_name(int sig)
 	return other;
 }
 
-/* The handler: the first signal goes to the watcher; a second one, while
- * the first is being handled, ends the process at once. */
+/* A signal within this many seconds of the first is the same request
+ * delivered twice: timeout(1) signals the command and then its whole
+ * process group, a terminal's Ctrl-C every process of the foreground
+ * group, and in a process of many threads (OpenMP's, CUDA's) the two may
+ * run their handlers on two threads at once instead of merging. */
+#define INTERRUPT_REPEAT_S 1.0
+
+/* Monotonic seconds (clock_gettime is async-signal-safe). */
+static double interrupt_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static volatile double interrupt_first_s; /* when the first signal came */
+
+/* The handler: the first signal goes to the watcher; a later one, while
+ * the first is being handled, ends the process at once; a repeat within
+ * INTERRUPT_REPEAT_S of the first changes nothing. */
 static void interrupt_on_signal(int sig)
 {
 	int saved = errno;
 	if (interrupt_arrived) {
+		if (interrupt_now() - interrupt_first_s < INTERRUPT_REPEAT_S) {
+			errno = saved;
+			return;
+		}
 		signal(sig, SIG_DFL);
 		raise(sig);
 	}
+	interrupt_first_s = interrupt_now();
 	interrupt_arrived = sig;
 	unsigned char b = (unsigned char)sig;
 	ssize_t w = write(interrupt_pipe[1], &b, 1);

@@ -19,7 +19,10 @@
  * and ends the process by that signal's default action (exit 130 for
  * SIGINT, 143 for SIGTERM, as a shell reports it), still holding the lock,
  * so that the measuring thread never gets to change what was written. A
- * second signal while the keeper writes ends the process at once.
+ * second signal while the keeper writes ends the process at once, unless
+ * it came within a second of the first: then it is the same request sent
+ * twice (timeout(1) signals the command and then its process group) and
+ * changes nothing.
  *
  * The command holds the lock (interrupt_lock) while it changes what the
  * keeper reads: marking a row finished, writing the complete file. The
