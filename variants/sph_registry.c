@@ -19,9 +19,10 @@
 #endif
 
 const struct sph_variant sph_variants[SPH_VARIANT_COUNT] = {
-#define SPH_VARIANT(ident, name_, method_, dev, ops_, summary_)                     \
+#define SPH_VARIANT(ident, name_, method_, dev, ops_, window_, summary_)            \
 	[SPH_V_##ident] = { .name = name_, .method = method_, .device = dev,        \
-			    .ops = SPH_OPS_##dev(ops_), .summary = summary_ },
+			    .ops = SPH_OPS_##dev(ops_), .window_steps = window_,        \
+			    .summary = summary_ },
 #include "sph.def"
 #undef SPH_VARIANT
 };

@@ -13,6 +13,7 @@ struct sph_variant {
 	const char *method;
 	enum variant_device device;
 	const struct sph_ops *ops; /* NULL when this build lacks it (a GPU line without nvcc) */
+	int window_steps;          /* of its timed window; 0: its device's default */
 	const char *summary;
 };
 

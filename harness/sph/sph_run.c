@@ -135,7 +135,7 @@ static void sph_help(void)
 	       "  --window-steps K    the steps of every timed call: each call starts again from\n"
 	       "                      the state kept after the warm-up and runs the same K steps\n"
 	       "                      (%d on a GPU, whole batches of its captured steps; %d on\n"
-	       "                      the CPU)\n"
+	       "                      the CPU and for sph-gpu-brute: variants/sph.def)\n"
 	       "  --min-time S, --max-time S, --max-noise PCT, --min-samples K, --repetitions R\n"
 	       "                      as for 'harness run'\n"
 	       "  --out, -o FILE.csv  results (run: results/local/sph-<UTC time>.csv)\n"
@@ -535,10 +535,12 @@ static int sph_window_calls(void *arg, int reps, double *seconds)
 	return 0;
 }
 
-/* The steps of v's timed window (--window-steps, else its device's). */
+/* The steps of v's timed window: --window-steps, else its registry
+ * line's, else its device's. */
 static int sph_window_steps(const struct sph_options *o, const struct sph_variant *v)
 {
-	return o->window_steps ? o->window_steps
+	return o->window_steps   ? o->window_steps
+	       : v->window_steps ? v->window_steps
 	       : v->device == VARIANT_GPU ? SPH_RUN_WINDOW_GPU : SPH_RUN_WINDOW_CPU;
 }
 
