@@ -26,6 +26,7 @@ const struct compare_kind compare_kinds[] = {
 		/* a row on P ranks is another measurement than one on 1 */
 		.optional_key = "ranks",
 		.optional_default = "1",
+		.optional_absent = "rows of one rank each",
 		.metric = { "interactions_per_s", "steps_per_s" },
 		.mode_col = "mode",
 		.mode_when = { "forces", "steps" },
@@ -49,6 +50,7 @@ const struct compare_kind compare_kinds[] = {
 		 * than Phong's; files from before the column were Phong's */
 		.optional_key = "shading",
 		.optional_default = "phong",
+		.optional_absent = "rows in Phong's shading",
 		.metric = { "overall_fps" },
 		.unit = "frames/s overall (step + extraction + field + raycast); per stage new/base of ms",
 		.shown = { "column", "width", "height" },
@@ -76,6 +78,8 @@ const struct compare_kind compare_kinds[] = {
 		 * like untimed ones, have none) */
 		.optional_key = "window_steps",
 		.optional_default = "",
+		.optional_absent = "rows timed along the flow, before the window of steps: "
+				   "another measurement than rows with one, never joined to them",
 		.metric = { "steps_per_s" },
 		.unit = "steps/s; per phase new/base of ms per step (lower is faster)",
 		.shown = { "column" },
@@ -738,6 +742,15 @@ int compare_files(const char *base_path, const char *new_path, const struct comp
 	    csv_table_read(new_path, &v, err, errlen) == 0)
 		rc = compare_rows(&b, &v, o, out, err, errlen);
 	if (rc == 0) {
+		/* one file without the optional key's column: say what it holds */
+		const char *opt = out->kind->optional_key;
+		const struct csv_table *t[2] = { &b, &v };
+		for (int k = 0; opt && k < 2; k++)
+			if (csv_table_col(t[k], opt) < 0 && csv_table_col(t[1 - k], opt) >= 0) {
+				size_t len = strlen(notes[k]);
+				snprintf(notes[k] + len, sizeof notes[k] - len, "%sno column %s: %s",
+					 len ? "; " : "", opt, out->kind->optional_absent);
+			}
 		memcpy(out->notes, notes, sizeof notes);
 		if (compare_read_sidecars(paths, out, err, errlen) != 0) {
 			compare_report_free(out);

@@ -131,6 +131,8 @@ struct compare_kind {
 	/* A key column files written before it existed lack, and the value
 	 * such a file means (N-body: "ranks", "1"); NULL: none. */
 	const char *optional_key, *optional_default;
+	const char *optional_absent; /* what a file without optional_key's column holds, for
+				      * the line that says so when the other file has it */
 	/* The figure compared (higher is better): metric[0], or metric[1]
 	 * where the column mode_col holds mode_when[1] (it must hold
 	 * mode_when[0] or mode_when[1]); mode_col NULL: always metric[0]. */

@@ -1030,3 +1030,39 @@ Test(compare, timed_against_untimed_is_not_a_pass)
 	cr_expect_eq(cli_run_capture(cmd, ">%s 2>&1", out, sizeof out), 3, "%s", out);
 	cr_expect(strstr(out, "not timed in BASE"), "%s", out);
 }
+
+/* SPH rows timed over a window of K steps are another measurement than
+ * those of another K or of a file from before the window (timed along
+ * the flow): none joins, and the file without the column is said to be
+ * of that older timing; rows of the same K join. */
+Test(compare, sph_rows_of_another_window_do_not_join)
+{
+	char paths[3][64];
+	const char *ks[3] = { "128", "16", "128" };
+	const char *w128 = paths[0], *w16 = paths[1], *again = paths[2];
+	for (int k = 0; k < 3; k++) {
+		snprintf(paths[k], sizeof paths[k], "/tmp/compare-window-XXXXXX");
+		int fd = mkstemp(paths[k]);
+		cr_assert_geq(fd, 0);
+		close(fd);
+		csv_with_column(SPH_TABLE, paths[k], "window_steps", ks[k]);
+	}
+	struct compare_report r;
+	compare_fixtures(SPH_TABLE, w128, &same_device, &r);
+	cr_expect_eq(r.only_base, r.count / 2);
+	cr_expect_eq(r.only_new, r.count / 2);
+	cr_expect(strstr(r.notes[0], "no column window_steps: rows timed along the flow"), "%s",
+		  r.notes[0]);
+	cr_expect_eq(r.notes[1][0] == '\0' || !strstr(r.notes[1], "window_steps"), 1, "%s",
+		     r.notes[1]);
+	cr_expect_neq(compare_exit_status(&r), 0, "nothing compared is not a pass");
+	compare_report_free(&r);
+	compare_fixtures(w128, w16, &same_device, &r);
+	cr_expect_eq(r.only_base + r.only_new, r.count);
+	compare_report_free(&r);
+	compare_fixtures(w128, again, &same_device, &r);
+	cr_expect_eq(r.only_base + r.only_new, 0);
+	compare_report_free(&r);
+	for (int k = 0; k < 3; k++)
+		unlink(paths[k]);
+}
