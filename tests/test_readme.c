@@ -32,7 +32,7 @@
 static const char *const readme_checks[] = {
 	"make-run", "list", "unknown-variant", "compare", "nbody-headline",
 	"sph-headline", "render-headline", "multi-gpu-headline", "gate-headline",
-	"sidecar-mismatch", "planted-skip-body",
+	"sidecar-mismatch", "planted-skip-body", "without-gpu",
 };
 
 /* The files that may hold checked blocks and links: README.md and the pages. */
@@ -365,6 +365,37 @@ static void headline_from_report(const char *name, const char *args)
 	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
 	cr_expect_geq(b.n, 3, "%s: the table %s has a header, a rule and rows", b.file, name);
 	table_expect_lines_of(&b, name, out, cmd);
+	block_free(&b);
+}
+
+/*
+ * The walk-through without a GPU is what tests/readme-walkthrough.sh ran:
+ * every line of the block stands in its log, where it exited 0, and the
+ * log has no line the block lacks (it ran the block as it is now).
+ */
+Test(readme, the_walkthrough_without_a_gpu_ran_as_shown)
+{
+	struct block b;
+	block_find("without-gpu", &b);
+	const char *log_path = "results/dev-cpu/logs/without-gpu.log";
+	char *log = slurp(log_path);
+	static char *logged[8192];
+	const size_t nlog = split_lines(log, logged, 8192);
+	size_t ran = 0;
+	for (size_t k = 0; k < nlog; k++)
+		ran += strncmp(logged[k], "$ ", 2) == 0;
+	cr_expect_eq(ran, b.n, "%s ran %zu lines; the block %s has %zu", log_path, ran, b.file, b.n);
+	for (size_t i = 0; i < b.n; i++) {
+		size_t k = 0;
+		while (k < nlog && !(strncmp(logged[k], "$ ", 2) == 0 && strcmp(logged[k] + 2, b.lines[i]) == 0))
+			k++;
+		cr_expect_lt(k, nlog, "%s: '%s' is not a line %s ran", b.file, b.lines[i], log_path);
+		while (k < nlog && strncmp(logged[k], "# exit ", 7) != 0)
+			k++;
+		cr_expect(k < nlog && strncmp(logged[k], "# exit 0 ", 9) == 0, "%s: '%s': %s", log_path,
+			  b.lines[i], k < nlog ? logged[k] : "no exit status");
+	}
+	free(log);
 	block_free(&b);
 }
 

@@ -13,6 +13,18 @@ static inline void tmp_dir_make(char *dir, const char *name)
 	cr_assert_not_null(mkdtemp(dir));
 }
 
+/* How many entries dir holds (. and .. left out). */
+static inline int tmp_dir_entries(const char *dir)
+{
+	char cmd[300], out[32];
+	snprintf(cmd, sizeof cmd, "ls -A %s | wc -l", dir);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	cr_assert_not_null(fgets(out, sizeof out, p));
+	pclose(p);
+	return atoi(out);
+}
+
 /* rm -rf dir. */
 static inline void tmp_dir_remove(const char *dir)
 {

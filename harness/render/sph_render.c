@@ -323,6 +323,30 @@ out:
 	return rc;
 }
 
+
+/* Takes steps more steps of v's ctx; on the CPU, where a step costs
+ * most, in up to 20 pieces, each reported on pg as a part of the item
+ * under way (the steps, then the frame's SPH_RENDER_FRAME_STEPS of cost),
+ * so that a long way to the first frame shows progress. A CPU variant's
+ * pieces are the same steps as one call (the GPU ones batch steps into
+ * graphs: they take one call). 0, or -1 when the variant failed. */
+static int sph_render_advance(const struct sph_variant *v, void *ctx, unsigned long steps,
+			      struct progress *pg)
+{
+	const struct sph_ops *ops = v->ops;
+	unsigned long piece = v->device == VARIANT_GPU ? steps : steps / 20 ? steps / 20 : 1;
+	unsigned long done = 0;
+	while (done < steps) {
+		struct sph_phase_times t = { 0 };
+		unsigned long n = steps - done < piece ? steps - done : piece;
+		if (ops->steps(ctx, (int)n, &t) != 0)
+			return -1;
+		done += n;
+		progress_part(pg, (double)done / ((double)steps + SPH_RENDER_FRAME_STEPS));
+	}
+	return 0;
+}
+
 /* One frame: the fluid positions pos4 (n) rendered at rp into path. */
 static int render_frame(const struct render_options *o, const struct sph_scene *sc,
 			const struct render_params *rp, const float *pos4, const char *path,
@@ -505,10 +529,9 @@ int sph_render_command(int argc, char **argv)
 	}
 	unsigned long done = 0;
 	for (size_t k = 0; k < o.nat; k++) {
-		struct sph_phase_times t = { 0 };
 		progress_begin(&pg, (double)(o.at[k] - done) + SPH_RENDER_FRAME_STEPS, 0,
 			       "frame at step %lu", o.at[k]);
-		if ((o.at[k] > done && v->ops->steps(ctx, (int)(o.at[k] - done), &t) != 0) ||
+		if ((o.at[k] > done && sph_render_advance(v, ctx, o.at[k] - done, &pg) != 0) ||
 		    v->ops->read(ctx, pos4, NULL, NULL, NULL) != 0) {
 			fprintf(stderr, "harness: sph render: %s failed: %s\n", v->name, v->ops->error(ctx));
 			goto out_destroy;

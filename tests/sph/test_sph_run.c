@@ -1,9 +1,13 @@
 /* test_sph_run.c - bin/harness sph as a user runs it */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +20,8 @@
 #include "../../harness/core/sysinfo.h"
 #include "../../reference/sph_scene.h"
 #include "../cli_run.h"
+#include "../tmp_dir.h"
+#include "vtk_read.h"
 
 static const char *sph_bin(void)
 {
@@ -328,4 +334,244 @@ Test(sph_run, filter_min_samples_and_repetitions, .timeout = 120)
 	unlink(out);
 	unlink(side_path);
 	rmdir(dir);
+}
+
+/* The column, steps and file prefix of the --format vtk tests. */
+#define VTK_ARGS "snapshot --variant sph-cpu-grid --column 8x8x10 --at 0,3,8"
+#define VTK_BASE "sph-cpu-grid-8x8x10"
+static const unsigned long vtk_steps[] = { 0, 3, 8 };
+
+/* Cell (row, name) of t must read as printf's fmt of x. */
+static void expect_cell_printed(const struct csv_table *t, size_t row, const char *name,
+				const char *fmt, double x)
+{
+	char want[64];
+	const int col = csv_table_col(t, name);
+	cr_assert_geq(col, 0, "no column %s", name);
+	snprintf(want, sizeof want, fmt, x);
+	cr_assert_str_eq(csv_table_cell(t, row, (size_t)col), want, "row %zu, %s", row, name);
+}
+
+static void expect_same_bits(float got, float want, const char *what, size_t i)
+{
+	cr_assert(memcmp(&got, &want, sizeof got) == 0, "%s of particle %zu: %a, not %a", what, i,
+		  (double)got, (double)want);
+}
+
+/*
+ * sph snapshot --format vtk writes, into the directory of --out (created
+ * with its parents), the time series a ParaView user opens: a .pvd whose
+ * Collection has, for each step of --at, the fluid's file (part 0) and
+ * the boundary's (part 1) at timestep = step dt, and .vtp files that hold
+ * the particles of the CSV snapshot of the same run: positions, speeds
+ * and densities as the CSV prints them, velocities and everything else
+ * bit for bit as the variant, run here, returns them, the pressure of the
+ * equation of state, and the scene's walls with their psi.
+ */
+Test(sph_run, snapshot_vtk_is_the_csv_snapshot_for_paraview, .timeout = 120)
+{
+	char dir[64], args[512], e[4096], path[300], vdir[128], err[256];
+	tmp_dir_make(dir, "sph-vtk");
+	snprintf(args, sizeof args, VTK_ARGS " --out %s/c.csv", dir);
+	cr_assert_eq(sph_cli(args, e, sizeof e), 0, "%s", e);
+	snprintf(vdir, sizeof vdir, "%s/v/w", dir);
+	snprintf(args, sizeof args, VTK_ARGS " --format vtk --out %s", vdir);
+	cr_assert_eq(sph_cli(args, e, sizeof e), 0, "%s", e);
+
+	struct sph_column col;
+	struct sph_scene sc;
+	cr_assert_eq(sph_scene_column_parse("8x8x10", &col, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(sph_scene_build(&col, 42, &sc, err, sizeof err), 0, "%s", err);
+	const int vi = sph_variant_one("sph-cpu-grid", err, sizeof err);
+	cr_assert_geq(vi, 0, "%s", err);
+	const struct sph_ops *ops = sph_variants[vi].ops;
+	const struct sph_input in = { sc.n, sc.pos4, sc.vel4, sc.nb, sc.bnd4 };
+	void *ctx = NULL;
+	cr_assert_eq(ops->create(&ctx, &in, &sc.p, err, sizeof err), 0, "%s", err);
+	float *pos4 = malloc(4 * sc.n * sizeof(float)), *vel4 = malloc(4 * sc.n * sizeof(float));
+	float *rho = malloc(sc.n * sizeof(float));
+	cr_assert(pos4 && vel4 && rho);
+
+	struct csv_table t;
+	snprintf(path, sizeof path, "%s/c.csv", dir);
+	cr_assert_eq(csv_table_read(path, &t, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(t.nrows, 3 * sc.n);
+	snprintf(path, sizeof path, "%s/" VTK_BASE ".pvd", vdir);
+	struct vtk_read_dataset ds[VTK_READ_MAX_DATASETS];
+	cr_assert_eq(vtk_read_collection(path, ds), 6, "two parts at each of three steps");
+	size_t pressed = 0, moving = 0;
+	unsigned long done = 0;
+	for (size_t k = 0; k < 3; k++) {
+		char want[128];
+		const double time = (double)vtk_steps[k] * sc.p.dt;
+		snprintf(want, sizeof want, VTK_BASE "-fluid-%lu.vtp", vtk_steps[k]);
+		cr_expect_eq(ds[2 * k].part, 0);
+		cr_expect_str_eq(ds[2 * k].file, want);
+		cr_expect_eq(ds[2 * k].timestep, time, "step %lu at %.17g s", vtk_steps[k], ds[2 * k].timestep);
+		cr_expect_eq(ds[2 * k + 1].part, 1);
+		cr_expect_str_eq(ds[2 * k + 1].file, VTK_BASE "-boundary.vtp");
+		cr_expect_eq(ds[2 * k + 1].timestep, time);
+
+		struct sph_phase_times ph = { 0 };
+		cr_assert(vtk_steps[k] == done || ops->steps(ctx, (int)(vtk_steps[k] - done), &ph) == 0);
+		done = vtk_steps[k];
+		cr_assert_eq(ops->evaluate(ctx, 0), 0);
+		cr_assert_eq(ops->read(ctx, pos4, vel4, rho, NULL), 0);
+
+		snprintf(path, sizeof path, "%s/%s", vdir, ds[2 * k].file);
+		struct vtk_read_polydata pd;
+		const struct vtk_read_array *x = vtk_read_points(path, &pd, sc.n, 3);
+		const struct vtk_read_array *v =
+			vtk_read_find(&pd, "PointData", "velocity_m_per_s", "Float32", 3);
+		const struct vtk_read_array *r =
+			vtk_read_find(&pd, "PointData", "density_kg_per_m3", "Float32", 1);
+		const struct vtk_read_array *pr =
+			vtk_read_find(&pd, "PointData", "pressure_Pa", "Float32", 1);
+		for (size_t i = 0; i < sc.n; i++) {
+			const size_t row = k * sc.n + i;
+			double sp2 = 0;
+			for (int c = 0; c < 3; c++) {
+				const float xc = vtk_read_f32(x, i, c), vc = vtk_read_f32(v, i, c);
+				static const char *const names[] = { "x_m", "y_m", "z_m" };
+				expect_cell_printed(&t, row, names[c], "%.7g", xc);
+				expect_same_bits(xc, pos4[4 * i + (size_t)c], "position", i);
+				expect_same_bits(vc, vel4[4 * i + (size_t)c], "velocity", i);
+				sp2 += (double)vc * vc;
+			}
+			const float ri = vtk_read_f32(r, i, 0), pi = vtk_read_f32(pr, i, 0);
+			expect_cell_printed(&t, row, "step", "%.0f", (double)vtk_steps[k]);
+			expect_cell_printed(&t, row, "time_s", "%.6g", time);
+			expect_cell_printed(&t, row, "speed_m_per_s", "%.5g", sqrt(sp2));
+			expect_cell_printed(&t, row, "rho_kg_per_m3", "%.6g", ri);
+			expect_same_bits(ri, rho[i], "density", i);
+			expect_same_bits(pi, (float)sph_ref_pressure(&sc.p, ri), "pressure", i);
+			pressed += pi > 0.0f;
+			moving += sp2 > 0.0;
+		}
+		vtk_read_polydata_free(&pd);
+	}
+	cr_expect_gt(pressed, 0, "some water is compressed: the pressure check tells something");
+	cr_expect_gt(moving, sc.n, "the water moves: the velocity check tells something");
+
+	snprintf(path, sizeof path, "%s/" VTK_BASE "-boundary.vtp", vdir);
+	struct vtk_read_polydata pd;
+	const struct vtk_read_array *x = vtk_read_points(path, &pd, sc.nb, 1);
+	const struct vtk_read_array *psi = vtk_read_find(&pd, "PointData", "psi_kg", "Float32", 1);
+	for (size_t b = 0; b < sc.nb; b++) {
+		for (int c = 0; c < 3; c++)
+			expect_same_bits(vtk_read_f32(x, b, c), sc.bnd4[4 * b + (size_t)c], "wall", b);
+		expect_same_bits(vtk_read_f32(psi, b, 0), (float)(sc.bnd4[4 * b + 3] * sc.p.mass),
+				 "psi", b);
+	}
+	vtk_read_polydata_free(&pd);
+	cr_expect_eq(tmp_dir_entries(vdir), 5, "three steps, the walls, the .pvd: nothing else");
+
+	csv_table_free(&t);
+	ops->destroy(ctx);
+	free(pos4);
+	free(vel4);
+	free(rho);
+	sph_scene_free(&sc);
+	tmp_dir_remove(dir);
+}
+
+/* Bad input to --format and to --out with it: one line, exit 2, nothing
+ * written (a directory --out would have created included). */
+Test(sph_run, snapshot_vtk_user_errors)
+{
+	char dir[64], args[512], path[300];
+	tmp_dir_make(dir, "sph-vtk-bad");
+	snprintf(args, sizeof args, VTK_ARGS " --format nosuch --out %s/n", dir);
+	expect_sph_usage(args, "--format 'nosuch': allowed are csv, vtk");
+	expect_sph_usage("check --format vtk --column 8x8x10", "--format goes with snapshot");
+	expect_sph_usage(VTK_ARGS " --format vtk", "--out");
+	/* --out a regular file: left as it was */
+	snprintf(path, sizeof path, "%s/f", dir);
+	FILE *fp = fopen(path, "w");
+	cr_assert_not_null(fp);
+	fputs("mine\n", fp);
+	fclose(fp);
+	snprintf(args, sizeof args, VTK_ARGS " --format vtk --out %s", path);
+	expect_sph_usage(args, "not a directory");
+	struct stat st;
+	cr_expect(stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 5, "%s untouched", path);
+	snprintf(args, sizeof args, VTK_ARGS " --format vtk --out %s/sub", path);
+	expect_sph_usage(args, "sub");
+	/* a directory where a step's file goes */
+	snprintf(path, sizeof path, "%s/d", dir);
+	cr_assert_eq(mkdir(path, 0777), 0);
+	snprintf(path, sizeof path, "%s/d/" VTK_BASE "-fluid-3.vtp", dir);
+	cr_assert_eq(mkdir(path, 0777), 0);
+	snprintf(args, sizeof args, VTK_ARGS " --format vtk --out %s/d", dir);
+	expect_sph_usage(args, VTK_BASE "-fluid-3.vtp");
+	snprintf(path, sizeof path, "%s/d", dir);
+	cr_expect_eq(tmp_dir_entries(path), 1, "nothing written beside it");
+	/* csv's --out must be a file */
+	snprintf(args, sizeof args, VTK_ARGS " --format csv --out %s", dir);
+	expect_sph_usage(args, "is a directory");
+	/* a column beyond memory: refused before the directory is made */
+	setenv("HARNESS_MEMORY", "32G", 1);
+	snprintf(args, sizeof args,
+		 "snapshot --variant sph-cpu-grid --column 512x512x512 --at 0 --format vtk --out %s/m", dir);
+	expect_sph_usage(args, "512x512x512 needs");
+	snprintf(path, sizeof path, "%s/n", dir);
+	cr_expect(access(path, F_OK) != 0, "--format nosuch made %s", path);
+	snprintf(path, sizeof path, "%s/m", dir);
+	cr_expect(access(path, F_OK) != 0, "a refused column made %s", path);
+	cr_expect_eq(tmp_dir_entries(dir), 2, "only the file and the directory the test made");
+	tmp_dir_remove(dir);
+}
+
+/*
+ * A run that fails while it writes (here the files may grow no larger
+ * than half way between the boundary's file and a step's, so the walls
+ * are written and the first step is not) exits 1 with one line and
+ * leaves nothing of itself: no .vtp, no .pvd, no temporary file, not the
+ * directory it made; where an earlier series of the same name was, that
+ * one is left whole.
+ */
+Test(sph_run, snapshot_vtk_that_fails_writing_leaves_nothing, .timeout = 120)
+{
+	char dir[64], args[512], e[4096], path[300], ok[128];
+	tmp_dir_make(dir, "sph-vtk-fail");
+	snprintf(ok, sizeof ok, "%s/ok", dir);
+	static const char *const run = "snapshot --variant sph-cpu-grid --column 16x16x16@0 --at 0,2";
+	snprintf(args, sizeof args, "%s --format vtk --out %s", run, ok);
+	cr_assert_eq(sph_cli(args, e, sizeof e), 0, "%s", e);
+	struct stat sb, sf;
+	snprintf(path, sizeof path, "%s/sph-cpu-grid-16x16x16@0-boundary.vtp", ok);
+	cr_assert_eq(stat(path, &sb), 0);
+	snprintf(path, sizeof path, "%s/sph-cpu-grid-16x16x16@0-fluid-0.vtp", ok);
+	cr_assert_eq(stat(path, &sf), 0);
+	cr_assert_lt(sb.st_size, sf.st_size, "the column's walls must take the smaller file");
+	snprintf(path, sizeof path, "%s/sph-cpu-grid-16x16x16@0.pvd", ok);
+	size_t len0, len1;
+	unsigned char *before = vtk_read_file(path, &len0);
+
+	struct rlimit was, lim;
+	cr_assert_eq(getrlimit(RLIMIT_FSIZE, &was), 0);
+	lim = was;
+	lim.rlim_cur = (rlim_t)(sb.st_size + sf.st_size) / 2;
+	signal(SIGXFSZ, SIG_IGN); /* a write past the limit then fails with EFBIG */
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	snprintf(args, sizeof args, "%s --format vtk --out %s/new", run, dir);
+	const int rc_new = sph_cli(args, e, sizeof e);
+	char e2[4096];
+	snprintf(args, sizeof args, "%s --format vtk --out %s", run, ok);
+	const int rc_old = sph_cli(args, e2, sizeof e2);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &was), 0);
+
+	cr_expect_eq(rc_new, 1, "exit %d: %s", rc_new, e);
+	cr_expect(strncmp(e, "harness: sph: ", 14) == 0 && strstr(e, "fluid-0.vtp") &&
+		  strchr(e, '\n') == strrchr(e, '\n'), "one line naming the file: %s", e);
+	snprintf(path, sizeof path, "%s/new", dir);
+	cr_expect(access(path, F_OK) != 0, "%s is left", path);
+	cr_expect_eq(rc_old, 1, "exit %d: %s", rc_old, e2);
+	cr_expect_eq(tmp_dir_entries(ok), 4, "the earlier series, no temporary file");
+	snprintf(path, sizeof path, "%s/sph-cpu-grid-16x16x16@0.pvd", ok);
+	unsigned char *after = vtk_read_file(path, &len1);
+	cr_expect(len0 == len1 && memcmp(before, after, len0) == 0, "the earlier .pvd is unchanged");
+	free(before);
+	free(after);
+	tmp_dir_remove(dir);
 }
