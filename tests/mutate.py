@@ -43,7 +43,7 @@ Usage: tests/mutate.py [--list FILE] [--out DIR] [--scratch DIR] [--rev REV]
                        [--only ID[,ID...]] [--timeout S] [--recheck DIR]
                        [--notes DIR] [--check]
                        [--rules [--seed S] [--count N] [--part K/M] [--show]]
-                       [--merge DIR,DIR...]
+                       [--rerun DIR] [--merge DIR,DIR...]
   --rev     take the sources and tests from a revision (git archive), e.g.
             to measure the suite as it was before a change
   --recheck run again the mutations of DIR's report that a wall-clock test
@@ -64,6 +64,10 @@ Usage: tests/mutate.py [--list FILE] [--out DIR] [--scratch DIR] [--rev REV]
             runs on several machines; --merge joins the parts' reports
   --show    with --rules, print the sample's mutants (id, what changes,
             the line before and after) and stop
+  --rerun   with a --rules report DIR: run its survivors (or --only's ids)
+            again on this tree, whose sources (harness/, reference/,
+            variants/, kernels/) must be DIR's commit's, so that only tests
+            changed: DIR's report (or --out) gets their new rows
   --merge   join the reports of the parts of one sample (the same commit,
             seed and count) into one, in --out (default
             results/dev-cpu/mutation-rules)
@@ -502,8 +506,14 @@ def rules_md(meta, rows, notes):
           f"{meta['survived']} survived, {meta['not_built']} did not build (not scored). "
           f"Without the {meta['equivalent']} equivalent ones: **{meta['caught']} of "
           f"{meta['scored'] - meta['equivalent']} caught ({meta['score_non_equivalent_pct']:.1f} %)**. "
-          f"Unmutated suite: {meta['baseline_s']:.0f} s.", "",
-          "Each mutant is one change made by rule (a comparison made strict or non-strict or "
+          f"Unmutated suite: {meta['baseline_s']:.0f} s.", ""]
+    for x in meta.get("reruns", []):
+        md += [f"The {len(x['ids'])} mutants that had survived were run again at commit "
+               f"`{x['commit'][:12]}`{' (with uncommitted changes)' if x['dirty'] else ''}, "
+               f"{x['date']}, with the same sources and the tests added since: "
+               f"`{x['command']}`; {x['caught']} of them caught. The rows and score above are "
+               "after it.", ""]
+    md += ["Each mutant is one change made by rule (a comparison made strict or non-strict or "
           "turned round, `==` and `!=` swapped, an integer constant or a loop bound +-1, `&&` and "
           "`||` swapped, a term of a sum dropped, an early `return`, `goto`, `break` or `continue` "
           "removed, a `!` dropped), applied alone, built CPU-only and run through the CPU suite "
@@ -658,6 +668,10 @@ def main():
                     help="with --rules: run the K-th of M parts of the sample")
     ap.add_argument("--show", action="store_true",
                     help="with --rules: print the sample's mutants and stop")
+    ap.add_argument("--rerun", default=None, metavar="DIR",
+                    help="with a --rules report: run its survivors (or --only's) again on this "
+                         "tree, whose sources must be the report's (tests added since), and "
+                         "rewrite the report (--out) with their new rows")
     ap.add_argument("--merge", default=None, metavar="DIR,DIR...",
                     help="join the reports of a sample's parts into --out")
     a = ap.parse_args()
@@ -722,6 +736,25 @@ def main():
                           if r["status"] == "caught" and r["caught_by"].startswith(WALLCLOCK))
         if not a.only:
             print("mutate: no catch by a wall-clock test to check again")
+            return 0
+    if a.rerun:
+        prev_rows, prev_meta = read_report(a.rerun)
+        if "rules" not in prev_meta or prev_meta["rules"].get("part"):
+            die(f"--rerun: {a.rerun} is not the report of a whole --rules sample")
+        # the same mutants only where the sources are the same: the tests
+        # alone may have changed since the scored commit
+        then, now = prev_meta["commit"], a.rev or "(the working tree)"
+        d = subprocess.run(["git", "diff", "--quiet", then] + ([now] if a.rev else []) + ["--"]
+                           + list(mutate_rules.SOURCE_DIRS), cwd=ROOT)
+        if d.returncode != 0:
+            die(f"--rerun: the sources differ from {then[:12]}'s (git diff {then[:12]} {now} -- "
+                + " ".join(mutate_rules.SOURCE_DIRS) + "): its mutants are not these sources'")
+        a.rules, a.seed, a.count, a.part = (True, prev_meta["rules"]["seed"],
+                                            prev_meta["rules"]["count"], None)
+        a.only = a.only or ",".join(r["id"] for r in prev_rows if r["status"] == "survived")
+        a.out = a.out or a.rerun
+        if not a.only:
+            print("mutate: no survivor to run again")
             return 0
     if a.only and not a.rules:
         want = a.only.split(",")
@@ -846,7 +879,18 @@ def main():
         if rinfo is not None:
             meta["rules"] = rinfo
         meta.update(x)
-        if prev_rows is not None:
+        if prev_rows is not None and a.rerun:
+            again = {r["id"]: r for r in rows}
+            rows = [again.get(r["id"], r) for r in prev_rows]
+            reran = {"commit": commit, "dirty": dirty, "date": meta["date"],
+                     "command": meta["command"], "ids": sorted(again),
+                     "caught": sum(r["status"] == "caught" for r in again.values()),
+                     "baseline_s": meta["baseline_s"], "limit_s": meta["limit_s"]}
+            meta = dict(prev_meta)
+            meta["reruns"] = prev_meta.get("reruns", []) + [reran]
+            meta.update(score(rows))
+            print(f"mutate: after the rerun {meta['caught']} of {meta['scored']} caught")
+        elif prev_rows is not None:
             again = {r["id"]: r for r in rows}
             rows = [again.get(r["id"], r) for r in prev_rows]
             meta.update({k: prev_meta[k] for k in prev_meta
