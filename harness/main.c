@@ -1392,7 +1392,6 @@ int main(int argc, char **argv)
 		dist_gpu_bind();
 	/* Every rank took the same decisions; the worst status is the run's. */
 	double status = main_command(argc, argv);
-	interrupt_done();
 	if (dist_allreduce_max(&status, 1) != 0)
 		status = CLI_FAILED;
 	dist_finalize();

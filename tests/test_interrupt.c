@@ -156,23 +156,6 @@ Test(interrupt, a_whole_run_says_it_is_complete)
 	json_in_free(&v);
 }
 
-/* A signal once the command has ended (as mpirun's SIGTERM reaches a rank
- * still on its way out when another rank exited with a failure) adds no
- * line to the run's own: nothing was under way. The file is whole. */
-Test(interrupt, a_signal_after_the_command_ended_adds_no_line)
-{
-	char args[1024], e[4096], csv[128];
-	struct json_in_value v;
-	snprintf(csv, sizeof csv, "%s/end.csv", tmp);
-	snprintf(args, sizeof args, "run --variant cpu-simd --n 64 " FAST " --out %s", csv);
-	cr_assert_eq(run_status(HOOK(end, TERM), args, e, sizeof e), 128 + SIGTERM, "%s", e);
-	cr_expect_null(strstr(e, "interrupted"), "a line after the run's end: %s", e);
-	read_sidecar(csv, &v);
-	const struct json_in_value *c = json_in_member(&v, "complete");
-	cr_expect(c && c->type == JSON_IN_BOOL && c->boolean);
-	json_in_free(&v);
-}
-
 /* compare takes an interrupted file's missing rows as missing: the file
  * against itself is no pass, and --allow-missing lets the rows it has
  * decide. */
@@ -270,8 +253,7 @@ Test(interrupt, sph_physics_keeps_its_finished_checks)
 Test(interrupt, a_malformed_hook_is_refused)
 {
 	char e[4096];
-	static const char *const bad[] = { "0:INT", "2:KILL", "x:INT", "2", "-1:INT", "2:INT,3:INT",
-					   "end", "end:KILL", "ends:INT" };
+	static const char *const bad[] = { "0:INT", "2:KILL", "x:INT", "2", "-1:INT", "2:INT,3:INT" };
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		char env[128];
 		snprintf(env, sizeof env, "HARNESS_TEST_HOOKS=1 HARNESS_TEST_INTERRUPT=%s", bad[i]);

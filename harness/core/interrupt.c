@@ -8,7 +8,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "testhook.h"
@@ -147,21 +146,6 @@ void interrupt_set_doing(const char *what)
 	interrupt_lock();
 	snprintf(interrupt_doing, sizeof interrupt_doing, "%s", what ? what : "");
 	interrupt_unlock();
-}
-
-void interrupt_done(void)
-{
-	for (size_t i = 0; i < INTERRUPT_NSIGS; i++)
-		signal(interrupt_sigs[i], SIG_DFL);
-	size_t rows = 0;
-	int sig = testhook_interrupt(&rows);
-	if (sig && rows == 0) {
-		kill(getpid(), sig);
-		/* the signal's action is the process's end: give it a second */
-		struct timespec t = { 1, 0 };
-		while (nanosleep(&t, &t) != 0 && errno == EINTR)
-			;
-	}
 }
 
 void interrupt_row_finished(void)

@@ -49,15 +49,6 @@ void interrupt_unlock(void);
 /* "SIGINT", "SIGTERM", "SIGHUP", else "signal N" (static storage). */
 const char *interrupt_signal_name(int sig);
 
-/* The command has ended: what it writes is written, its status decided.
- * From here SIGINT, SIGTERM and SIGHUP end the process by their default
- * action without a word, since nothing is under way to report: mpirun
- * sends SIGTERM to the ranks still on their way out once another rank has
- * exited with a failure, and a second line after the run's own would
- * misreport it. For the test hook (HARNESS_TEST_INTERRUPT=end:SIGNAL):
- * then sends the process the hook's signal. */
-void interrupt_done(void);
-
 /* A row of the command is finished (after the command has counted it,
  * outside the lock). For the test hook (testhook.h:
  * HARNESS_TEST_INTERRUPT=ROWS:SIGNAL): sends the process the hook's signal

@@ -79,7 +79,7 @@ static int testhook_check_one(const char *pattern, double value, void *arg)
 	return -1;
 }
 
-/* HARNESS_TEST_INTERRUPT's value: 0 with *rows (0 for `end`) and *sig, or -1. */
+/* HARNESS_TEST_INTERRUPT's value: 0 with *rows and *sig, or -1. */
 static int testhook_parse_interrupt(const char *spec, size_t *rows, int *sig)
 {
 	static const struct { const char *name; int sig; } sigs[] = {
@@ -88,12 +88,8 @@ static int testhook_parse_interrupt(const char *spec, size_t *rows, int *sig)
 	char *end;
 	errno = 0;
 	unsigned long long n = strtoull(spec, &end, 10);
-	if (strncmp(spec, "end:", 4) == 0) {
-		n = 0;
-		end = (char *)spec + 3;
-	} else if (errno || end == spec || *end != ':' || n < 1 || n > 1000000 || spec[0] == '-') {
+	if (errno || end == spec || *end != ':' || n < 1 || n > 1000000 || spec[0] == '-')
 		return -1;
-	}
 	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
 		if (strcmp(end + 1, sigs[i].name) == 0) {
 			*rows = (size_t)n;
@@ -118,8 +114,8 @@ int testhook_check(bool (*names_variant)(const char *pattern), char *err, size_t
 	size_t rows;
 	int sig;
 	if (intr && testhook_parse_interrupt(intr, &rows, &sig) != 0) {
-		snprintf(err, errlen, "%s '%s' is not ROWS:SIGNAL with 1 <= ROWS <= 1000000 or "
-			 "ROWS end, and SIGNAL INT, TERM or HUP (e.g. 2:INT)", TESTHOOK_INTERRUPT, intr);
+		snprintf(err, errlen, "%s '%s' is not ROWS:SIGNAL with 1 <= ROWS <= 1000000 and SIGNAL "
+			 "INT, TERM or HUP (e.g. 2:INT)", TESTHOOK_INTERRUPT, intr);
 		return -1;
 	}
 	for (size_t i = 0; i < sizeof testhook_vars / sizeof *testhook_vars; i++) {

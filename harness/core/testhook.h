@@ -31,9 +31,7 @@
  *
  * sends the process SIGNAL (INT, TERM or HUP) once ROWS rows (1 <= ROWS
  * <= 1e6) of a measuring command are finished, as a user's Ctrl-C would:
- * an interruption at a moment a test can name (interrupt.h). ROWS `end`
- * sends it once the command has ended, as mpirun does to a rank on its
- * way out (interrupt_done).
+ * an interruption at a moment a test can name (interrupt.h).
  *
  * A sidecar written while a hook is active names it.
  */
@@ -59,7 +57,7 @@ double testhook_slowdown(const char *name);
 double testhook_work(const char *name);
 
 /* The interruption hook: the signal to send once *rows rows are
- * finished (*rows 0: once the command has ended), or 0 when the hooks are off, the variable unset or malformed
+ * finished, or 0 when the hooks are off, the variable unset or malformed
  * (testhook_check says so). */
 int testhook_interrupt(size_t *rows);
 
