@@ -626,7 +626,7 @@ void cli_print_help(enum cli_command cmd)
 		"  --min-time S        measure at least S seconds per row (0.2)\n"
 		"  --max-time S        give up on the noise target after S seconds (5)\n"
 		"  --max-noise PCT     target relative std. deviation of samples (0.5)\n"
-		"  --min-samples K     at least K samples per row, --max-time permitting (5)\n"
+		"  --min-samples K     at least K samples per row, even past --max-time (5)\n"
 		"  --repetitions R     measure each row R times independently, each with its\n"
 		"                      own warm-up and samples: the row's median is the median\n"
 		"                      of their medians, its noise at least their spread (1)\n";

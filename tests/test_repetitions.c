@@ -128,5 +128,8 @@ Test(repetitions, the_prediction_counts_every_repetition)
 	struct timing_opts one = opts(1), three = opts(3);
 	cr_expect_float_eq(repetitions_predict(&one, 1e-3), 1e-3 + 5.0, 1e-12);
 	cr_expect_float_eq(repetitions_predict(&three, 1e-3), 3 * (1e-3 + 5.0), 1e-12);
-	cr_expect_float_eq(repetitions_predict(&one, 7.0), 14.0, 1e-12, "a call past --max-time");
+	/* a call past --max-time: the warm-up and --min-samples (5) calls */
+	cr_expect_float_eq(repetitions_predict(&one, 7.0), 6 * 7.0, 1e-12, "a call past --max-time");
+	/* a call whose five samples outlast the 5 s cap: them, not the cap */
+	cr_expect_float_eq(repetitions_predict(&one, 1.5), 1.5 + 5 * 1.5, 1e-12);
 }

@@ -74,16 +74,27 @@ Test(timing, loose_target_is_met_early)
 	timing_result_free(&r);
 }
 
-Test(timing, call_longer_than_cap_is_measured_once)
+/* A call longer than --max-time still gets --min-samples samples, one
+ * call each, after the warm-up: a row of one sample has no noise and can
+ * never be judged. */
+Test(timing, call_longer_than_cap_still_takes_min_samples)
 {
-	struct fake f = { .per_call = 7.0 };
+	struct fake f = { .per_call = 7.0, .wobble = 0.01 };
 	struct timing_opts o = opts();
 	struct timing_result r;
 	cr_assert_eq(timing_measure(fake_fn, &f, &o, &r), 0);
-	cr_assert_eq(f.calls, 1, "no second seven-second call");
-	cr_assert_eq(r.count, 1);
-	cr_assert_float_eq(r.s.median, 7.0, 1e-12);
-	cr_assert(!r.noise_met, "one sample says nothing about noise");
+	cr_assert_eq(r.count, o.min_samples, "%zu samples", r.count);
+	cr_assert_eq((size_t)f.calls, 1 + o.min_samples, "the warm-up, then a call a sample");
+	cr_assert_eq(r.reps_per_sample, 1);
+	cr_assert_gt(r.s.rel_stddev, 0, "the noise is known");
+	cr_assert_float_eq(r.s.median, 7.0, 0.1);
+	timing_result_free(&r);
+	/* one sample fewer asked: one fewer taken, no more */
+	o.min_samples = 2;
+	f.calls = 0;
+	cr_assert_eq(timing_measure(fake_fn, &f, &o, &r), 0);
+	cr_assert_eq(r.count, 2);
+	cr_assert_eq(f.calls, 3);
 	timing_result_free(&r);
 }
 

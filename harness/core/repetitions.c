@@ -63,8 +63,9 @@ out_fail:
 double repetitions_predict(const struct timing_opts *o, double call)
 {
 	double limit = o->max_time > o->min_time ? o->max_time : o->min_time;
+	double samples = (double)o->min_samples * call; /* taken past the limit too */
 	return (double)(o->repetitions > 1 ? o->repetitions : 1) *
-	       (call + (call >= limit ? call : limit));
+	       (call + (samples > limit ? samples : limit));
 }
 
 double repetitions_range_pct(const struct timing_result *r)

@@ -80,9 +80,15 @@ static double timing_pad(double seconds, int reps, const struct timing_opts *o, 
 
 static bool timing_done(const struct timing_result *r, const struct timing_opts *o)
 {
-	if (r->count >= o->max_samples || r->measured_time >= o->max_time)
+	if (r->count >= o->max_samples)
 		return true;
-	if (r->count < o->min_samples || r->measured_time < o->min_time)
+	/* never fewer than min_samples, --max-time or not: a row's noise
+	 * must be known to be judged */
+	if (r->count < o->min_samples)
+		return false;
+	if (r->measured_time >= o->max_time)
+		return true;
+	if (r->measured_time < o->min_time)
 		return false;
 	struct stats_summary s;
 	if (stats_summarize(r->samples, r->count, &s) != 0)
@@ -101,24 +107,16 @@ int timing_measure(timing_fn fn, void *ctx, const struct timing_opts *o, struct 
 		goto out_fail;
 	warm = timing_pad(warm, 1, o, &jitter);
 
-	if (warm >= o->max_time) {
-		/* Too slow to repeat within the cap: the warm-up is the measurement. */
-		r->reps_per_sample = 1;
-		r->measured_time = warm;
-		if (timing_push(r, &cap, warm) != 0)
+	double reps = warm > 0 ? ceil(o->sample_time / warm) : 1e6;
+	r->reps_per_sample = reps < 1 ? 1 : reps > 1e6 ? 1000000 : (int)reps;
+	while (!timing_done(r, o)) {
+		double t;
+		if (fn(ctx, r->reps_per_sample, &t) != 0)
 			goto out_fail;
-	} else {
-		double reps = warm > 0 ? ceil(o->sample_time / warm) : 1e6;
-		r->reps_per_sample = reps < 1 ? 1 : reps > 1e6 ? 1000000 : (int)reps;
-		while (!timing_done(r, o)) {
-			double t;
-			if (fn(ctx, r->reps_per_sample, &t) != 0)
-				goto out_fail;
-			t = timing_pad(t, r->reps_per_sample, o, &jitter);
-			r->measured_time += t;
-			if (timing_push(r, &cap, t / r->reps_per_sample) != 0)
-				goto out_fail;
-		}
+		t = timing_pad(t, r->reps_per_sample, o, &jitter);
+		r->measured_time += t;
+		if (timing_push(r, &cap, t / r->reps_per_sample) != 0)
+			goto out_fail;
 	}
 	if (stats_summarize(r->samples, r->count, &r->s) != 0)
 		goto out_fail;

@@ -41,10 +41,11 @@ struct timing_result {
 };
 
 /* Warms up with one call, chooses reps so that a sample lasts about
- * sample_time, then takes samples until (count >= min_samples and
- * measured >= min_time and noise <= max_noise), or measured >= max_time,
- * or count == max_samples. A call longer than max_time is measured once
- * (the warm-up is then the only sample and noise_met is false).
+ * sample_time, then takes samples until count >= min_samples and then
+ * (measured >= min_time and noise <= max_noise) or measured >= max_time,
+ * or count == max_samples. A row never has fewer than min_samples
+ * samples (max_samples permitting): a call longer than max_time is taken
+ * min_samples times, one call a sample, so that its noise is known.
  * The test hooks (testhook.h) lengthen a sample of reps calls that took t
  * (the warm-up too) by a busy-wait of w + slowdown x (t + w), as measured,
  * where w = reps x test_work x (1 + 0.1 u), u uniform in [0, 1) from a
