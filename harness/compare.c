@@ -82,6 +82,20 @@ const struct compare_kind compare_kinds[] = {
 			      "noise_pct", "aux_bytes_per_particle", "candidates_per_neighbour",
 			      "rho_max_rel_err", "acc_max_rel_rms_err" },
 	},
+	{
+		/* sph physics: a row per quantity, the judged ones with a pass
+		 * flag; the curves (judged 0) are shown data, not joined */
+		.name = "SPH physics",
+		.slug = "sph-physics",
+		.signature = "judged",
+		.keys = { "variant", "check", "column", "quantity", "T", "time_s" },
+		.unit = "the judged quantities' pass flags (nothing timed)",
+		.shown = { "check", "column", "quantity", "T" },
+		.shown_heading = { "check", "column", "quantity", "T" },
+		.untimed = true,
+		.valid_name = "pass",
+		.row_filter = "judged",
+	},
 };
 const size_t compare_kind_count = sizeof compare_kinds / sizeof compare_kinds[0];
 
@@ -129,6 +143,12 @@ static const struct compare_kind *compare_check_columns(const struct csv_table *
 		if ((!kind->optional_key || strcmp(kind->keys[i], kind->optional_key) != 0) &&
 		    compare_need_column(t, kind->keys[i], err, errlen) != 0)
 			return NULL;
+	if (kind->untimed)
+		return compare_need_column(t, "device_name", err, errlen) != 0 ||
+		       compare_need_column(t, kind->valid_name, err, errlen) != 0 ||
+		       compare_need_column(t, kind->row_filter, err, errlen) != 0
+			       ? NULL
+			       : kind;
 	for (size_t i = 0; i < sizeof compare_common / sizeof *compare_common; i++)
 		if (compare_need_column(t, compare_common[i], err, errlen) != 0)
 			return NULL;
@@ -208,6 +228,21 @@ static int compare_read_side(const struct compare_kind *kind, const struct csv_t
 {
 	int valid, alt = 0;
 	s->line = t->row_line[row];
+	if (kind->untimed) {
+		if (compare_choice(t, row, kind->valid_name, "0", "1", &valid, err, errlen) != 0)
+			return -1;
+		s->valid = valid;
+		s->value = s->pct_of_ceiling = s->samples = NAN;
+		s->noise_pct = 0;
+		for (size_t d = 0; d < COMPARE_MAX_DETAILS; d++)
+			s->details[d] = NAN;
+		s->device_name = strdup(csv_table_named(t, row, "device_name"));
+		if (!s->device_name) {
+			snprintf(err, errlen, "%s: out of memory", t->path);
+			return -1;
+		}
+		return 0;
+	}
 	if (compare_choice(t, row, "valid", "0", "1", &valid, err, errlen) != 0 ||
 	    (kind->mode_col && compare_choice(t, row, kind->mode_col, kind->mode_when[0],
 					      kind->mode_when[1], &alt, err, errlen) != 0))
@@ -336,14 +371,26 @@ static int compare_rowset_read(const struct csv_table *t, struct compare_rowset 
 		snprintf(err, errlen, "%s: out of memory", t->path);
 		return -1;
 	}
-	for (; s->count < t->nrows; s->count++) {
-		if (compare_read_key(s->kind, t, s->count, &s->keys[s->count], err, errlen) != 0 ||
-		    compare_read_side(s->kind, t, s->count, &s->sides[s->count], err, errlen) != 0) {
+	for (size_t row = 0; row < t->nrows; row++) {
+		if (s->kind->row_filter && strcmp(csv_table_named(t, row, s->kind->row_filter), "1") != 0)
+			continue; /* shown data, not a verdict */
+		if (compare_read_key(s->kind, t, row, &s->keys[s->count], err, errlen) != 0 ||
+		    compare_read_side(s->kind, t, row, &s->sides[s->count], err, errlen) != 0) {
 			s->count++; /* so the partly filled row is freed */
 			return -1;
 		}
+		s->count++;
 	}
 	return compare_check_unique(t, s, err, errlen);
+}
+
+/* Whether a row of s was timed. */
+static bool compare_rowset_timed(const struct compare_rowset *s)
+{
+	for (size_t i = 0; i < s->count; i++)
+		if (s->sides[i].value > 0)
+			return true;
+	return false;
 }
 
 struct compare_judgement compare_decide(double base, double new, double resolution_pct,
@@ -394,6 +441,14 @@ struct compare_judgement compare_judge(double base, double base_noise_pct, doubl
 static void compare_judge_entry(struct compare_entry *e, const struct compare_opts *o,
 				struct compare_estimate x)
 {
+	if (e->untimed) {
+		/* its validation alone: valid in both is the pass */
+		const struct compare_judgement none = { COMPARE_UNCOMPARED, false, NAN, NAN, NAN };
+		e->raw = e->ceiling = none;
+		e->raw.verdict = e->base.valid && e->new.valid ? COMPARE_SAME : COMPARE_UNCOMPARED;
+		e->counts_ceiling = false;
+		return;
+	}
 	if (!isnan(x.ratio) && isfinite(x.base) && isfinite(x.new) && x.base > 0 && x.new > 0 &&
 	    e->base.value > 0 && e->new.value > 0) {
 		e->base.value = x.base;
@@ -462,10 +517,11 @@ static int compare_check_devices(const struct compare_report *r, const struct co
 	return -1;
 }
 
-/* Whether a side's row failed: invalid, or valid but not timed. */
-static bool compare_side_failed(const struct compare_side *s)
+/* Whether a side's row of e failed: invalid, or valid but not timed
+ * (where e is judged by its timing). */
+static bool compare_side_failed(const struct compare_entry *e, const struct compare_side *s)
 {
-	return !s->valid || isnan(s->value);
+	return !s->valid || (!e->untimed && isnan(s->value));
 }
 
 static void compare_count(struct compare_report *r, const struct compare_entry *e)
@@ -476,13 +532,13 @@ static void compare_count(struct compare_report *r, const struct compare_entry *
 	}
 	if (!e->in_base) {
 		r->only_new++;
-		r->failed_new += compare_side_failed(&e->new);
+		r->failed_new += compare_side_failed(e, &e->new);
 		return;
 	}
 	const struct compare_judgement *j = compare_counting(e);
 	if (j->verdict == COMPARE_UNCOMPARED) {
 		/* BASE's failure makes the pair uncomparable whatever NEW did */
-		if (compare_side_failed(&e->base))
+		if (compare_side_failed(e, &e->base))
 			r->uncompared++;
 		else
 			r->failed_new++;
@@ -526,6 +582,7 @@ static int compare_join(struct compare_report *r, struct compare_rowset *b,
 	for (size_t i = 0; i < b->count; i++) {
 		size_t j = compare_find(v, &b->keys[i]);
 		struct compare_entry *e = compare_add(r, b, i);
+		e->untimed = r->untimed;
 		e->in_base = true;
 		compare_take_side(&e->base, b, i);
 		if (j == v->count)
@@ -541,6 +598,7 @@ static int compare_join(struct compare_report *r, struct compare_rowset *b,
 		if (v->matched[j])
 			continue;
 		struct compare_entry *e = compare_add(r, v, j);
+		e->untimed = r->untimed;
 		e->in_new = true;
 		compare_take_side(&e->new, v, j);
 	}
@@ -567,6 +625,10 @@ int compare_rows(const struct csv_table *base, const struct csv_table *new,
 		goto out_free_both;
 	}
 	out->kind = b.kind;
+	out->untimed = b.kind->untimed || (!compare_rowset_timed(&b) && !compare_rowset_timed(&v));
+	if (out->untimed)
+		snprintf(out->resolution_rule, sizeof out->resolution_rule,
+			 "nothing timed to compare: each row by its validation");
 	out->entries = calloc(b.count + v.count + 1, sizeof *out->entries);
 	if (!out->entries) {
 		snprintf(err, errlen, "out of memory comparing %s and %s", base->path, new->path);
@@ -721,7 +783,7 @@ static const char *compare_verdict_word(const struct compare_entry *e,
 					const struct compare_judgement *j)
 {
 	switch (j->verdict) {
-	case COMPARE_SAME: return "same";
+	case COMPARE_SAME: return e->untimed ? "valid in both" : "same";
 	case COMPARE_FASTER: return "faster";
 	case COMPARE_SLOWER: return j->regression && compare_counting(e) == j ? "SLOWER" : "slower";
 	case COMPARE_INCONCLUSIVE: return "inconclusive";
@@ -736,16 +798,16 @@ static const char *compare_why_not(const struct compare_entry *e)
 		return "only in BASE";
 	if (!e->in_base)
 		return !e->new.valid ? "only in NEW, invalid"
-		       : isnan(e->new.value) ? "only in NEW, not timed" : "only in NEW";
+		       : !e->untimed && isnan(e->new.value) ? "only in NEW, not timed" : "only in NEW";
 	if (!e->base.valid && !e->new.valid)
 		return "invalid in both";
 	if (!e->base.valid)
 		return "invalid in BASE";
 	if (!e->new.valid)
 		return "invalid in NEW";
-	if (isnan(e->base.value))
+	if (!e->untimed && isnan(e->base.value))
 		return "not timed in BASE";
-	if (isnan(e->new.value))
+	if (!e->untimed && isnan(e->new.value))
 		return "not timed in NEW";
 	return NULL;
 }
@@ -776,14 +838,27 @@ static int compare_name_width(const struct compare_report *r)
 	return (int)w;
 }
 
-/* A key cell or heading: numbers right in 9, words left in 6. */
-static void compare_print_shown(FILE *fp, const struct compare_kind *kind, size_t i,
+/* Width of shown key column i when it holds words: its longest cell or
+ * heading, at least 6. */
+static int compare_shown_width(const struct compare_report *r, size_t i)
+{
+	size_t w = strlen(r->kind->shown_heading[i]);
+	for (size_t k = 0; k < r->count; k++) {
+		const char *v = compare_key_value(r, &r->entries[k], r->kind->shown[i]);
+		if (v && strlen(v) > w)
+			w = strlen(v);
+	}
+	return w > 6 ? (int)w : 6;
+}
+
+/* A key cell or heading: numbers right in 9, words left in their width. */
+static void compare_print_shown(FILE *fp, const struct compare_report *r, size_t i,
 				const char *text)
 {
-	if (compare_is_numeric(kind, kind->shown[i]))
+	if (compare_is_numeric(r->kind, r->kind->shown[i]))
 		fprintf(fp, " %9s", text);
 	else
-		fprintf(fp, " %-6s", text);
+		fprintf(fp, " %-*s", compare_shown_width(r, i), text);
 }
 
 static void compare_print_header(FILE *fp, const struct compare_report *r)
@@ -792,7 +867,11 @@ static void compare_print_header(FILE *fp, const struct compare_report *r)
 	bool more = r->opts.across_devices || kind->details[0];
 	fprintf(fp, "%-*s", compare_name_width(r), "variant");
 	for (size_t i = 0; kind->shown[i]; i++)
-		compare_print_shown(fp, kind, i, kind->shown_heading[i]);
+		compare_print_shown(fp, r, i, kind->shown_heading[i]);
+	if (r->untimed) {
+		fprintf(fp, " %-8s %-8s  verdict\n", "base", "new");
+		return;
+	}
 	fprintf(fp, " %10s %10s %8s %7s  %-*s", "base", "new", "new/base", "resol", more ? 12 : 0,
 		"verdict");
 	if (r->opts.across_devices)
@@ -820,7 +899,12 @@ static void compare_print_entry(FILE *fp, const struct compare_report *r,
 	const char *why = compare_why_not(e);
 	fprintf(fp, "%-*s", compare_name_width(r), e->key.cells[0]);
 	for (size_t i = 0; kind->shown[i]; i++)
-		compare_print_shown(fp, kind, i, compare_key_value(r, e, kind->shown[i]));
+		compare_print_shown(fp, r, i, compare_key_value(r, e, kind->shown[i]));
+	if (e->untimed) {
+		fprintf(fp, " %-8s %-8s  %s\n", !e->in_base ? "-" : e->base.valid ? "valid" : "invalid",
+			!e->in_new ? "-" : e->new.valid ? "valid" : "invalid", compare_entry_word(e));
+		return;
+	}
 	compare_num(fp, e->in_base ? e->base.value : NAN, " %10.4g");
 	compare_num(fp, e->in_new ? e->new.value : NAN, " %10.4g");
 	compare_num(fp, why ? NAN : e->raw.ratio, " %8.3f");
@@ -891,8 +975,8 @@ static bool compare_is_regression(const struct compare_report *r, const struct c
 static bool compare_is_failed_new(const struct compare_report *r, const struct compare_entry *e)
 {
 	(void)r;
-	return e->in_new && compare_side_failed(&e->new) &&
-	       (!e->in_base || !compare_side_failed(&e->base));
+	return e->in_new && compare_side_failed(e, &e->new) &&
+	       (!e->in_base || !compare_side_failed(e, &e->base));
 }
 
 static bool compare_is_inconclusive(const struct compare_report *r, const struct compare_entry *e)
@@ -904,7 +988,7 @@ static bool compare_is_inconclusive(const struct compare_report *r, const struct
 static bool compare_is_missing(const struct compare_report *r, const struct compare_entry *e)
 {
 	(void)r;
-	return e->in_base && (!e->in_new || compare_side_failed(&e->base));
+	return e->in_base && (!e->in_new || compare_side_failed(e, &e->base));
 }
 
 void compare_why_not_passed(const struct compare_report *r, char *out, size_t len)
@@ -961,8 +1045,13 @@ static void compare_print_verdict(FILE *fp, const struct compare_report *r)
 						 : "rows undecided or not measured (see above)");
 		return;
 	}
-	fprintf(fp, "verdict: pass (exit 0): %zu row%s compared and decided, none slower by more than %g%%",
-		compare_compared(r), compare_compared(r) == 1 ? "" : "s", r->opts.threshold_pct);
+	if (r->untimed)
+		fprintf(fp, "verdict: pass (exit 0): nothing timed to compare; %zu row%s valid in both, "
+			"none failed in NEW", compare_compared(r), compare_compared(r) == 1 ? "" : "s");
+	else
+		fprintf(fp, "verdict: pass (exit 0): %zu row%s compared and decided, none slower by more "
+			"than %g%%", compare_compared(r), compare_compared(r) == 1 ? "" : "s",
+			r->opts.threshold_pct);
 	if (r->inconclusive)
 		fprintf(fp, "; %zu inconclusive accepted (--allow-inconclusive)", r->inconclusive);
 	if (r->only_base + r->uncompared + r->skipped_new + r->incomplete[0] + r->incomplete[1])
@@ -979,22 +1068,33 @@ void compare_print(FILE *fp, const struct compare_report *r, const char *base_pa
 	fprintf(fp, "BASE %s%s%s%s\nNEW  %s%s%s%s\n", base_path, r->notes[0][0] ? " (" : "",
 		r->notes[0], r->notes[0][0] ? ")" : "", new_path, r->notes[1][0] ? " (" : "",
 		r->notes[1], r->notes[1][0] ? ")" : "");
-	fprintf(fp, "%s rows; figures: %s%s\n\n", r->kind->name, r->kind->unit,
+	fprintf(fp, "%s rows; figures: %s%s\n\n", r->kind->name,
+		r->untimed && !r->kind->untimed ? "none timed, the rows' validation" : r->kind->unit,
 		r->opts.across_devices ? "; %ceil: share of the row's own device's ceiling" : "");
 	compare_print_header(fp, r);
 	for (size_t i = 0; i < r->count; i++)
 		compare_print_entry(fp, r, &r->entries[i]);
 	double t = r->opts.threshold_pct, floor = r->opts.min_change_pct;
-	fprintf(fp, "\nresol: the change a row can tell from none: %s.\n", r->resolution_rule);
-	fprintf(fp, "SLOWER (a regression): slowdown - resol > %g%% (and slowdown > %g%%); "
-		    "decided, no regression: slowdown + resol <= %g%%, then same (|change| within "
-		    "max(resol, %g%%)), faster or slower; else inconclusive%s\n",
-		t, floor, fmax(t, floor), floor,
-		r->opts.across_devices ? "; across devices the %ceil verdict counts" : "");
-	fprintf(fp, "%zu faster, %zu same, %zu slower (%zu regression%s), %zu inconclusive, "
-		    "%zu failed in NEW, %zu not compared, %zu only in BASE, %zu only in NEW\n",
-		r->faster, r->same, r->slower, r->regressions, r->regressions == 1 ? "" : "s",
-		r->inconclusive, r->failed_new, r->uncompared, r->only_base, r->only_new);
+	if (r->untimed) {
+		fprintf(fp, "\n%s: valid in both is the pass, valid in BASE and not in NEW a "
+			    "regression\n", r->resolution_rule);
+	} else {
+		fprintf(fp, "\nresol: the change a row can tell from none: %s.\n", r->resolution_rule);
+		fprintf(fp, "SLOWER (a regression): slowdown - resol > %g%% (and slowdown > %g%%); "
+			    "decided, no regression: slowdown + resol <= %g%%, then same (|change| within "
+			    "max(resol, %g%%)), faster or slower; else inconclusive%s\n",
+			t, floor, fmax(t, floor), floor,
+			r->opts.across_devices ? "; across devices the %ceil verdict counts" : "");
+	}
+	if (r->untimed)
+		fprintf(fp, "%zu valid in both, %zu failed in NEW, %zu not compared, %zu only in BASE, "
+			    "%zu only in NEW\n", r->same, r->failed_new, r->uncompared, r->only_base,
+			r->only_new);
+	else
+		fprintf(fp, "%zu faster, %zu same, %zu slower (%zu regression%s), %zu inconclusive, "
+			    "%zu failed in NEW, %zu not compared, %zu only in BASE, %zu only in NEW\n",
+			r->faster, r->same, r->slower, r->regressions, r->regressions == 1 ? "" : "s",
+			r->inconclusive, r->failed_new, r->uncompared, r->only_base, r->only_new);
 	if (r->skipped_new)
 		fprintf(fp, "NEW's run skipped %s\n", r->skipped_note);
 	for (int k = 0; k < 2; k++)
@@ -1137,7 +1237,11 @@ static void compare_help(void)
 	       "Joins the rows of two results CSVs of one kind and compares their figures:\n"
 	       "  N-body rows on (variant, n, tile_p, threads_q, unroll, bodies_k, precision,\n"
 	       "  mode, ranks), by interactions/s (steps/s in steps mode);\n"
-	       "  SPH rows on (variant, column), by steps/s, with the per-phase times beside.\n"
+	       "  SPH rows on (variant, column), by steps/s, with the per-phase times beside;\n"
+	       "  rendering rows by overall frames/s. Files with nothing timed (check's rows,\n"
+	       "  the sph-memory suite's, and sph physics' judged quantities, joined on\n"
+	       "  (variant, check, column, quantity, T, time_s)) compare each row's\n"
+	       "  validation (its pass flag): valid in BASE and not in NEW is a regression.\n"
 	       "Each row's resolution (resol) is the change it can tell from none:\n"
 	       "  sqrt(noise_base^2 + noise_new^2) of its noise_pct columns. With\n"
 	       "  slowdown = 100 (1 - new/base) %%:\n"

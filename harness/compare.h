@@ -59,6 +59,13 @@
  * a different chip, is the one that counts for the exit status. Pairs
  * without a ceiling (CPU rows, SPH rows) count by their raw figures.
  *
+ * Files with nothing timed to compare (the rows of `check`, of the
+ * sph-memory suite, or `sph physics`, whose judged quantities have a
+ * pass flag each: its "SPH physics" kind joins them on (variant, check,
+ * column, quantity, T, time_s)) are compared on what they hold: each
+ * pair by its validation (its pass flag), a row valid in BASE and not in
+ * NEW being a regression, as for timed rows.
+ *
  * A file whose sidecar says its run was interrupted ("complete": false,
  * results.h) holds only the rows that finished: the rows it planned and
  * never ran count as missing, as rows only in BASE do, whichever side it
@@ -131,7 +138,7 @@ struct compare_kind {
 	const char *mode_col, *mode_when[2];
 	const char *unit;      /* what the figures are, for the printout */
 	/* Key columns printed after the variant, with their headings. */
-	const char *shown[4], *shown_heading[4];
+	const char *shown[6], *shown_heading[6];
 	/* Further figures shown as new/base beside the verdict (times, lower
 	 * is better), NULL-terminated; they do not count. */
 	const char *details[COMPARE_MAX_DETAILS + 1], *detail_heading[COMPARE_MAX_DETAILS + 1];
@@ -143,6 +150,12 @@ struct compare_kind {
 	 * counters (NULL-terminated). */
 	const char *time_col, *samples_col, *reps_col;
 	const char *counters[COMPARE_MAX_COUNTERS + 1];
+	/* A kind whose rows are verdicts, never timed (sph physics): no
+	 * metric, no noise; a row passed where valid_name holds 1 ("valid"
+	 * when NULL), and only the rows whose row_filter holds 1 are joined
+	 * (NULL: every row). */
+	bool untimed;
+	const char *valid_name, *row_filter;
 };
 
 extern const struct compare_kind compare_kinds[];
@@ -182,6 +195,7 @@ struct compare_judgement {
 struct compare_entry {
 	struct compare_key key;
 	bool in_base, in_new;
+	bool untimed;         /* judged on validation alone (compare_report.untimed) */
 	struct compare_side base, new;
 	struct compare_judgement raw;     /* on value */
 	struct compare_judgement ceiling; /* on pct_of_ceiling; UNCOMPARED without both */
@@ -209,6 +223,11 @@ struct compare_report {
 	 * it says of them (compare_files; 0 and "" otherwise). */
 	size_t incomplete[2];
 	char incomplete_note[2][COMPARE_SKIPPED_LEN];
+	/* Nothing to time: the kind's rows are verdicts, or no row of either
+	 * file was timed (a check's, the memory suite's); every pair is then
+	 * judged on its validation alone, valid in both a pass, valid in
+	 * BASE and not in NEW a regression. */
+	bool untimed;
 	/* How the resolution was found, for the printout and the verdict
 	 * file, and over how many rounds (0: from the rows' noise). */
 	char resolution_rule[512];

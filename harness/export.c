@@ -134,6 +134,10 @@ long export_gbench(FILE *fp, const struct csv_table *t, const struct json_in_val
 			 compare_kinds[2].signature);
 		return -1;
 	}
+	if (kind->untimed) {
+		snprintf(err, errlen, "%s holds %s rows: nothing timed to export", t->path, kind->name);
+		return -1;
+	}
 	if (csv_table_col(t, kind->time_col) < 0 || csv_table_col(t, "valid") < 0) {
 		snprintf(err, errlen, "%s: no column '%s' or 'valid'", t->path, kind->time_col);
 		return -1;

@@ -940,3 +940,93 @@ Test(compare, verdicts_file)
 	unlink(side);
 	rmdir(dir);
 }
+
+/* ---- files with nothing timed: a check's, the memory suite's, sph physics' ---- */
+
+/* `compare F F` on FILE, and on F against a copy whose row (key columns
+ * key[], values at[]) has column col set to value: exit statuses into
+ * same and changed, compare's output on the copy into out. */
+static void compare_untimed(const char *file, size_t nkeys, const char *const *key,
+			    const char *const *at, const char *col, const char *value, int *same,
+			    int *changed, char *out, size_t outlen)
+{
+	char dir[] = "/tmp/harness-untimed-XXXXXX", copy[128], cmd[1024];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(copy, sizeof copy, "%s/new.csv", dir);
+	snprintf(cmd, sizeof cmd, "%s compare %s %s", cli_harness_bin(), file, file);
+	*same = cli_run_capture(cmd, ">%s 2>&1", out, outlen);
+	csv_with_cell(file, copy, nkeys, key, at, col, value);
+	snprintf(cmd, sizeof cmd, "%s compare %s %s", cli_harness_bin(), file, copy);
+	*changed = cli_run_capture(cmd, ">%s 2>&1", out, outlen);
+	unlink(copy);
+	rmdir(dir);
+}
+
+/* A check's rows (validated, never timed) compare by their validation:
+ * the file against itself passes, saying nothing was timed; a row that
+ * validated in BASE and fails in NEW is a regression, named. */
+Test(compare, a_check_file_compares_its_validation)
+{
+	static char out[1 << 17];
+	const char *key[] = { "variant" }, *at[] = { "tiled-p64" };
+	int same, changed;
+	compare_untimed("results/h200/check-1000003.csv", 1, key, at, "valid", "0", &same, &changed,
+			out, sizeof out);
+	cr_expect_eq(same, 0);
+	cr_expect_eq(changed, 1, "%s", out);
+	cr_expect(strstr(out, "tiled-p64") && strstr(out, "invalid in NEW") &&
+		  strstr(out, "1 failed in NEW"), "%s", out);
+	cr_expect(strstr(out, "nothing timed to compare"), "%s", out);
+}
+
+/* The memory suite's rows the same (SPH rows, nothing timed). */
+Test(compare, the_memory_suite_compares_its_validation)
+{
+	static char out[1 << 17];
+	const char *key[] = { "variant", "column" }, *at[] = { "sph-gpu-verlet", "255600" };
+	int same, changed;
+	compare_untimed("results/h200/sph-memory.csv", 2, key, at, "valid", "0", &same, &changed,
+			out, sizeof out);
+	cr_expect_eq(same, 0, "%s", out);
+	cr_expect_eq(changed, 1, "%s", out);
+	cr_expect(strstr(out, "sph-gpu-verlet") && strstr(out, "invalid in NEW"), "%s", out);
+}
+
+/* sph physics' judged quantities compare by their pass flags: a check
+ * that passed in BASE and fails in NEW is a regression; the curves
+ * (judged 0) are data, not verdicts, and a change there is no change of
+ * verdict; a judged row that is gone is missing (exit 3). */
+Test(compare, physics_rows_compare_their_pass_flags)
+{
+	static char out[1 << 17];
+	const char *key[] = { "check", "column", "quantity" };
+	const char *at[] = { "leak", "255600", "leak_clamps" };
+	int same, changed;
+	compare_untimed("results/h200/sph-physics.csv", 3, key, at, "pass", "0", &same, &changed, out,
+			sizeof out);
+	cr_expect_eq(same, 0, "%s", out);
+	cr_expect(strstr(out, "SPH physics rows"), "%s", out);
+	cr_expect_eq(changed, 1, "%s", out);
+	cr_expect(strstr(out, "leak_clamps") && strstr(out, "invalid in NEW"), "%s", out);
+	const char *curve[] = { "check", "column", "quantity" };
+	const char *at_curve[] = { "leak", "255600", "leak_cfl_curve" };
+	compare_untimed("results/h200/sph-physics.csv", 3, curve, at_curve, "pass", "0", &same,
+			&changed, out, sizeof out);
+	cr_expect_eq(changed, 0, "a curve's flag is no verdict: %s", out);
+	/* a judged row made unjudged: gone from NEW's verdicts */
+	compare_untimed("results/h200/sph-physics.csv", 3, key, at, "judged", "0", &same, &changed,
+			out, sizeof out);
+	cr_expect_eq(changed, 3, "%s", out);
+	cr_expect(strstr(out, "only in BASE"), "%s", out);
+}
+
+/* A file with timed rows against one without: the rows are compared by
+ * their timing, and those not timed in one of them are not a pass. */
+Test(compare, timed_against_untimed_is_not_a_pass)
+{
+	char cmd[512], out[1 << 14];
+	snprintf(cmd, sizeof cmd, "%s compare results/h200/sph-memory.csv results/h200/sph-table.csv",
+		 cli_harness_bin());
+	cr_expect_eq(cli_run_capture(cmd, ">%s 2>&1", out, sizeof out), 3, "%s", out);
+	cr_expect(strstr(out, "not timed in BASE"), "%s", out);
+}
