@@ -579,8 +579,9 @@ def rule_mutants(tree, a, focus_of):
     smp = mutate_rules.sample(allm, facts, a.seed, a.count)
     part = parse_part(a.part) if a.part else None
     info = {"generator": "tests/mutate_rules.py",
+            # the module that made them (this run's, whatever --rev took)
             "generator_sha256": hashlib.sha256(
-                open(os.path.join(tree, "tests", "mutate_rules.py"), "rb").read()).hexdigest(),
+                open(os.path.abspath(mutate_rules.__file__), "rb").read()).hexdigest(),
             "seed": a.seed, "count": a.count, "candidates": len(allm),
             "files": sum(1 for x in facts.values() if x["candidates"]),
             "sample": len(smp), "sample_sha256": mutate_rules.sample_digest(smp),

@@ -30,7 +30,9 @@ Each mutant fits tests/mutate.py's mechanism: `find`, the whole source
 lines the change touches, widened with neighbouring lines until it
 occurs once in its file, and `repl`, the same lines changed. Its id is
 FILE:LINE:COL:RULE (the changed token's place), stable for a given
-source; its focus filter is the hand-written list's for the same file.
+source; its focus filter is the hand-written list's for the same file,
+else the suites of its unit's tests (tests/.../test_STEM.c and the test
+files that include STEM.h), else none.
 
 The sample: COUNT mutants over the files, each file's share proportional
 to its code lines (lines with code outside comments and preprocessor
@@ -580,11 +582,34 @@ def active(text, directive, seen):
     return ok
 
 
+def test_suites(tree):
+    """{unit stem: set of CPU test suites of the test files that test it}:
+    tests/.../test_STEM.c is STEM's, and a test file that includes STEM.h
+    tests STEM too (the GPU tests, test_gpu_*, are not the CPU suite's)."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(os.path.join(tree, "tests")):
+        for f in filenames:
+            if not f.endswith(".c") or f.startswith("test_gpu_"):
+                continue
+            text = open(os.path.join(dirpath, f), encoding="utf-8", errors="replace").read()
+            suites = set(re.findall(r"^(?:Test|ParameterizedTest)\(\s*(\w+)\s*,", text, re.M))
+            stems = set(re.findall(r'^#include "(?:[^"]*/)?(\w+)\.h"', text, re.M))
+            if f.startswith("test_"):
+                stems.add(f[5:-2])
+            for s in stems:
+                out.setdefault(s, set()).update(suites)
+    return out
+
+
 def generate(tree, focus_of):
     """(every mutant of the tree's sources, per-file facts, files left out).
-    focus_of maps a file to the hand-written list's focus filter."""
+    focus_of maps a file to the hand-written list's focus filter; a file
+    it lacks has the suites of the tests of its unit (test_suites) as its
+    focus, when there are any: an order that tries the likeliest tests
+    first, the verdict being the whole suite's either way."""
     files, left = source_files(tree)
     seen = compiled_lines(tree)
+    suites = test_suites(tree)
     allm, facts = [], {}
     for f in files:
         text = open(os.path.join(tree, f), encoding="utf-8").read()
@@ -597,7 +622,9 @@ def generate(tree, focus_of):
         for c in keep:
             c["find"], c["repl"], c["src_line"] = snippet(text, c["start"], c["end"], c["new"])
             c["before"], c["after"] = changed_line(text, c["start"], c["end"], c["new"])
-            c["focus"] = focus_of.get(f)
+            stem = os.path.splitext(os.path.basename(f))[0]
+            c["focus"] = focus_of.get(f) or (
+                "@(%s)/*" % "|".join(sorted(suites[stem])) if suites.get(stem) else None)
         allm += keep
     ids = set()
     for c in allm:
