@@ -10,7 +10,13 @@
 #                   planted alone in a scratch copy, built CPU-only and
 #                   run through the CPU tests; report in
 #                   results/dev-cpu/mutation (MUTATE_ARGS=... passes
-#                   options to tests/mutate.py; about an hour on 2 cores)
+#                   options to tests/mutate.py; about an hour on 2 cores).
+#                   MUTATE_ARGS='--rules --seed 1 --count 300' runs
+#                   mutants made by rule instead (comparisons, constants,
+#                   bounds, && and ||, terms, early exits, !), a seeded
+#                   sample, to results/dev-cpu/mutation-rules (hours on 2
+#                   cores: --part K/M runs a part of it, --merge joins
+#                   the parts; tests/mutate.py --help)
 #   make regress BASE=REV [SUITE=NAME]
 #                   the regression gate: bin/harness ab against revision REV
 #                   (exit 0 a pass, 1 a regression, 3 undecided or incomplete)
@@ -332,6 +338,9 @@ test: deps-test
 
 # The mutation run: how many realistic bugs the CPU suite catches (slow;
 # not part of make test). It builds its own scratch copy under /tmp.
+# The list's bugs by default; with MUTATE_ARGS='--rules --seed S --count N'
+# N mutants made by rule (tests/mutate_rules.py, Python's standard
+# library only), the same ones for the same seed and sources.
 MUTATE_ARGS ?=
 mutate: deps-test
 	nice -n 10 python3 tests/mutate.py $(MUTATE_ARGS)

@@ -22,23 +22,57 @@ filter) run first; when they all pass, the rest of the suite runs (the
 filter `!(focus)`), so every test of the suite runs once at most and the
 verdict is the whole suite's.
 
-The report goes to OUT (results/dev-cpu/mutation by default): mutation.csv
-(one row per mutation), mutation.meta.json (what was run, where, the
-score) and mutation.md (the score and the surviving mutations with the
-list's explanation of each), each written to a temporary file and renamed.
+With --rules the mutants are not the list's but made by rule over the C
+sources (tests/mutate_rules.py: comparisons made strict or non-strict
+and turned round, == and != swapped, integer constants and loop bounds
++-1, && and || swapped, a term of a sum dropped, an early return, goto,
+break or continue removed, a ! dropped), COUNT of them drawn by SEED
+over the files; they are planted, built, run and confirmed as the list's
+are, with the list's focus filter for their file. Their survivors are
+classified in tests/mutation-survivors.txt (equivalent, unreachable by a
+CPU test, or a gap in the tests, each with the reason).
+
+The report goes to OUT (results/dev-cpu/mutation by default, with --rules
+results/dev-cpu/mutation-rules and with --part K/M its part-K-of-M
+folder): mutation.csv (one row per mutation), mutation.meta.json (what was
+run, where, the score) and mutation.md (the score and the surviving
+mutations with the list's explanation of each), each written to a
+temporary file and renamed.
 
 Usage: tests/mutate.py [--list FILE] [--out DIR] [--scratch DIR] [--rev REV]
                        [--only ID[,ID...]] [--timeout S] [--recheck DIR]
                        [--notes DIR] [--check]
+                       [--rules [--seed S] [--count N] [--part K/M] [--show]]
+                       [--rerun DIR] [--merge DIR,DIR...]
   --rev     take the sources and tests from a revision (git archive), e.g.
             to measure the suite as it was before a change
   --recheck run again the mutations of DIR's report that a wall-clock test
             caught (ab, testhook, timing), at DIR's commit, and rewrite it
   --notes   rewrite DIR's mutation.md (from its CSV and meta) with the
-            list's present explanations of the survivors
-  --check   only verify that every snippet occurs exactly once
+            list's present explanations of the survivors (with a report of
+            --rules: tests/mutation-survivors.txt's classes)
+  --check   only verify that every snippet occurs exactly once (with
+            --rules: every mutant of the sample's, and that every mutant
+            tests/mutation-survivors.txt names is still made)
   --only    run these mutations (the report then goes to --out only when
-            it is given explicitly)
+            it is given explicitly); with --rules, any rule mutant's id
+  --rules   the rule-generated mutants instead of the list's: --count N
+            (default 300) drawn by --seed S (default 1), the same ones for
+            the same seed and sources
+  --part    with --rules, run the K-th of M parts of the sample (every
+            M-th mutant from the K-th), so that a run fits a time limit or
+            runs on several machines; --merge joins the parts' reports
+  --show    with --rules, print the sample's mutants (id, what changes,
+            the line before and after) and stop
+  --rerun   with a --rules report DIR: run its survivors (or --only's ids)
+            again on this tree, whose sources (harness/, reference/,
+            variants/, kernels/) must be DIR's commit's, so that only tests
+            changed: DIR's report (or --out) gets their new rows
+  --merge   join the reports of the parts of one sample (the same commit,
+            seed and count) into one, in --out (default
+            results/dev-cpu/mutation-rules)
+Examples: make mutate MUTATE_ARGS='--rules --seed 1 --count 300'
+          tests/mutate.py --rules --seed 1 --count 300 --part 2/4 --rev HEAD
 Exit status: 0 when the run finished (whatever the score), 1 when the
 unmutated tree fails its own suite, 2 on a bad list or bad arguments.
 """
@@ -55,6 +89,10 @@ import signal
 import subprocess
 import sys
 import time
+
+sys.dont_write_bytecode = True     # no __pycache__ in the tree the run copies
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mutate_rules  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAKE = ["nice", "-n", "10", "make", "--no-print-directory", "NVCC=", "-j2"]
@@ -274,17 +312,29 @@ class Control:
 # the code, so their catches are worth checking again (--recheck).
 WALLCLOCK = ("ab::", "testhook::", "timing::")
 
+CSV_COLS = ["id", "file", "line", "status", "caught_by", "stage", "build_s", "test_s",
+            "failed_alone_passed", "why"]
+# a rule mutant's row also has its rule and the changed line, before and after
+RULE_COLS = ["rule", "before", "after"]
+
+SURVIVORS = os.path.join(ROOT, "tests", "mutation-survivors.txt")
+SURVIVOR_CLASSES = ("gap", "unreachable", "equivalent")
+
 
 def read_report(out):
     """The rows and meta of a report written by write_report."""
     rows = []
     with open(os.path.join(out, "mutation.csv"), encoding="utf-8") as fp:
         for r in csv.DictReader(fp):
-            rows.append({"id": r["id"], "file": r["file"], "line": int(r["line"]),
-                         "status": r["status"], "caught_by": r["caught_by"],
-                         "stage": r["stage"], "build_s": float(r["build_s"]),
-                         "test_s": float(r["test_s"]), "flaky": r["failed_alone_passed"],
-                         "why": r["why"]})
+            row = {"id": r["id"], "file": r["file"], "line": int(r["line"]),
+                   "status": r["status"], "caught_by": r["caught_by"],
+                   "stage": r["stage"], "build_s": float(r["build_s"]),
+                   "test_s": float(r["test_s"]), "flaky": r["failed_alone_passed"],
+                   "why": r["why"]}
+            for k in RULE_COLS:
+                if k in r:
+                    row[k] = r[k]
+            rows.append(row)
     with open(os.path.join(out, "mutation.meta.json"), encoding="utf-8") as fp:
         return rows, json.load(fp)
 
@@ -306,18 +356,103 @@ def git_facts():
     return git("rev-parse", "HEAD") or "unknown", bool(git("status", "--porcelain"))
 
 
+def parse_survivors(path):
+    """{id: {"class", "why"}}: the classes of the rule mutants that
+    survived, from path (blocks of `id`, `class` and `why` lines; see the
+    file's head)."""
+    notes, cur = {}, None
+    if not os.path.exists(path):
+        return notes
+    with open(path, encoding="utf-8") as fp:
+        for lineno, raw in enumerate(fp, 1):
+            line = raw.rstrip("\n")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            m = re.match(r"^(id|class|why)\s+(.*)$", line)
+            if not m:
+                die(f"{path}:{lineno}: expected 'id', 'class' or 'why', got: {line}")
+            key, val = m.group(1), m.group(2).strip()
+            if key == "id":
+                if val in notes:
+                    die(f"{path}:{lineno}: mutant {val} classified twice")
+                cur = notes[val] = {"line": lineno}
+            elif cur is None:
+                die(f"{path}:{lineno}: '{key}' before any 'id'")
+            elif key == "class":
+                if val not in SURVIVOR_CLASSES:
+                    die(f"{path}:{lineno}: class '{val}' is not one of "
+                        + ", ".join(SURVIVOR_CLASSES))
+                cur["class"] = val
+            else:
+                cur["why"] = cur["why"] + " " + val if "why" in cur else val
+    for i, n in notes.items():
+        for k in ("class", "why"):
+            if k not in n:
+                die(f"{path}:{n['line']}: mutant {i} has no '{k}'")
+    return notes
+
+
+def score(rows, notes=None):
+    """The counts of a report's rows; with notes, its survivors by class
+    and the score of the mutants that are not equivalent."""
+    scored = [r for r in rows if r["status"] != "not-built"]
+    caught = sum(r["status"] == "caught" for r in scored)
+    x = {"mutations": len(rows), "scored": len(scored), "caught": caught,
+         "survived": sum(r["status"] == "survived" for r in rows),
+         "not_built": sum(r["status"] == "not-built" for r in rows),
+         "score_pct": round(100.0 * caught / max(len(scored), 1), 1), "csv_rows": len(rows)}
+    if notes is not None:
+        surv = [r for r in rows if r["status"] == "survived"]
+        for c in SURVIVOR_CLASSES:
+            x[c] = sum(notes.get(r["id"], {}).get("class") == c for r in surv)
+        x["unclassified"] = sum(r["id"] not in notes for r in surv)
+        x["score_non_equivalent_pct"] = round(
+            100.0 * caught / max(len(scored) - x["equivalent"], 1), 1)
+    return x
+
+
+def id_key(i):
+    """A rule mutant's id (FILE:LINE:COL:RULE) as a sort key: source order."""
+    f, line, col, rule = i.rsplit(":", 3)
+    return (f, int(line), int(col), rule)
+
+
 def write_report(out, muts, rows, meta):
     os.makedirs(out, exist_ok=True)
+    rules = "rules" in meta
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["id", "file", "line", "status", "caught_by", "stage", "build_s", "test_s",
-                "failed_alone_passed", "why"])
+    w.writerow(CSV_COLS + (RULE_COLS if rules else []))
     for r in rows:
         w.writerow([r["id"], r["file"], r["line"], r["status"], r["caught_by"], r["stage"],
-                    "%.1f" % r["build_s"], "%.1f" % r["test_s"], r["flaky"], r["why"]])
+                    "%.1f" % r["build_s"], "%.1f" % r["test_s"], r["flaky"], r["why"]]
+                   + ([r.get(k, "") for k in RULE_COLS] if rules else []))
     atomic_write(os.path.join(out, "mutation.csv"), buf.getvalue())
+    if rules:
+        notes = parse_survivors(SURVIVORS)
+        meta.update(score(rows, notes))
+        md = rules_md(meta, rows, notes)
+    else:
+        md = list_md(meta, muts, rows)
     atomic_write(os.path.join(out, "mutation.meta.json"), json.dumps(meta, indent=2) + "\n")
+    atomic_write(os.path.join(out, "mutation.md"), "\n".join(md) + "\n")
 
+
+def by_file_table(rows):
+    md = ["| file | mutations | caught |", "| --- | ---: | ---: |"]
+    files = {}
+    for r in rows:
+        if r["status"] == "not-built":
+            continue
+        f = files.setdefault(r["file"], [0, 0])
+        f[0] += 1
+        f[1] += r["status"] == "caught"
+    for f, (n, c) in sorted(files.items()):
+        md.append(f"| {f} | {n} | {c} |")
+    return md
+
+
+def list_md(meta, muts, rows):
     by_id = {m["id"]: m for m in muts}
     md = ["# Mutation run", "",
           f"At commit `{meta['commit'][:12]}`{' (with uncommitted changes)' if meta['dirty'] else ''}, "
@@ -342,24 +477,176 @@ def write_report(out, muts, rows, meta):
         md += [f"- `{r['id']}` ({r['file']}:{r['line']}): {r['why']}",
                f"  - `{m['find'].strip()}` -> `{m['repl'].strip()}`",
                f"  - {m.get('survives', 'not explained yet')}"]
-    md += ["", "## Caught, by file", "", "| file | mutations | caught |", "| --- | ---: | ---: |"]
-    files = {}
+    md += ["", "## Caught, by file", ""] + by_file_table(rows)
+    return md
+
+
+def code(x):
+    """x as inline code in Markdown (backticks inside it doubled around)."""
+    return f"`` {x} ``" if "`" in x else f"`{x}`"
+
+
+def rules_md(meta, rows, notes):
+    ru = meta["rules"]
+    part = ""
+    if ru.get("part"):
+        part = f", part {ru['part'][0]} of {ru['part'][1]} (every {ru['part'][1]}th mutant)"
+    elif ru.get("merged_parts"):
+        part = (f", run in {ru['parts']} parts ({', '.join(ru['merged_parts'])}"
+                f"{'' if len(ru['merged_parts']) == ru['parts'] else ': NOT ALL OF THEM'}) "
+                "and merged")
+    md = ["# Mutation run: mutants made by rule", "",
+          f"At commit `{meta['commit'][:12]}`{' (with uncommitted changes)' if meta['dirty'] else ''}, "
+          f"{meta['date']}, on {meta['host_cpu']}: `{meta['command']}`.", "",
+          (f"The mutants --only named, of the {ru['candidates']} that `tests/mutate_rules.py` "
+           f"makes over {ru['files']} files." if ru.get("only") else
+           f"Seed {ru['seed']}, count {ru['count']}: {ru['sample']} of the {ru['candidates']} "
+           f"mutants that `tests/mutate_rules.py` makes over {ru['files']} files{part}."), "",
+          f"**{meta['caught']} of {meta['scored']} mutants caught ({meta['score_pct']:.1f} %)**; "
+          f"{meta['survived']} survived, {meta['not_built']} did not build (not scored). "
+          f"Without the {meta['equivalent']} equivalent ones: **{meta['caught']} of "
+          f"{meta['scored'] - meta['equivalent']} caught ({meta['score_non_equivalent_pct']:.1f} %)**. "
+          f"Unmutated suite: {meta['baseline_s']:.0f} s.", ""]
+    for x in meta.get("reruns", []):
+        md += [f"The {len(x['ids'])} mutants that had survived were run again at commit "
+               f"`{x['commit'][:12]}`{' (with uncommitted changes)' if x['dirty'] else ''}, "
+               f"{x['date']}, with the same sources and the tests added since: "
+               f"`{x['command']}`; {x['caught']} of them caught. The rows and score above are "
+               "after it.", ""]
+    md += ["Each mutant is one change made by rule (a comparison made strict or non-strict or "
+          "turned round, `==` and `!=` swapped, an integer constant or a loop bound +-1, `&&` and "
+          "`||` swapped, a term of a sum dropped, an early `return`, `goto`, `break` or `continue` "
+          "removed, a `!` dropped), applied alone, built CPU-only and run through the CPU suite "
+          "(`HARNESS_BIN=bin/harness bin/tests`) as `make mutate` runs the hand-written list: the "
+          "tests of the mutated file first (stage `focus`, the list's filter for the file), then "
+          "the rest (stage `rest`). `mutation.csv` has every row with the test that caught it. "
+          "The survivors' classes are `tests/mutation-survivors.txt`'s.", "",
+          "## Surviving mutants, by class", ""]
+    surv = [r for r in rows if r["status"] == "survived"]
+    if not surv:
+        md += ["None.", ""]
+    titles = {"gap": "A gap in the tests (no test yet tells it from the code)",
+              "unreachable": "Unreachable by a CPU test",
+              "equivalent": "Equivalent (no test can tell it from the code)",
+              None: "Not classified yet"}
+    for c in SURVIVOR_CLASSES + (None,):
+        group = [r for r in surv if notes.get(r["id"], {}).get("class") == c]
+        if not group:
+            continue
+        md += [f"### {titles[c]}: {len(group)}", ""]
+        for r in group:
+            md += [f"- `{r['id']}`: {r['why']}",
+                   f"  - {code(r.get('before', ''))} -> {code(r.get('after', ''))}"]
+            if c:
+                md.append(f"  - {notes[r['id']]['why']}")
+        md.append("")
+    md += ["## Caught, by rule", "", "| rule | mutants | caught |", "| --- | ---: | ---: |"]
+    rules = {}
     for r in rows:
         if r["status"] == "not-built":
             continue
-        f = files.setdefault(r["file"], [0, 0])
-        f[0] += 1
-        f[1] += r["status"] == "caught"
-    for f, (n, c) in sorted(files.items()):
-        md.append(f"| {f} | {n} | {c} |")
-    atomic_write(os.path.join(out, "mutation.md"), "\n".join(md) + "\n")
+        x = rules.setdefault(r.get("rule") or r["id"].rsplit(":", 1)[1], [0, 0])
+        x[0] += 1
+        x[1] += r["status"] == "caught"
+    for k, (n, c) in sorted(rules.items()):
+        md.append(f"| {k} | {n} | {c} |")
+    md += ["", "## Caught, by file", ""] + by_file_table(rows)
+    md += ["", "## Left out", ""]
+    whys = {}
+    for f, why in sorted(ru.get("left_out", {}).items()):
+        whys.setdefault(why, []).append(f)
+    for why, files in sorted(whys.items()):
+        md.append(f"- {why}: " + ", ".join(f"`{f}`" for f in files))
+    nc = ru.get("not_compiled", {})
+    if nc:
+        md += ["- mutants on lines the CPU-only build does not compile (a branch of `#if` it "
+               "leaves out, or a header no file of it includes), by file: "
+               + ", ".join(f"`{f}` {n}" for f, n in sorted(nc.items()))]
+    return md
+
+
+def parse_part(text):
+    m = re.match(r"^([0-9]+)/([0-9]+)$", text or "")
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        die(f"--part '{text}': expected K/M with 1 <= K <= M (the K-th of M parts)")
+    return int(m.group(1)), int(m.group(2))
+
+
+def rule_mutants(tree, a, focus_of):
+    """The rule mutants to run, from tree's sources: --only's ids (any
+    mutant), else the sample (its --part); and the facts for the meta."""
+    allm, facts, left = mutate_rules.generate(tree, focus_of)
+    smp = mutate_rules.sample(allm, facts, a.seed, a.count)
+    part = parse_part(a.part) if a.part else None
+    info = {"generator": "tests/mutate_rules.py",
+            # the module that made them (this run's, whatever --rev took)
+            "generator_sha256": hashlib.sha256(
+                open(os.path.abspath(mutate_rules.__file__), "rb").read()).hexdigest(),
+            "seed": a.seed, "count": a.count, "candidates": len(allm),
+            "files": sum(1 for x in facts.values() if x["candidates"]),
+            "sample": len(smp), "sample_sha256": mutate_rules.sample_digest(smp),
+            "part": list(part) if part else None, "parts": part[1] if part else 1,
+            "left_out": left,
+            "not_compiled": {f: x["not_compiled"] for f, x in facts.items() if x["not_compiled"]},
+            "drawn": {f: sum(m["file"] == f for m in smp) for f in sorted(facts)
+                      if facts[f]["candidates"]}}
+    if a.only:
+        info["only"] = True
+        want = a.only.split(",")
+        have = {m["id"]: m for m in allm}
+        unknown = [i for i in want if i not in have]
+        if unknown:
+            die("no rule mutant " + ", ".join(unknown))
+        return [have[i] for i in want], info, allm
+    return (mutate_rules.part(smp, *part) if part else smp), info, allm
+
+
+def merge(dirs, out):
+    """Joins the reports of parts of one rule sample into out."""
+    parts = [(d,) + read_report(d) for d in dirs]
+    key = None
+    rows, seen, runs = [], set(), []
+    for d, r, m in parts:
+        ru = m.get("rules")
+        if not ru or not ru.get("part"):
+            die(f"--merge: {d} is not the report of a part of a --rules run")
+        k = (m["commit"], ru["seed"], ru["count"], ru["sample_sha256"], ru["part"][1])
+        if key is None:
+            key = k
+        elif k != key:
+            die(f"--merge: {d} is a part of another sample (commit, seed, count or parts differ)")
+        if ru["part"][0] in seen:
+            die(f"--merge: part {ru['part'][0]} given twice")
+        seen.add(ru["part"][0])
+        rows += r
+        runs.append({"part": "%d/%d" % tuple(ru["part"]), "dir": d, "command": m["command"],
+                     "date": m["date"], "host_cpu": m["host_cpu"],
+                     "baseline_s": m["baseline_s"], "limit_s": m["limit_s"]})
+    rows.sort(key=lambda r: id_key(r["id"]))
+    meta = dict(parts[0][2])
+    meta["rules"] = dict(meta["rules"], part=None,
+                         merged_parts=["%d/%d" % (p, key[4]) for p in sorted(seen)])
+    meta.update({"command": "tests/mutate.py --merge " + ",".join(dirs),
+                 "date": max(r["date"] for r in runs),
+                 "baseline_s": max(r["baseline_s"] for r in runs),
+                 "limit_s": max(r["limit_s"] for r in runs), "parts": runs})
+    meta.update(score(rows))
+    write_report(out, [], rows, meta)
+    print(f"mutate: merged {len(parts)} of {key[4]} parts ({meta['caught']} of "
+          f"{meta['scored']} caught) into {out}")
 
 
 def main():
-    ap = argparse.ArgumentParser(description="the project's mutation run")
+    ap = argparse.ArgumentParser(
+        description="the project's mutation run: the list's bugs, or mutants made by rule",
+        epilog="make mutate MUTATE_ARGS='--rules --seed 1 --count 300' runs a seeded sample "
+               "of rule mutants; --part K/M a part of it, --merge joins the parts' reports "
+               "(the module's head, tests/mutate.py and tests/mutate_rules.py, says more)")
     ap.add_argument("--list", default=os.path.join(ROOT, "tests", "mutations.txt"))
     ap.add_argument("--out", default=None)
-    ap.add_argument("--scratch", default="/tmp/harness-mutate-%d" % os.getuid())
+    ap.add_argument("--scratch", default=None,
+                    help="the scratch folder (default /tmp/harness-mutate-UID, a part's "
+                         "with -partK-of-M)")
     ap.add_argument("--only", default=None)
     ap.add_argument("--timeout", type=float, default=0,
                     help="seconds per suite run (default: 3 x the unmutated suite, at least 300)")
@@ -369,40 +656,125 @@ def main():
                     help="run again, at DIR's commit, the mutations of DIR's report that a "
                          "wall-clock test caught, and rewrite the report")
     ap.add_argument("--notes", default=None, metavar="DIR",
-                    help="rewrite DIR's mutation.md with the list's present explanations")
-    ap.add_argument("--check", action="store_true")
+                    help="rewrite DIR's mutation.md with the list's present explanations "
+                         "(a --rules report: tests/mutation-survivors.txt's classes)")
+    ap.add_argument("--check", action="store_true",
+                    help="only check that the snippets fit the sources")
+    ap.add_argument("--rules", action="store_true",
+                    help="mutants made by rule (tests/mutate_rules.py) instead of the list's")
+    ap.add_argument("--seed", type=int, default=None, help="with --rules: the sample's seed (1)")
+    ap.add_argument("--count", type=int, default=None,
+                    help="with --rules: how many mutants the sample has (300)")
+    ap.add_argument("--part", default=None, metavar="K/M",
+                    help="with --rules: run the K-th of M parts of the sample")
+    ap.add_argument("--show", action="store_true",
+                    help="with --rules: print the sample's mutants and stop")
+    ap.add_argument("--rerun", default=None, metavar="DIR",
+                    help="with a --rules report: run its survivors (or --only's) again on this "
+                         "tree, whose sources must be the report's (tests added since), and "
+                         "rewrite the report (--out) with their new rows")
+    ap.add_argument("--merge", default=None, metavar="DIR,DIR...",
+                    help="join the reports of a sample's parts into --out")
     a = ap.parse_args()
+
+    rules_dir = os.path.join(ROOT, "results", "dev-cpu", "mutation-rules")
+    if a.merge:
+        merge(a.merge.split(","), a.out or rules_dir)
+        return 0
+    if not a.rules and (a.seed is not None or a.count is not None or a.part or a.show):
+        die("--seed, --count, --part and --show go with --rules")
+    a.seed = 1 if a.seed is None else a.seed
+    a.count = 300 if a.count is None else a.count
+    if a.count < 1:
+        die(f"--count {a.count}: expected a number of mutants, 1 or more")
+    if a.part:
+        parse_part(a.part)
 
     muts = parse_list(a.list)
     all_muts = muts
     if check_snippets(muts, ROOT):
         die("the list does not fit the sources (above)")
-    if a.check:
+    # a rule mutant's focus: the list's for its file
+    focus_of = {}
+    for m in all_muts:
+        if m["focus"] and m["file"] not in focus_of:
+            focus_of[m["file"]] = m["focus"]
+    if a.check and not a.rules:
         print(f"mutate: {len(muts)} mutations, every snippet found once")
         return 0
     if a.notes:
         rows, meta = read_report(a.notes)
         write_report(a.notes, all_muts, rows, meta)
-        print(f"mutate: rewrote {a.notes}/mutation.md with the list's explanations")
+        print(f"mutate: rewrote {a.notes}/mutation.md with the "
+              + ("survivors' classes" if "rules" in meta else "list's explanations"))
+        return 0
+    if a.rules and (a.check or a.show):
+        sel, info, allm = rule_mutants(ROOT, a, focus_of)
+        if a.show:
+            for m in sel:
+                print(f"{m['id']}: {m['why']}\n  - {m['before']}\n  + {m['after']}")
+        bad = check_snippets(sel, ROOT)
+        bad += sum(m["find"] == m["repl"] for m in sel)
+        if bad:
+            die("the rule mutants do not fit the sources (above)")
+        made = {m["id"] for m in allm}
+        stale = sorted(set(parse_survivors(SURVIVORS)) - made)
+        for i in stale:
+            print(f"mutate: {os.path.relpath(SURVIVORS, ROOT)} classifies {i}, which the "
+                  "sources no longer make (moved or gone)", file=sys.stderr)
+        print(f"mutate: {len(sel)} rule mutants of {info['candidates']} (seed {a.seed}, count "
+              f"{a.count}{', part ' + a.part if a.part else ''}), every snippet found once")
         return 0
     prev_rows, prev_meta = None, None
     if a.recheck:
         prev_rows, prev_meta = read_report(a.recheck)
         a.rev = a.rev or prev_meta["commit"]
         a.out = a.recheck
+        if "rules" in prev_meta:
+            a.rules, a.seed, a.count = True, prev_meta["rules"]["seed"], prev_meta["rules"]["count"]
+            a.part = None
         a.only = ",".join(r["id"] for r in prev_rows
                           if r["status"] == "caught" and r["caught_by"].startswith(WALLCLOCK))
         if not a.only:
             print("mutate: no catch by a wall-clock test to check again")
             return 0
-    if a.only:
+    if a.rerun:
+        prev_rows, prev_meta = read_report(a.rerun)
+        if "rules" not in prev_meta or prev_meta["rules"].get("part"):
+            die(f"--rerun: {a.rerun} is not the report of a whole --rules sample")
+        # the same mutants only where the sources are the same: the tests
+        # alone may have changed since the scored commit
+        then, now = prev_meta["commit"], a.rev or "(the working tree)"
+        d = subprocess.run(["git", "diff", "--quiet", then] + ([now] if a.rev else []) + ["--"]
+                           + list(mutate_rules.SOURCE_DIRS), cwd=ROOT)
+        if d.returncode != 0:
+            die(f"--rerun: the sources differ from {then[:12]}'s (git diff {then[:12]} {now} -- "
+                + " ".join(mutate_rules.SOURCE_DIRS) + "): its mutants are not these sources'")
+        a.rules, a.seed, a.count, a.part = (True, prev_meta["rules"]["seed"],
+                                            prev_meta["rules"]["count"], None)
+        a.only = a.only or ",".join(r["id"] for r in prev_rows if r["status"] == "survived")
+        a.out = a.out or a.rerun
+        if not a.only:
+            print("mutate: no survivor to run again")
+            return 0
+    if a.only and not a.rules:
         want = a.only.split(",")
         unknown = [i for i in want if i not in {m["id"] for m in muts}]
         if unknown:
             die("no mutation " + ", ".join(unknown))
         muts = [m for m in muts if m["id"] in want]
-    out = a.out if a.out else (None if a.only else
-                               os.path.join(ROOT, "results", "dev-cpu", "mutation"))
+    if a.out:
+        out = a.out
+    elif a.only:
+        out = None
+    elif a.rules:
+        out = os.path.join(rules_dir, "part-%d-of-%d" % parse_part(a.part)) if a.part else rules_dir
+    else:
+        out = os.path.join(ROOT, "results", "dev-cpu", "mutation")
+    if a.scratch is None:
+        a.scratch = "/tmp/harness-mutate-%d" % os.getuid()
+        if a.part:
+            a.scratch += "-part%d-of-%d" % parse_part(a.part)
     commit, dirty = git_facts()
     if a.rev:
         commit = subprocess.run(["git", "rev-parse", a.rev], cwd=ROOT, check=True,
@@ -411,7 +783,13 @@ def main():
 
     print(f"mutate: preparing {a.scratch} (copy and CPU-only build)", flush=True)
     tree = make_scratch(a.scratch, a.rev)
-    if check_snippets(muts, tree):
+    rinfo = None
+    if a.rules:
+        # the mutants of the sources the run builds (the revision's with --rev)
+        muts, rinfo, _ = rule_mutants(tree, a, focus_of)
+        print(f"mutate: {len(muts)} rule mutants (seed {a.seed}, count {a.count}"
+              f"{', part ' + a.part if a.part else ''}) of {rinfo['candidates']}", flush=True)
+    elif check_snippets(muts, tree):
         die("the list does not fit the sources of the run (above)")
     rc, log, _ = run(MAKE + TARGETS, tree)
     if rc != 0:
@@ -444,6 +822,8 @@ def main():
         orig = open(path, encoding="utf-8").read()
         row = {"id": m["id"], "file": m["file"], "line": m["src_line"], "why": m["why"],
                "caught_by": "", "stage": "", "build_s": 0.0, "test_s": 0.0, "flaky": ""}
+        if a.rules:
+            row.update({k: m[k] for k in RULE_COLS})
         control = Control(base, m["file"])
         try:
             with open(path, "w", encoding="utf-8") as fp:
@@ -473,10 +853,8 @@ def main():
               f"{' by ' + row['caught_by'] if row['caught_by'] else ''}"
               f" ({row['build_s']:.0f} + {row['test_s']:.0f} s)", flush=True)
 
-    scored = [r for r in rows if r["status"] != "not-built"]
-    caught = sum(r["status"] == "caught" for r in scored)
-    print(f"mutate: {caught} of {len(scored)} caught"
-          f" ({100.0 * caught / max(len(scored), 1):.1f} %)")
+    x = score(rows)
+    print(f"mutate: {x['caught']} of {x['scored']} caught ({x['score_pct']:.1f} %)")
     if out:
         cpu = ""
         try:
@@ -498,26 +876,33 @@ def main():
             "suite": "HARNESS_BIN=bin/harness bin/tests --fail-fast: the focus filter, then !(focus)",
             "build": "make NVCC= -j2 bin/harness bin/tests",
             "baseline_s": round(base_s, 1), "limit_s": round(limit, 1),
-            "mutations": len(rows), "scored": len(scored), "caught": caught,
-            "survived": sum(r["status"] == "survived" for r in rows),
-            "not_built": sum(r["status"] == "not-built" for r in rows),
-            "score_pct": round(100.0 * caught / max(len(scored), 1), 1),
-            "csv_rows": len(rows),
         }
-        if prev_rows is not None:
+        if rinfo is not None:
+            meta["rules"] = rinfo
+        meta.update(x)
+        if prev_rows is not None and a.rerun:
             again = {r["id"]: r for r in rows}
             rows = [again.get(r["id"], r) for r in prev_rows]
-            scored = [r for r in rows if r["status"] != "not-built"]
-            caught = sum(r["status"] == "caught" for r in scored)
-            meta.update({k: prev_meta[k] for k in ("command", "date", "baseline_s", "limit_s")})
+            reran = {"commit": commit, "dirty": dirty, "date": meta["date"],
+                     "command": meta["command"], "ids": sorted(again),
+                     "caught": sum(r["status"] == "caught" for r in again.values()),
+                     "baseline_s": meta["baseline_s"], "limit_s": meta["limit_s"]}
+            meta = dict(prev_meta)
+            meta["reruns"] = prev_meta.get("reruns", []) + [reran]
+            meta.update(score(rows))
+            print(f"mutate: after the rerun {meta['caught']} of {meta['scored']} caught")
+        elif prev_rows is not None:
+            again = {r["id"]: r for r in rows}
+            rows = [again.get(r["id"], r) for r in prev_rows]
+            meta.update({k: prev_meta[k] for k in prev_meta
+                         if k in ("command", "date", "baseline_s", "limit_s", "parts")})
+            if rinfo is not None:
+                meta["rules"] = prev_meta["rules"]
             meta.update({
                 "rechecked": sorted(again), "recheck_command": "tests/mutate.py " + " ".join(sys.argv[1:]),
-                "recheck_date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "mutations": len(rows), "scored": len(scored), "caught": caught,
-                "survived": sum(r["status"] == "survived" for r in rows),
-                "not_built": sum(r["status"] == "not-built" for r in rows),
-                "score_pct": round(100.0 * caught / max(len(scored), 1), 1), "csv_rows": len(rows)})
-            print(f"mutate: after the recheck {caught} of {len(scored)} caught")
+                "recheck_date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")})
+            meta.update(score(rows))
+            print(f"mutate: after the recheck {meta['caught']} of {meta['scored']} caught")
         write_report(out, all_muts, rows, meta)
         print(f"mutate: wrote {out}/mutation.csv, .meta.json and .md")
     return 0

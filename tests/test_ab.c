@@ -272,6 +272,43 @@ Test(ab, the_budget_ends_with_rows_undecided)
 	cr_assert(strstr(out, "2 inconclusive accepted (--allow-inconclusive)"), "%s", out);
 }
 
+/* Fewer starting rounds than the deciding three: after --rounds 1 the
+ * undecided rows get two rounds at once (up to 3), then one at a time,
+ * within the budget (a round takes some 2 s); with no budget, none. */
+Test(ab, one_starting_round_adds_up_to_the_deciding_three)
+{
+	char args[1024], out[16384], err[65536], dir[128];
+	snprintf(dir, sizeof dir, "%s/ab", tmp);
+	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable --n 16,32 --min-time 0.2 "
+		 "--max-time 0.4 --threshold 0 --min-change 0 --rounds 1 --budget 30 --out-dir %s",
+		 cli_harness_bin(), dir);
+	int rc = ab_cli(AB_TEST_WORK " HARNESS_TEST_SLOWDOWN=cpu-portable:0.2", args, out, sizeof out,
+			err, sizeof err);
+	cr_assert_eq(rc, 3, "exit %d\n%s\n%s", rc, out, err);
+	cr_expect(strstr(err, "2 rows inconclusive after 1 round: adding rounds up to 3 "),
+		  "two rounds at once after the first: %s", err);
+	cr_expect_null(strstr(err, "after 2 rounds"), "a decision after round 2: %s", err);
+	cr_expect(strstr(err, "2 rows inconclusive after 3 rounds: adding round 4 "),
+		  "one round at a time from the third: %s", err);
+	double rounds[2];
+	verdict_column(dir, "rounds", rounds, 2);
+	for (int r = 0; r < 2; r++)
+		cr_expect_geq(rounds[r], 3, "row %d: %g rounds", r, rounds[r]);
+
+	/* no budget: the one round is all */
+	snprintf(args, sizeof args, "--base-bin %s --variant cpu-portable --n 16,32 --min-time 0.2 "
+		 "--max-time 0.4 --threshold 0 --min-change 0 --rounds 1 --budget 0 --out-dir %s2",
+		 cli_harness_bin(), dir);
+	rc = ab_cli(AB_TEST_WORK " HARNESS_TEST_SLOWDOWN=cpu-portable:0.2", args, out, sizeof out,
+		    err, sizeof err);
+	cr_assert_eq(rc, 3, "exit %d\n%s\n%s", rc, out, err);
+	cr_expect(strstr(out, "2 rows still inconclusive when the 0 s budget ended"), "%s", out);
+	cr_expect_null(strstr(err, "adding"), "%s", err);
+	snprintf(dir + strlen(dir), sizeof dir - strlen(dir), "2");
+	verdict_column(dir, "rounds", rounds, 2);
+	cr_expect(rounds[0] == 1 && rounds[1] == 1, "%g and %g rounds, not 1", rounds[0], rounds[1]);
+}
+
 /* Whether this build can run variant name here (harness list says). */
 static bool can_run_here(const char *name)
 {

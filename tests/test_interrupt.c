@@ -133,6 +133,14 @@ Test(interrupt, run_keeps_its_finished_rows_and_ends_by_the_signal)
 	cr_assert_eq(run_status(HOOK(3, TERM), args, e, sizeof e), 128 + SIGTERM, "%s", e);
 	line_starting(e, "harness: interrupted by SIGTERM", line, sizeof line);
 	expect_incomplete(csv, "SIGTERM", 4, 3, "cpu-simd N=96");
+
+	/* SIGHUP (the terminal gone), the third signal kept, the same */
+	snprintf(csv, sizeof csv, "%s/h.csv", tmp);
+	snprintf(args, sizeof args, "run --variant cpu-portable,cpu-simd --n 64,96 " FAST " --out %s",
+		 csv);
+	cr_assert_eq(run_status(HOOK(2, HUP), args, e, sizeof e), 128 + SIGHUP, "%s", e);
+	line_starting(e, "harness: interrupted by SIGHUP", line, sizeof line);
+	expect_incomplete(csv, "SIGHUP", 4, 2, "cpu-portable N=96,cpu-simd N=96");
 }
 
 Test(interrupt, a_whole_run_says_it_is_complete)

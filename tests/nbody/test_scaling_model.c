@@ -201,6 +201,43 @@ Test(scaling_model, scheme_times_follow_their_formulas)
 			   n * n / (16 * r * model_time(&m, DIST_2D, n, 16, NULL)), 1e-12);
 }
 
+/* A collective's ranks on one node take the links inside it; one rank
+ * more than a node holds takes the links between nodes. At the edge: 8
+ * ranks on nodes of 8 stay inside, 9 do not (all-gather and ring); the
+ * 4 x 4 grid on nodes of 4 has rows that fill a node exactly (inside)
+ * and columns that span four. */
+Test(scaling_model, a_node_filled_exactly_stays_inside)
+{
+	struct model_params m;
+	planted_model(&m);
+	const int AG = DIST_OP_ALLGATHER, RS = DIST_OP_REDUCE_SCATTER, SR = DIST_OP_SENDRECV;
+	const double n = 1 << 20, r = 2e12;
+	for (int p = 8; p <= 9; p++) {
+		double share = ceil(n / p), b = 16 * share, forces = n * n / p / r;
+		double inside = planted_alpha0[AG] + (p - 2) * planted_alpha[AG] +
+				(p - 1.0) / p * p * b / planted_bw[AG];
+		double across = planted_alpha0[AG] + (p - 1) * 5e-6 + (p - 1.0) / p * p * b / 50e9;
+		cr_expect_float_eq(model_time(&m, DIST_ALLGATHER, n, p, NULL),
+				   (p == 8 ? inside : across) + forces, 1e-12, "all-gather on %d ranks", p);
+		double tb = share * share / r;
+		double tx = p == 8 ? planted_alpha0[SR] + b / planted_bw[SR]
+				   : planted_alpha0[SR] + 5e-6 + b / 50e9;
+		cr_expect_float_eq(model_time(&m, DIST_RING, n, p, NULL), tb + (p - 1) * fmax(tb, tx),
+				   1e-12, "ring on %d ranks", p);
+	}
+	m.gpus_per_node = 4;
+	double b = 16 * n / 16, forces = n * n / 16 / r;
+	double row = planted_alpha0[AG] + 2 * planted_alpha[AG] + 0.75 * 4 * b / planted_bw[AG];
+	double col = planted_alpha0[AG] + 3 * 5e-6 + 0.75 * 4 * b / 50e9;
+	double fold = planted_alpha0[RS] + 2 * planted_alpha[RS] + 0.75 * 4 * b / planted_bw[RS];
+	cr_expect_float_eq(model_time(&m, DIST_2D, n, 16, NULL), row + col + forces + fold, 1e-12);
+	/* nodes of one GPU: every collective of two or more spans nodes */
+	m.gpus_per_node = 1;
+	b = 16 * n / 2;
+	cr_expect_float_eq(model_time(&m, DIST_ALLGATHER, n, 2, NULL),
+			   planted_alpha0[AG] + 5e-6 + 0.5 * 2 * b / 50e9 + n * n / 2 / r, 1e-12);
+}
+
 /* Where a scheme stops scaling: the last P before its efficiency first
  * falls below the mark; the ring at 2^20 is bound by a step's latency
  * once a block's forces take less than it. */

@@ -827,6 +827,25 @@ Test(render_validate, converge_params_double_the_field_within_the_cap)
 	cr_expect_eq(conv.res, 450, "res %d within %.0f voxels", conv.res, cap);
 	cr_expect_eq(render_converge_params(&rp, lo, hi, 1000.0, &conv), -1,
 		     "no field finer than res 300 in 1000 voxels");
+	/* at the edge: a cap that only the image's own res fits is no finer
+	 * field; one voxel less than res 301 needs, neither; exactly what it
+	 * needs, res 301 */
+	cr_assert_eq(render_field_shape(300, lo, hi, dim, &v), 0);
+	const double own = (double)dim[0] * dim[1] * dim[2];
+	cr_assert_eq(render_field_shape(301, lo, hi, dim, &v), 0);
+	const double next = (double)dim[0] * dim[1] * dim[2];
+	cr_assert_lt(own, next);
+	cr_expect_eq(render_converge_params(&rp, lo, hi, own, &conv), -1,
+		     "res %d in the %.0f voxels of res 300 itself", conv.res, own);
+	cr_expect_eq(render_converge_params(&rp, lo, hi, next - 1, &conv), -1, "res %d", conv.res);
+	cr_assert_eq(render_converge_params(&rp, lo, hi, next, &conv), 0);
+	cr_expect_eq(conv.res, 301);
+	/* a cap beyond RENDER_CONVERGE_MAX_VOXELS is held to it */
+	rp.res = 1192;
+	struct render_params held;
+	cr_assert_eq(render_converge_params(&rp, lo, hi, 0.0, &held), 0);
+	cr_assert_eq(render_converge_params(&rp, lo, hi, 2 * RENDER_CONVERGE_MAX_VOXELS, &conv), 0);
+	cr_expect_eq(conv.res, held.res);
 }
 
 /*
