@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>
@@ -104,6 +105,59 @@ int cli_parse_steps(const char *opt, const char *s, size_t max_count, unsigned l
 	}
 	free(copy);
 	return rc;
+}
+
+int cli_parse_moments(const char *opt, const char *s, struct cli_moments *m, char *err,
+		      size_t errlen)
+{
+	char *copy = strdup(s), *save = NULL;
+	int rc = copy ? CLI_OK : CLI_USAGE;
+	if (!copy)
+		snprintf(err, errlen, "%s: out of memory", opt);
+	m->n = 0;
+	m->arg = s;
+	for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; w && rc == CLI_OK;
+	     w = strtok_r(NULL, ",", &save)) {
+		const size_t len = strlen(w);
+		uint64_t v = 0;
+		double t = NAN;
+		if (m->n == CLI_MAX_MOMENTS) {
+			snprintf(err, errlen, "%s '%s': at most %d values", opt, s, CLI_MAX_MOMENTS);
+			rc = CLI_USAGE;
+		} else if (len > 1 && w[len - 1] == 's') {
+			w[len - 1] = '\0';
+			rc = cli_parse_double(opt, w, 0.0, 1e4, &t, err, errlen);
+		} else {
+			rc = cli_parse_u64(opt, w, &v, err, errlen);
+		}
+		if (rc == CLI_OK) {
+			m->step[m->n] = v < ULONG_MAX ? (unsigned long)v : ULONG_MAX;
+			m->secs[m->n++] = t;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+int cli_moments_steps(const char *opt, const struct cli_moments *m, double dt,
+		      unsigned long max_step, bool ascending, unsigned long *steps, char *err,
+		      size_t errlen)
+{
+	for (size_t k = 0; k < m->n; k++) {
+		steps[k] = m->step[k];
+		if (isfinite(m->secs[k])) {
+			const double step = round(m->secs[k] / dt);
+			steps[k] = step <= (double)max_step ? (unsigned long)step : max_step + 1;
+		}
+		if (steps[k] > max_step || (ascending && k > 0 && steps[k] <= steps[k - 1])) {
+			snprintf(err, errlen,
+				 "%s '%s': at most %d %ssteps, each <= %lu (seconds are steps of %.4g s "
+				 "here)",
+				 opt, m->arg, CLI_MAX_MOMENTS, ascending ? "ascending " : "", max_step, dt);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int cli_getopt_error(int c, const char *arg, const char *cmd, char *err, size_t errlen)

@@ -74,6 +74,25 @@ int cli_parse_u64(const char *opt, const char *s, uint64_t *out, char *err, size
 /* A whole number in lo .. hi. */
 int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out, char *err,
 		  size_t errlen);
+/* Moments of a flow: step counts, or seconds of flow where a value ends
+ * in 's' ("0,0.1s,0.2s"), each turned into a step by cli_moments_steps
+ * once the scene's time step is known. */
+#define CLI_MAX_MOMENTS 16
+struct cli_moments {
+	size_t n;
+	unsigned long step[CLI_MAX_MOMENTS]; /* as given, or 0 where secs is */
+	double secs[CLI_MAX_MOMENTS];        /* seconds of flow where given, else NAN */
+	const char *arg;                     /* the option's text */
+};
+/* At most CLI_MAX_MOMENTS values into m. */
+int cli_parse_moments(const char *opt, const char *s, struct cli_moments *m, char *err,
+		      size_t errlen);
+/* m's moments as steps of dt (seconds to the nearest step) into steps[]:
+ * each <= max_step and, when ascending, each later than the one before;
+ * else -1 with one line in err. */
+int cli_moments_steps(const char *opt, const struct cli_moments *m, double dt,
+		      unsigned long max_step, bool ascending, unsigned long *steps, char *err,
+		      size_t errlen);
 /* "0,300,600": at most max_count ascending steps, each <= max_step, into
  * at[] and *count. */
 int cli_parse_steps(const char *opt, const char *s, size_t max_count, unsigned long max_step,

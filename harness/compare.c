@@ -70,7 +70,8 @@ const struct compare_kind compare_kinds[] = {
 		.name = "SPH",
 		.slug = "sph",
 		.signature = "build_ms",
-		.keys = { "variant", "column", "window_steps" },
+		.keys = { "variant", "column", "warm_steps", "window_steps" },
+		.numeric = { "warm_steps" },
 		/* "column" is a particle count, a name or NXxNYxNZ@L: text */
 		/* a row timed over a window of K steps from a kept state is
 		 * another measurement than one of another K, or one that
@@ -82,8 +83,8 @@ const struct compare_kind compare_kinds[] = {
 				   "another measurement than rows with one, never joined to them",
 		.metric = { "steps_per_s" },
 		.unit = "steps/s; per phase new/base of ms per step (lower is faster)",
-		.shown = { "column" },
-		.shown_heading = { "particles" },
+		.shown = { "column", "warm_steps" },
+		.shown_heading = { "particles", "after" },
 		.details = { "build_ms", "density_ms", "force_ms", "integrate_ms" },
 		.detail_heading = { "build", "density", "force", "integr" },
 		.time_col = "time_median_step_s",

@@ -682,11 +682,7 @@ static int main_sweep(const struct cli_options *o, const bool run[NBODY_VARIANT_
 			if (!row->val.pass || (o->cmd == CLI_RUN && !row->timed))
 				status = CLI_FAILED;
 			progress_end(pg);
-			interrupt_lock();
-			(*nrows)++;
-			interrupt_unlock();
-			interrupt_set_doing(NULL);
-			interrupt_row_finished();
+			interrupt_row_kept(nrows);
 		}
 next_n:
 		main_bodies_free(&b);

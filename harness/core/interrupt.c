@@ -172,6 +172,15 @@ void interrupt_set_doing(const char *what)
 	interrupt_unlock();
 }
 
+void interrupt_row_kept(size_t *rows)
+{
+	interrupt_lock();
+	(*rows)++;
+	interrupt_unlock();
+	interrupt_set_doing(NULL);
+	interrupt_row_finished();
+}
+
 void interrupt_row_finished(void)
 {
 	static size_t finished;

@@ -52,6 +52,11 @@ void interrupt_unlock(void);
 /* "SIGINT", "SIGTERM", "SIGHUP", else "signal N" (static storage). */
 const char *interrupt_signal_name(int sig);
 
+/* The row under way is finished: counts it in *rows under the lock (the
+ * keeper then reads it), clears what is under way and calls
+ * interrupt_row_finished. */
+void interrupt_row_kept(size_t *rows);
+
 /* A row of the command is finished (after the command has counted it,
  * outside the lock). For the test hook (testhook.h:
  * HARNESS_TEST_INTERRUPT=ROWS:SIGNAL): sends the process the hook's signal

@@ -23,17 +23,15 @@
 #include "render_run.h"
 
 #define RENDER_MAX_FIELD_BYTES	((size_t)4 << 30)
-#define RENDER_MAX_AT		16
 /* What rendering a frame costs, for the progress estimate, in steps. */
 #define SPH_RENDER_FRAME_STEPS	50.0
 
 struct render_options {
 	int variant;
 	struct sph_column col;
-	unsigned long at[RENDER_MAX_AT];
-	double at_s[RENDER_MAX_AT]; /* seconds of flow where --at gave them, else NAN */
+	struct cli_moments at_m;	/* --at as given */
+	unsigned long at[CLI_MAX_MOMENTS]; /* its steps, once the scene's dt is known */
 	size_t nat;
-	const char *at_arg;
 	int width, height, res;
 	double samples;	/* per unit distance (0: the default) */
 	uint64_t seed;
@@ -48,57 +46,11 @@ struct render_options {
 /* The largest step --at may name. */
 #define RENDER_MAX_STEP 1000000UL
 
-/* --at: steps, or seconds of flow where a value ends in 's', each a time
- * turned into a step by render_at_steps once the scene's dt is known. */
-static int render_parse_at(const char *s, struct render_options *o, char *err, size_t errlen)
-{
-	char *copy = strdup(s), *save = NULL;
-	int rc = copy ? CLI_OK : CLI_USAGE;
-	if (!copy)
-		snprintf(err, errlen, "--at: out of memory");
-	o->nat = 0;
-	o->at_arg = s;
-	for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; w && rc == CLI_OK;
-	     w = strtok_r(NULL, ",", &save)) {
-		const size_t len = strlen(w);
-		uint64_t v = 0;
-		double t = NAN;
-		if (o->nat == RENDER_MAX_AT) {
-			snprintf(err, errlen, "--at '%s': at most %d values", s, RENDER_MAX_AT);
-			rc = CLI_USAGE;
-		} else if (len > 1 && w[len - 1] == 's') {
-			w[len - 1] = '\0';
-			rc = cli_parse_double("--at", w, 0.0, 1e4, &t, err, errlen);
-		} else {
-			rc = cli_parse_u64("--at", w, &v, err, errlen);
-		}
-		if (rc == CLI_OK) {
-			o->at[o->nat] = (unsigned long)(v < RENDER_MAX_STEP ? v : RENDER_MAX_STEP + 1);
-			o->at_s[o->nat++] = t;
-		}
-	}
-	free(copy);
-	return rc;
-}
-
-/* The times of --at as the nearest steps of dt; then every step ascending
- * and at most RENDER_MAX_STEP, else err. */
+/* --at's moments as ascending steps of dt, each at most RENDER_MAX_STEP,
+ * else err. */
 static int render_at_steps(struct render_options *o, double dt, char *err, size_t errlen)
 {
-	for (size_t k = 0; k < o->nat; k++) {
-		if (isfinite(o->at_s[k])) {
-			const double step = round(o->at_s[k] / dt);
-			o->at[k] = step <= (double)RENDER_MAX_STEP ? (unsigned long)step : RENDER_MAX_STEP + 1;
-		}
-		if (o->at[k] > RENDER_MAX_STEP || (k > 0 && o->at[k] <= o->at[k - 1])) {
-			snprintf(err, errlen,
-				 "--at '%s': at most %d ascending steps, each <= %lu (seconds are "
-				 "steps of %.4g s here)",
-				 o->at_arg, RENDER_MAX_AT, RENDER_MAX_STEP, dt);
-			return -1;
-		}
-	}
-	return 0;
+	return cli_moments_steps("--at", &o->at_m, dt, RENDER_MAX_STEP, true, o->at, err, errlen);
 }
 
 static void render_help(void)
@@ -142,7 +94,7 @@ static void render_help(void)
 	       "  --gpu INDEX         the GPU to use among those visible, as for 'harness sph run'\n"
 	       "  --quiet, -q         no progress lines\n"
 	       "Exit status: 0 every frame written, 1 a failure, 2 bad input.\n",
-	       RENDER_MAX_AT, RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT, RENDER_RUN_MAX_SIDE,
+	       CLI_MAX_MOMENTS, RENDER_RUN_WIDTH, RENDER_RUN_HEIGHT, RENDER_RUN_MAX_SIDE,
 	       RENDER_RUN_MAX_RES, RENDER_CONVERGE_RES, RENDER_CONVERGE_SAMPLES);
 }
 
@@ -191,7 +143,8 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 				rc = CLI_USAGE;
 			break;
 		case OPT_AT:
-			rc = render_parse_at(optarg, o, err, errlen);
+			rc = cli_parse_moments("--at", optarg, &o->at_m, err, errlen);
+			o->nat = o->at_m.n;
 			break;
 		case 'o': o->out = optarg; break;
 		case OPT_WIDTH: rc = cli_parse_int("--width", optarg, 1, RENDER_RUN_MAX_SIDE, &o->width, err, errlen); break;

@@ -44,6 +44,10 @@
 #define SPH_RUN_WINDOW_GPU 128
 #define SPH_RUN_WINDOW_CPU 16
 
+/* --warm-steps: the default, and the most one moment may take. */
+#define SPH_RUN_WARM_STEPS 20
+#define SPH_RUN_MAX_WARM 1000000UL
+
 struct sph_options {
 	enum { SPH_LIST, SPH_CHECK, SPH_RUN, SPH_SNAPSHOT } cmd;
 	bool help, quiet, variant_given;
@@ -54,7 +58,7 @@ struct sph_options {
 	struct sph_column columns[SPH_RUN_MAX_COLUMNS];
 	size_t ncolumns;
 	uint64_t seed;
-	int warm_steps;
+	struct cli_moments warm; /* --warm-steps: the moments of the flow timed */
 	int window_steps; /* --window-steps; 0: the variant's device's default */
 	struct timing_opts timing;
 	const char *out;
@@ -131,7 +135,9 @@ static void sph_help(void)
 	       "                      column widths, 4; @0 a box that fits), 'paper'\n"
 	       "                      (16128,75200,129024,255600) or 'all' (every name) (16128)\n"
 	       "  --seed S            jitter of the lattice (42)\n"
-	       "  --warm-steps W      steps before validation and timing (20)\n"
+	       "  --warm-steps LIST   steps before validation and timing, or seconds of flow\n"
+	       "                      where a value ends in s (0.1s: the nearest step); each\n"
+	       "                      moment of the list gives rows of its own (20)\n"
 	       "  --window-steps K    the steps of every timed call: each call starts again from\n"
 	       "                      the state kept after the warm-up and runs the same K steps\n"
 	       "                      (%d on a GPU, whole batches of its captured steps; %d on\n"
@@ -280,7 +286,8 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 	};
 	memset(o, 0, sizeof *o);
 	o->seed = 42;
-	o->warm_steps = 20;
+	o->warm = (struct cli_moments){ .n = 1, .step = { SPH_RUN_WARM_STEPS }, .secs = { NAN },
+					.arg = "20" };
 	o->ro.width = RENDER_RUN_WIDTH;
 	o->ro.height = RENDER_RUN_HEIGHT;
 	o->ro.res = RENDER_RUN_RES;
@@ -316,7 +323,7 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 			o->seed = seed;
 			break;
 		case SPH_OPT_WARM:
-			rc = cli_parse_int("--warm-steps", optarg, 0, 100000, &o->warm_steps, err, errlen);
+			rc = cli_parse_moments("--warm-steps", optarg, &o->warm, err, errlen);
 			break;
 		case SPH_OPT_WINDOW:
 			rc = cli_parse_int("--window-steps", optarg, 1, 100000, &o->window_steps, err,
@@ -622,13 +629,13 @@ struct sph_cost {
  * reference, and for run the timing (repetitions_predict), and
  * --max-time twice again for the rendering's validation and timing. */
 static struct sph_cost sph_row_costs(const struct sph_options *o, const struct sph_variant *v,
-				     const struct sph_column *col, bool first)
+				     const struct sph_column *col, unsigned long warm, bool first)
 {
 	double n = (double)sph_scene_particles(col->nx, col->ny, col->nz);
 	double step = n * (v->device == VARIANT_GPU ? SPH_RUN_GPU_STEP : SPH_RUN_CPU_STEP);
 	struct sph_cost c = { { 0 } };
 	c.stage[SPH_STAGE_SETUP] = 0.01 + (first ? n * SPH_RUN_CPU_STEP : 0);
-	c.stage[SPH_STAGE_WARM] = o->warm_steps * step;
+	c.stage[SPH_STAGE_WARM] = (double)warm * step;
 	c.stage[SPH_STAGE_REFERENCE] = 2 * n * SPH_RUN_CPU_STEP;
 	if (o->cmd == SPH_RUN) {
 		double limit = o->timing.max_time > o->timing.min_time ? o->timing.max_time
@@ -659,9 +666,9 @@ static double sph_cost_total(const struct sph_cost *c)
 
 /* Predicted seconds of the row of v on col (sph_row_costs, added up). */
 static double sph_row_cost(const struct sph_options *o, const struct sph_variant *v,
-			   const struct sph_column *col, bool first)
+			   const struct sph_column *col, unsigned long warm, bool first)
 {
-	struct sph_cost c = sph_row_costs(o, v, col, first);
+	struct sph_cost c = sph_row_costs(o, v, col, warm, first);
 	return sph_cost_total(&c);
 }
 
@@ -702,7 +709,7 @@ static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
 		goto out_free;
 	}
 	sph_row_part(pg, c, SPH_STAGE_SETUP);
-	if ((o->warm_steps > 0 && ops->steps(ctx, o->warm_steps, &ignored) != 0) ||
+	if ((row->warm_steps > 0 && ops->steps(ctx, row->warm_steps, &ignored) != 0) ||
 	    ops->evaluate(ctx, 1) != 0 || ops->read(ctx, rp, rv, rr, ra) != 0) {
 		fprintf(stderr, "harness: sph: %s on %s failed: %s\n", row->v->name, row->col.name,
 			ops->error(ctx));
@@ -980,10 +987,15 @@ static void sph_print_clamp_note(const struct sph_row *rows, size_t nrows)
 static void sph_print(const struct sph_row *rows, size_t nrows)
 {
 	size_t reps = 0; /* the repetitions a row had (--repetitions), 0 when none */
+	bool moments = false; /* rows after different warm-ups: the column says which */
 	for (size_t r = 0; r < nrows && !reps; r++)
 		reps = rows[r].timed && rows[r].t.nreps > 1 ? rows[r].t.nreps : 0;
-	printf("%-20s %8s %-5s %9s %9s %9s %9s", "variant", "N", "valid", "rho_err", "acc_err",
-	       "ms/step", "steps/s");
+	for (size_t r = 1; r < nrows; r++)
+		moments = moments || rows[r].warm_steps != rows[0].warm_steps;
+	printf("%-20s %8s", "variant", "N");
+	if (moments)
+		printf(" %7s", "after");
+	printf(" %-5s %9s %9s %9s %9s", "valid", "rho_err", "acc_err", "ms/step", "steps/s");
 	if (reps)
 		printf(" %10s", "reps range");
 	printf(" %8s %8s %8s %8s %7s %7s\n", "build", "density", "force", "integr", "aux B/p",
@@ -991,8 +1003,11 @@ static void sph_print(const struct sph_row *rows, size_t nrows)
 	for (size_t r = 0; r < nrows; r++) {
 		const struct sph_row *row = &rows[r];
 		double per = row->ph_steps > 0 ? 1e3 / (double)row->ph_steps : NAN;
-		printf("%-20s %8zu %-5s %9.2e %9.2e", row->v->name, row->n, row->val.pass ? "ok" : "FAIL",
-		       row->val.rho_err, row->val.acc_err);
+		printf("%-20s %8zu", row->v->name, row->n);
+		if (moments)
+			printf(" %7d", row->warm_steps);
+		printf(" %-5s %9.2e %9.2e", row->val.pass ? "ok" : "FAIL", row->val.rho_err,
+		       row->val.acc_err);
 		char range[32];
 		repetitions_cell(range, sizeof range, &row->t);
 		if (row->timed)
@@ -1048,19 +1063,49 @@ static void sph_say_skipped(const struct sph_options *o, const char *suite,
 		skips_say(stderr, skipped, prefix);
 }
 
+/* The steps of --warm-steps' moments on column col (seconds of flow in
+ * its time step). 0, or -1 with one line in err. */
+static int sph_warm_steps(const struct sph_options *o, const struct sph_column *col,
+			  unsigned long warm[CLI_MAX_MOMENTS], char *err, size_t errlen)
+{
+	struct sph_params p;
+	sph_scene_box(col, &p);
+	return cli_moments_steps("--warm-steps", &o->warm, p.dt, SPH_RUN_MAX_WARM, false, warm, err,
+				 errlen);
+}
+
+/* What tells a row's moment apart in a label: nothing with one moment,
+ * else " after W steps". */
+static void sph_moment_label(const struct sph_options *o, unsigned long warm, char *at, size_t len)
+{
+	if (o->warm.n > 1)
+		snprintf(at, len, " after %lu steps", warm);
+	else
+		at[0] = '\0';
+}
+
 /* The variants of o that run here, on every column, planned on pg and
  * by label on keep (either may be NULL). */
 static void sph_plan(const struct sph_options *o, struct progress *pg, struct keep *keep)
 {
-	for (size_t k = 0; k < o->ncolumns; k++)
+	for (size_t k = 0; k < o->ncolumns; k++) {
+		unsigned long warm[CLI_MAX_MOMENTS];
+		char err[256], at[48];
+		if (sph_warm_steps(o, &o->columns[k], warm, err, sizeof err) != 0)
+			continue;
 		for (size_t i = 0, first = 1; i < SPH_VARIANT_COUNT; i++)
-			if (sph_wants(o, i) && sph_variant_available(&sph_variants[i], NULL)) {
-				if (pg)
-					progress_plan(pg, sph_row_cost(o, &sph_variants[i], &o->columns[k],
-								       first), (int)i);
-				keep_plan(keep, "%s on %s", sph_variants[i].name, o->columns[k].name);
-				first = 0;
-			}
+			for (size_t m = 0; m < o->warm.n; m++)
+				if (sph_wants(o, i) && sph_variant_available(&sph_variants[i], NULL)) {
+					if (pg)
+						progress_plan(pg, sph_row_cost(o, &sph_variants[i],
+									       &o->columns[k], warm[m],
+									       first), (int)i);
+					sph_moment_label(o, warm[m], at, sizeof at);
+					keep_plan(keep, "%s on %s%s", sph_variants[i].name,
+						  o->columns[k].name, at);
+					first = 0;
+				}
+	}
 }
 
 int sph_run_check_memory(const struct sph_column *col, char *err, size_t errlen)
@@ -1071,11 +1116,14 @@ int sph_run_check_memory(const struct sph_column *col, char *err, size_t errlen)
 				    SPH_RUN_BYTES_PER_PARTICLE, "particles", err, errlen);
 }
 
-/* Every column of o against this machine's memory (sph_run_check_memory). */
+/* Every column of o against this machine's memory (sph_run_check_memory),
+ * and its --warm-steps in its time step (sph_warm_steps). */
 static int sph_check_memory(const struct sph_options *o, char *err, size_t errlen)
 {
+	unsigned long warm[CLI_MAX_MOMENTS];
 	for (size_t k = 0; k < o->ncolumns; k++)
-		if (sph_run_check_memory(&o->columns[k], err, errlen) != 0)
+		if (sph_run_check_memory(&o->columns[k], err, errlen) != 0 ||
+		    sph_warm_steps(o, &o->columns[k], warm, err, errlen) != 0)
 			return -1;
 	return 0;
 }
@@ -1102,7 +1150,8 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 	if (nvar == 0)
 		return CLI_USAGE;
 	interrupt_lock();
-	struct sph_row *grown = realloc(*rows, (*nrows + nvar * o->ncolumns) * sizeof **rows);
+	const size_t planned = nvar * o->ncolumns * o->warm.n;
+	struct sph_row *grown = realloc(*rows, (*nrows + planned) * sizeof **rows);
 	if (grown)
 		*rows = grown;
 	interrupt_unlock();
@@ -1110,7 +1159,7 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 		*why_out = "out of memory";
 		return CLI_USAGE;
 	}
-	memset(*rows + *nrows, 0, nvar * o->ncolumns * sizeof **rows);
+	memset(*rows + *nrows, 0, planned * sizeof **rows);
 	static struct sysinfo_host host;
 	sysinfo_host_read(&host);
 	static struct gpu_device_info gpu;
@@ -1126,34 +1175,40 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 			continue;
 		}
 		bool first = true;
+		unsigned long warm[CLI_MAX_MOMENTS];
+		if (sph_warm_steps(o, col, warm, err, sizeof err) != 0) {
+			fprintf(stderr, "harness: sph: column %s: %s\n", col->name, err);
+			status = CLI_FAILED;
+			sph_scene_free(&sc);
+			continue;
+		}
 		for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
 			const struct sph_variant *v = &sph_variants[i];
 			if (!sph_wants(o, i) || !sph_variant_available(v, NULL))
 				continue;
-			char doing[KEEP_LABEL + 64];
-			snprintf(doing, sizeof doing, "%s%s%s on %s", o->suite ? o->suite : "",
-				 o->suite ? " " : "", v->name, col->name);
-			const struct sph_cost cost = sph_row_costs(o, v, col, first);
-			progress_begin(pg, sph_cost_total(&cost), (int)i, "%s", doing);
-			interrupt_set_doing(doing);
-			first = false;
-			struct sph_row *row = &(*rows)[*nrows];
-			row->v = v;
-			row->col = *col;
-			row->n = sc.n;
-			row->nb = sc.nb;
-			row->seed = o->seed;
-			row->warm_steps = o->warm_steps;
-			row->window_steps = sph_window_steps(o, v);
-			row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
-			if (sph_measure(o, &sc, row, &cost, pg) != CLI_OK)
-				status = CLI_FAILED;
-			progress_end(pg);
-			interrupt_lock();
-			(*nrows)++;
-			interrupt_unlock();
-			interrupt_set_doing(NULL);
-			interrupt_row_finished();
+			for (size_t m = 0; m < o->warm.n; m++) {
+				char doing[KEEP_LABEL + 64], at[48];
+				sph_moment_label(o, warm[m], at, sizeof at);
+				snprintf(doing, sizeof doing, "%s%s%s on %s%s", o->suite ? o->suite : "",
+					 o->suite ? " " : "", v->name, col->name, at);
+				const struct sph_cost cost = sph_row_costs(o, v, col, warm[m], first);
+				progress_begin(pg, sph_cost_total(&cost), (int)i, "%s", doing);
+				interrupt_set_doing(doing);
+				first = false;
+				struct sph_row *row = &(*rows)[*nrows];
+				row->v = v;
+				row->col = *col;
+				row->n = sc.n;
+				row->nb = sc.nb;
+				row->seed = o->seed;
+				row->warm_steps = (int)warm[m];
+				row->window_steps = sph_window_steps(o, v);
+				row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
+				if (sph_measure(o, &sc, row, &cost, pg) != CLI_OK)
+					status = CLI_FAILED;
+				progress_end(pg);
+				interrupt_row_kept(nrows);
+			}
 		}
 		sph_scene_free(&sc);
 	}

@@ -640,3 +640,51 @@ Test(sph_run, every_timed_window_is_the_same_steps, .timeout = 120)
 		  strstr(e, "ended on other positions or velocities than the first one"), "%s", e);
 	cr_expect_str_eq(d, "", "a row whose windows differ has no window hash");
 }
+
+/*
+ * --warm-steps takes moments of the flow, steps or seconds (to the
+ * nearest step of the column's time step): each gives rows of its own,
+ * validated and timed from its own state, that compare keeps apart; a
+ * moment past the limit is refused before any work.
+ */
+Test(sph_run, each_moment_of_the_flow_is_a_row_of_its_own, .timeout = 120)
+{
+	char dir[] = "/tmp/harness-sph-moments-XXXXXX", out[256], cmd[1024], e[4096], err[256];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/m.csv", dir);
+	const struct sph_column *col = NULL;
+	struct sph_column c;
+	cr_assert_eq(sph_scene_column_parse("6x6x7@4", &c, err, sizeof err), 0, "%s", err);
+	col = &c;
+	struct sph_params p;
+	sph_scene_box(col, &p);
+	/* 3.4 steps of flow: the nearest step is 3 */
+	snprintf(cmd, sizeof cmd, "%s sph run -v sph-cpu-grid --column 6x6x7@4 --warm-steps 0,%.6gs,7 "
+		 "--window-steps 2 --min-samples 3 --min-time 0 --max-time 0.01 --out %s",
+		 sph_bin(), 3.4 * p.dt, out);
+	char text[8192];
+	cr_assert_eq(cli_run_stdout(cmd, text, sizeof text), 0, "%s", text);
+	cr_expect(strstr(text, "after"), "the table says which moment a row is of:\n%s", text);
+	struct csv_table t;
+	cr_assert_eq(csv_table_read(out, &t, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(t.nrows, 3);
+	const char *want[3] = { "0", "3", "7" };
+	for (size_t r = 0; r < 3; r++) {
+		cr_expect_str_eq(csv_table_named(&t, r, "warm_steps"), want[r]);
+		cr_expect_str_eq(csv_table_named(&t, r, "valid"), "1");
+		for (size_t q = 0; q < r; q++)
+			cr_expect_str_neq(csv_table_named(&t, r, "window_fnv1a64"),
+					  csv_table_named(&t, q, "window_fnv1a64"),
+					  "moments %zu and %zu timed the same state", q, r);
+	}
+	csv_table_free(&t);
+	snprintf(cmd, sizeof cmd, "%s compare %s %s 2>/dev/null", sph_bin(), out, out);
+	cli_run_stdout(cmd, text, sizeof text);
+	cr_expect(strstr(text, "0 only in BASE, 0 only in NEW") && strstr(text, "after"), "%s", text);
+	snprintf(cmd, sizeof cmd, "%s sph run -v sph-cpu-grid --column 6x6x7@4 --warm-steps 20,1e4s "
+		 "--out %s/never.csv", sph_bin(), dir);
+	cr_expect_eq(cli_run(cmd, e, sizeof e), 2);
+	cr_expect(strstr(e, "--warm-steps '20,1e4s'") && strstr(e, "<= 1000000"), "%s", e);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
