@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "../../harness/cli.h"
+#include "../../harness/core/gpu_device.h"
 #include "../../harness/nbody/dist.h"
+#include "../../harness/nbody/dist_gpu.h"
 #include "../../harness/nbody/dist_instance.h"
 #include "../../harness/nbody/instance.h"
 #include "../../harness/nbody/validate.h"
@@ -234,4 +236,15 @@ Test(dist, one_rank_world)
 	cr_expect_eq(dist_allreduce_max(v, 2), 0);
 	cr_expect_eq(v[1], 2);
 	cr_expect_not(dist_fault("alloc"));
+}
+
+/* In a build without CUDA the GPU ranks are unavailable for that reason,
+ * the one every GPU variant gives, not for a missing NCCL, which no
+ * such build could use either. */
+Test(dist, gpu_ranks_of_a_build_without_cuda_say_so)
+{
+	if (gpu_built())
+		cr_skip_test("built with CUDA: the reason is the GPU's or NCCL's (tests/nbody/test_gpu_dist.c)");
+	cr_assert_not_null(dist_gpu_unavailable_reason());
+	cr_expect_str_eq(dist_gpu_unavailable_reason(), gpu_unavailable_reason());
 }
