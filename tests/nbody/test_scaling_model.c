@@ -292,6 +292,20 @@ Test(scaling_model, command_reads_writes_and_refuses)
 		measured += csv_table_named(&t, r, "measured_time_s")[0] != '\0';
 	cr_expect_eq(measured, 1, "the measured dist-2d row at P = 4 sits beside its prediction");
 	csv_table_free(&t);
+	/* the fit's table: a line per collective, between its heading and the
+	 * stated links between nodes */
+	static char text[1 << 16];
+	snprintf(cmd, sizeof cmd, "%s model --comm %s/c2.csv,%s/c4.csv --from %s", cli_harness_bin(),
+		 dir, dir, dir);
+	cr_assert_eq(cli_run_stdout(cmd, text, sizeof text), 0, "%s", text);
+	const char *fit = strstr(text, "inside a node"), *end = fit ? strstr(fit, "between nodes") : NULL;
+	cr_assert(fit && end, "%s", text);
+	for (int op = 0; op < DIST_OP_COUNT; op++) {
+		char line[64];
+		snprintf(line, sizeof line, "\n  %s ", commbench_op_names[op]);
+		const char *at = strstr(fit, line);
+		cr_expect(at && at < end, "no fitted line for %s:\n%s", commbench_op_names[op], text);
+	}
 	snprintf(cmd, sizeof cmd, "%s model --from %s", cli_harness_bin(), dir);
 	cr_expect_eq(cli_run(cmd, err, sizeof err), 2);
 	cr_expect(strstr(err, "--comm"), "%s", err);
