@@ -352,3 +352,36 @@ Test(report, a_failed_row_is_never_the_best_and_a_mismatched_pair_is_refused)
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_expect_eq(system(cmd), 0);
 }
+
+/* The SPH and rendering tables refuse a file that does not match its
+ * sidecar, as the N-body table does (a copy of the H200's sph-table.csv,
+ * or sph-render-table.csv, with a row more beside its own sidecar), and
+ * a file that is no CSV, in one line and exit 2. */
+Test(report, sph_and_render_refuse_a_mismatched_pair)
+{
+	static const char *const files[2] = { "sph-table.csv", "sph-render-table.csv" };
+	static const char *const flags[2] = { "--sph", "--render" };
+	for (int k = 0; k < 2; k++) {
+		char dir[] = "/tmp/harness-report-XXXXXX", cmd[1024], err[4096];
+		cr_assert_not_null(mkdtemp(dir));
+		report_copy(dir, files[k], true);
+		snprintf(cmd, sizeof cmd, "%s report %s --from %s", cli_harness_bin(), flags[k], dir);
+		cr_expect_eq(cli_run(cmd, err, sizeof err), 0, "the pair as committed: %s", err);
+		snprintf(cmd, sizeof cmd, "sed -n 2p %s/%s >> %s/%s", dir, files[k], dir, files[k]);
+		cr_assert_eq(system(cmd), 0, "%s", cmd);
+		snprintf(cmd, sizeof cmd, "%s report %s --from %s", cli_harness_bin(), flags[k], dir);
+		cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "%s: a mismatched pair was read: %s",
+			     files[k], err);
+		cr_expect(strstr(err, "does not match its sidecar"), "%s", err);
+		/* a file that is no CSV at all: its line, not a table of nothing */
+		snprintf(cmd, sizeof cmd, "rm %s/*.meta.json && printf 'variant,column,steps_per_s\\nx,1,2,3\\n' > %s/%s",
+			 dir, dir, files[k]);
+		cr_assert_eq(system(cmd), 0, "%s", cmd);
+		snprintf(cmd, sizeof cmd, "%s report %s --from %s", cli_harness_bin(), flags[k], dir);
+		cr_expect_eq(cli_run(cmd, err, sizeof err), 2, "%s: a malformed file was read: %s",
+			     files[k], err);
+		cr_expect(strstr(err, "4 fields, header has 3"), "%s", err);
+		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+		cr_expect_eq(system(cmd), 0);
+	}
+}
