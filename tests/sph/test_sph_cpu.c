@@ -1,10 +1,12 @@
 /* test_sph_cpu.c - Criterion tests for the sph-cpu-grid variant (suite sph_cpu) */
+#define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../harness/render/render_validate.h"
 #include "../../kernels/sph/sph_cpu.h"
@@ -664,7 +666,14 @@ Test(sph_cpu, surface_extraction_matches_reference)
 	double *x = malloc(3 * r.n * sizeof(double));
 	cr_assert(flags && spos && x);
 	struct sph_surface_request rq = { rp.com_threshold, rp.min_neighbours, spos, flags, 0, 0.0 };
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	cr_assert(sph_cpu_test_ops->surface(r.ctx, &rq) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* its seconds, the extraction time a rendering row reports: within the call */
+	const double call = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	cr_expect(rq.seconds > 0 && rq.seconds <= call, "%g s reported in a call of %g s", rq.seconds,
+		  call);
 	sph_cpu_test_read(&r);
 	for (size_t i = 0; i < r.n; i++)
 		for (int d = 0; d < 3; d++)
