@@ -244,7 +244,7 @@ Test(dist, one_rank_world)
 Test(dist, gpu_ranks_of_a_build_without_cuda_say_so)
 {
 	if (gpu_built())
-		cr_skip_test("built with CUDA: the reason is the GPU's or NCCL's (tests/nbody/test_gpu_dist.c)");
+		cr_skip_test("a build with CUDA, whose GPU ranks give the GPU's or NCCL's reason");
 	cr_assert_not_null(dist_gpu_unavailable_reason());
 	cr_expect_str_eq(dist_gpu_unavailable_reason(), gpu_unavailable_reason());
 }
