@@ -116,31 +116,31 @@ static void expect_incomplete(const char *csv, const char *sig, size_t planned, 
 
 Test(interrupt, run_keeps_its_finished_rows_and_ends_by_the_signal)
 {
-	char args[1024], e[4096], csv[128], line[1024];
-	snprintf(csv, sizeof csv, "%s/r.csv", tmp);
-	snprintf(args, sizeof args, "run --variant cpu-portable,cpu-simd --n 64,96 " FAST " --out %s",
-		 csv);
-	cr_assert_eq(run_status(HOOK(1, INT), args, e, sizeof e), 128 + SIGINT, "%s", e);
-	line_starting(e, "harness: interrupted by SIGINT", line, sizeof line);
-	cr_expect(strstr(line, csv) && strstr(line, "1 finished row of 4") &&
-		  strstr(line, "incomplete"), "%s", line);
-	expect_incomplete(csv, "SIGINT", 4, 1, "cpu-simd N=64,cpu-portable N=96,cpu-simd N=96");
-
-	/* SIGTERM the same, its own status */
-	snprintf(csv, sizeof csv, "%s/t.csv", tmp);
-	snprintf(args, sizeof args, "run --variant cpu-portable,cpu-simd --n 64,96 " FAST " --out %s",
-		 csv);
-	cr_assert_eq(run_status(HOOK(3, TERM), args, e, sizeof e), 128 + SIGTERM, "%s", e);
-	line_starting(e, "harness: interrupted by SIGTERM", line, sizeof line);
-	expect_incomplete(csv, "SIGTERM", 4, 3, "cpu-simd N=96");
-
-	/* SIGHUP (the terminal gone), the third signal kept, the same */
-	snprintf(csv, sizeof csv, "%s/h.csv", tmp);
-	snprintf(args, sizeof args, "run --variant cpu-portable,cpu-simd --n 64,96 " FAST " --out %s",
-		 csv);
-	cr_assert_eq(run_status(HOOK(2, HUP), args, e, sizeof e), 128 + SIGHUP, "%s", e);
-	line_starting(e, "harness: interrupted by SIGHUP", line, sizeof line);
-	expect_incomplete(csv, "SIGHUP", 4, 2, "cpu-portable N=96,cpu-simd N=96");
+	/* each signal after its own count of rows (SIGHUP: the terminal gone) */
+	static const struct {
+		int sig, rows;
+		const char *name, *file, *missing;
+	} cases[] = {
+		{ SIGINT, 1, "INT", "r.csv", "cpu-simd N=64,cpu-portable N=96,cpu-simd N=96" },
+		{ SIGTERM, 3, "TERM", "t.csv", "cpu-simd N=96" },
+		{ SIGHUP, 2, "HUP", "h.csv", "cpu-portable N=96,cpu-simd N=96" },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		char args[1024], e[4096], csv[128], line[1024], env[128], said[64], sig[16];
+		snprintf(csv, sizeof csv, "%s/%s", tmp, cases[k].file);
+		snprintf(args, sizeof args,
+			 "run --variant cpu-portable,cpu-simd --n 64,96 " FAST " --out %s", csv);
+		snprintf(env, sizeof env, "HARNESS_TEST_HOOKS=1 HARNESS_TEST_INTERRUPT=%d:%s",
+			 cases[k].rows, cases[k].name);
+		cr_assert_eq(run_status(env, args, e, sizeof e), 128 + cases[k].sig, "%s", e);
+		snprintf(sig, sizeof sig, "SIG%s", cases[k].name);
+		snprintf(said, sizeof said, "harness: interrupted by %s", sig);
+		line_starting(e, said, line, sizeof line);
+		cr_expect(strstr(line, csv) && strstr(line, "incomplete"), "%s", line);
+		if (cases[k].rows == 1)
+			cr_expect(strstr(line, "1 finished row of 4"), "%s", line);
+		expect_incomplete(csv, sig, 4, (size_t)cases[k].rows, cases[k].missing);
+	}
 }
 
 Test(interrupt, a_whole_run_says_it_is_complete)

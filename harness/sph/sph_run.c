@@ -1116,9 +1116,9 @@ int sph_run_check_memory(const struct sph_column *col, char *err, size_t errlen)
 				    SPH_RUN_BYTES_PER_PARTICLE, "particles", err, errlen);
 }
 
-/* Every column of o against this machine's memory (sph_run_check_memory),
+/* Every column of o: against this machine's memory (sph_run_check_memory),
  * and its --warm-steps in its time step (sph_warm_steps). */
-static int sph_check_memory(const struct sph_options *o, char *err, size_t errlen)
+static int sph_check_columns(const struct sph_options *o, char *err, size_t errlen)
 {
 	unsigned long warm[CLI_MAX_MOMENTS];
 	for (size_t k = 0; k < o->ncolumns; k++)
@@ -1321,7 +1321,7 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 		out = def;
 		atomic_mkdir_p("results/local");
 	}
-	if (sph_check_memory(o, err, sizeof err) != 0 ||
+	if (sph_check_columns(o, err, sizeof err) != 0 ||
 	    (out && atomic_path_writable(out, err, sizeof err) != 0))
 		return cli_usage_error("sph", err);
 	if (o->render && gpu_device_count() <= 0) {
@@ -1396,7 +1396,7 @@ static void sph_plan_suites(const struct sph_options *o, const char *which, stru
 		if ((strcmp(which, "all") == 0 || strcmp(which, line->name) == 0) &&
 		    (!line->render || gpu_device_count() > 0) &&
 		    sph_suite_line_options(o, line, &local, err, sizeof err) == CLI_OK &&
-		    sph_check_memory(&local, err, sizeof err) == 0)
+		    sph_check_columns(&local, err, sizeof err) == 0)
 			sph_plan(&local, pg, keep);
 	}
 }
@@ -1449,7 +1449,7 @@ static int sph_suite(const struct sph_options *o, const char *name, const char *
 					skips_add(skipped, sph_variants[i].name, why);
 			continue;
 		}
-		if (sph_check_memory(&local, why, sizeof why) != 0) {
+		if (sph_check_columns(&local, why, sizeof why) != 0) {
 			for (size_t i = 0; i < SPH_VARIANT_COUNT; i++)
 				if (local.selected[i])
 					skips_add(skipped, sph_variants[i].name, why);
@@ -1719,7 +1719,7 @@ static int sph_snapshot(const struct sph_options *o)
 	}
 	struct sph_snap_writer w = { 0 };
 	w.fmt = &sph_snap_formats[o->format];
-	if (sph_check_memory(o, err, sizeof err) != 0 || w.fmt->prepare(&w, o, v, err, sizeof err) != 0)
+	if (sph_check_columns(o, err, sizeof err) != 0 || w.fmt->prepare(&w, o, v, err, sizeof err) != 0)
 		return cli_usage_error("sph", err);
 	const struct sph_column *col = &o->columns[0];
 	struct sph_scene sc;
