@@ -24,9 +24,7 @@ const struct compare_kind compare_kinds[] = {
 			  "mode", "ranks" },
 		.numeric = { "n", "tile_p", "threads_q", "unroll", "bodies_k", "ranks" },
 		/* a row on P ranks is another measurement than one on 1 */
-		.optional_key = "ranks",
-		.optional_default = "1",
-		.optional_absent = "rows of one rank each",
+		.optional = { { "ranks", "1", "rows of one rank each" } },
 		.metric = { "interactions_per_s", "steps_per_s" },
 		.mode_col = "mode",
 		.mode_when = { "forces", "steps" },
@@ -44,17 +42,18 @@ const struct compare_kind compare_kinds[] = {
 		.name = "SPH rendering",
 		.slug = "sph-render",
 		.signature = "overall_fps",
-		.keys = { "variant", "column", "width", "height", "field_res", "shading" },
-		.numeric = { "width", "height", "field_res" },
+		.keys = { "variant", "column", "warm_steps", "flow_to_steps", "width", "height",
+			  "field_res", "shading" },
+		.numeric = { "warm_steps", "width", "height", "field_res" },
 		/* a row drawn in the paper's shading is another measurement
-		 * than Phong's; files from before the column were Phong's */
-		.optional_key = "shading",
-		.optional_default = "phong",
-		.optional_absent = "rows in Phong's shading",
+		 * than Phong's; files from before the column were Phong's; a
+		 * row of the whole flow another than its first moment's */
+		.optional = { { "shading", "phong", "rows in Phong's shading" },
+			      { "flow_to_steps", "", "rows of single moments, none of the whole flow" } },
 		.metric = { "overall_fps" },
 		.unit = "frames/s overall (step + extraction + field + raycast); per stage new/base of ms",
-		.shown = { "column", "width", "height" },
-		.shown_heading = { "particles", "W", "H" },
+		.shown = { "column", "warm_steps", "flow_to_steps", "width", "height" },
+		.shown_heading = { "particles", "after", "to", "W", "H" },
 		.details = { "extraction_ms", "field_ms", "raycast_ms" },
 		.detail_heading = { "extract", "field", "raycast" },
 		.noise_col = "frame_noise_pct",
@@ -70,21 +69,23 @@ const struct compare_kind compare_kinds[] = {
 		.name = "SPH",
 		.slug = "sph",
 		.signature = "build_ms",
-		.keys = { "variant", "column", "warm_steps", "window_steps" },
+		.keys = { "variant", "column", "warm_steps", "window_steps", "flow_to_steps" },
 		.numeric = { "warm_steps" },
 		/* "column" is a particle count, a name or NXxNYxNZ@L: text */
 		/* a row timed over a window of K steps from a kept state is
 		 * another measurement than one of another K, or one that
 		 * followed the flow (files from before the column; their rows,
-		 * like untimed ones, have none) */
-		.optional_key = "window_steps",
-		.optional_default = "",
-		.optional_absent = "rows timed along the flow, before the window of steps: "
-				   "another measurement than rows with one, never joined to them",
+		 * like untimed ones, have none); a row of the whole flow to a
+		 * step is another than its first moment's (files from before
+		 * the column have moments' rows only) */
+		.optional = { { "window_steps", "",
+				"rows timed along the flow, before the window of steps: another "
+				"measurement than rows with one, never joined to them" },
+			      { "flow_to_steps", "", "rows of single moments, none of the whole flow" } },
 		.metric = { "steps_per_s" },
 		.unit = "steps/s; per phase new/base of ms per step (lower is faster)",
-		.shown = { "column", "warm_steps" },
-		.shown_heading = { "particles", "after" },
+		.shown = { "column", "warm_steps", "flow_to_steps" },
+		.shown_heading = { "particles", "after", "to" },
 		.details = { "build_ms", "density_ms", "force_ms", "integrate_ms" },
 		.detail_heading = { "build", "density", "force", "integr" },
 		.time_col = "time_median_step_s",
@@ -115,6 +116,15 @@ const size_t compare_kind_count = sizeof compare_kinds / sizeof compare_kinds[0]
 
 /* Columns every kind needs besides its keys and metrics. */
 static const char *const compare_common[] = { "device_name", "valid", "noise_pct" };
+
+const struct compare_optional *compare_optional_of(const struct compare_kind *kind,
+						   const char *col)
+{
+	for (const struct compare_optional *opt = kind->optional; opt->key; opt++)
+		if (strcmp(opt->key, col) == 0)
+			return opt;
+	return NULL;
+}
 
 const struct compare_kind *compare_kind_of(const struct csv_table *t)
 {
@@ -151,7 +161,7 @@ static const struct compare_kind *compare_check_columns(const struct csv_table *
 		return NULL;
 	}
 	for (size_t i = 0; kind->keys[i]; i++)
-		if ((!kind->optional_key || strcmp(kind->keys[i], kind->optional_key) != 0) &&
+		if (!compare_optional_of(kind, kind->keys[i]) &&
 		    compare_need_column(t, kind->keys[i], err, errlen) != 0)
 			return NULL;
 	if (kind->untimed)
@@ -219,12 +229,12 @@ static int compare_read_key(const struct compare_kind *kind, const struct csv_ta
 	}
 	for (k->count = 0; kind->keys[k->count]; k->count++) {
 		const char *col = kind->keys[k->count];
-		const bool absent = kind->optional_key && strcmp(col, kind->optional_key) == 0 &&
-				    csv_table_col(t, col) < 0;
+		const struct compare_optional *opt = compare_optional_of(kind, col);
+		const bool absent = opt && csv_table_col(t, col) < 0;
 		if (!absent && compare_is_numeric(kind, col) &&
 		    csv_table_long(t, row, col, &ignored, err, errlen) != 0)
 			return -1;
-		k->cells[k->count] = strdup(absent ? kind->optional_default : csv_table_named(t, row, col));
+		k->cells[k->count] = strdup(absent ? opt->dflt : csv_table_named(t, row, col));
 		if (!k->cells[k->count]) {
 			snprintf(err, errlen, "%s: out of memory", t->path);
 			return -1;
@@ -743,15 +753,17 @@ int compare_files(const char *base_path, const char *new_path, const struct comp
 	    csv_table_read(new_path, &v, err, errlen) == 0)
 		rc = compare_rows(&b, &v, o, out, err, errlen);
 	if (rc == 0) {
-		/* one file without the optional key's column: say what it holds */
-		const char *opt = out->kind->optional_key;
+		/* one file without an optional key's column: say what it holds */
 		const struct csv_table *t[2] = { &b, &v };
-		for (int k = 0; opt && k < 2; k++)
-			if (csv_table_col(t[k], opt) < 0 && csv_table_col(t[1 - k], opt) >= 0) {
-				size_t len = strlen(notes[k]);
-				snprintf(notes[k] + len, sizeof notes[k] - len, "%sno column %s: %s",
-					 len ? "; " : "", opt, out->kind->optional_absent);
-			}
+		for (const struct compare_optional *opt = out->kind->optional; opt->key; opt++)
+			for (int k = 0; k < 2; k++)
+				if (csv_table_col(t[k], opt->key) < 0 &&
+				    csv_table_col(t[1 - k], opt->key) >= 0) {
+					size_t len = strlen(notes[k]);
+					snprintf(notes[k] + len, sizeof notes[k] - len,
+						 "%sno column %s: %s", len ? "; " : "", opt->key,
+						 opt->absent);
+				}
 		memcpy(out->notes, notes, sizeof notes);
 		if (compare_read_sidecars(paths, out, err, errlen) != 0) {
 			compare_report_free(out);

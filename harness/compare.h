@@ -114,6 +114,7 @@ struct compare_opts {
 
 #define COMPARE_MAX_KEYS 10
 #define COMPARE_MAX_DETAILS 6
+#define COMPARE_MAX_OPTIONAL 3
 #define COMPARE_MAX_COUNTERS 12
 
 /*
@@ -128,11 +129,13 @@ struct compare_kind {
 	 * Those in numeric[] must hold integers. */
 	const char *keys[COMPARE_MAX_KEYS + 1];
 	const char *numeric[COMPARE_MAX_KEYS + 1];
-	/* A key column files written before it existed lack, and the value
-	 * such a file means (N-body: "ranks", "1"); NULL: none. */
-	const char *optional_key, *optional_default;
-	const char *optional_absent; /* what a file without optional_key's column holds, for
-				      * the line that says so when the other file has it */
+	/* Key columns files written before them lack, each with the value
+	 * such a file means (N-body: "ranks", "1") and what a file without
+	 * it holds, for the line that says so when the other file has it;
+	 * a NULL key ends the list. */
+	struct compare_optional {
+		const char *key, *dflt, *absent;
+	} optional[COMPARE_MAX_OPTIONAL + 1];
 	/* The figure compared (higher is better): metric[0], or metric[1]
 	 * where the column mode_col holds mode_when[1] (it must hold
 	 * mode_when[0] or mode_when[1]); mode_col NULL: always metric[0]. */
@@ -162,6 +165,11 @@ struct compare_kind {
 
 extern const struct compare_kind compare_kinds[];
 extern const size_t compare_kind_count;
+
+/* The entry of kind's optional key columns for col, or NULL when col is
+ * not one. */
+const struct compare_optional *compare_optional_of(const struct compare_kind *kind,
+						   const char *col);
 
 /* The kind whose signature column t has, or NULL. */
 const struct compare_kind *compare_kind_of(const struct csv_table *t);

@@ -62,10 +62,10 @@ static void export_name(const struct compare_kind *kind, const struct csv_table 
 				    csv_table_named(t, row, kind->keys[0]));
 	for (size_t i = 1; kind->keys[i] && n < outlen; i++) {
 		const char *v = csv_table_named(t, row, kind->keys[i]);
-		/* The optional key at its default (or absent) stays out of the
+		/* An optional key at its default (or absent) stays out of the
 		 * name, so one-rank rows keep the names they were tracked by. */
-		if (kind->optional_key && strcmp(kind->keys[i], kind->optional_key) == 0 &&
-		    (v[0] == '\0' || strcmp(v, kind->optional_default) == 0))
+		const struct compare_optional *opt = compare_optional_of(kind, kind->keys[i]);
+		if (opt && (v[0] == '\0' || strcmp(v, opt->dflt) == 0))
 			continue;
 		n += (size_t)snprintf(out + n, outlen - n, "/%s:%s", kind->keys[i], v);
 	}

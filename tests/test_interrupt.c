@@ -230,7 +230,23 @@ Test(interrupt, sph_run_keeps_its_finished_rows)
 	cr_assert_eq(run_status(HOOK(1, INT), args, e, sizeof e), 128 + SIGINT, "%s", e);
 	line_starting(e, "harness: interrupted by SIGINT", line, sizeof line);
 	cr_expect(strstr(line, "1 finished row of 2"), "%s", line);
-	expect_incomplete(csv, "SIGINT", 2, 1, "sph-cpu-grid on 12x3x24@4");
+	expect_incomplete(csv, "SIGINT", 2, 1, "sph-cpu-grid on 12x3x24@4 at step 1");
+}
+
+/* With several moments, each finished row is named in the sidecar as it
+ * was planned, by one label: the missing list holds exactly the moment and
+ * the whole flow that never ran, not the finished one. */
+Test(interrupt, sph_run_of_moments_names_only_the_rows_that_never_ran)
+{
+	char args[1024], e[4096], csv[128], line[1024];
+	snprintf(csv, sizeof csv, "%s/m.csv", tmp);
+	snprintf(args, sizeof args, "sph run -v sph-cpu-grid --column 6x6x7@4 --warm-steps 1,2 "
+		 FAST " --out %s", csv);
+	cr_assert_eq(run_status(HOOK(1, INT), args, e, sizeof e), 128 + SIGINT, "%s", e);
+	line_starting(e, "harness: interrupted by SIGINT", line, sizeof line);
+	cr_expect(strstr(line, "1 finished row of 3"), "%s", line);
+	expect_incomplete(csv, "SIGINT", 3, 1,
+			  "sph-cpu-grid on 6x6x7@4 at step 2,sph-cpu-grid on 6x6x7@4 over steps 1 to 2");
 }
 
 /* sph physics keeps whole checks: the unit of its plan is a check. */

@@ -15,8 +15,10 @@
  * (a name or fnmatch(3) glob, N-body or SPH) by PCT percent (0 < PCT <=
  * 1000): after the sample is measured (wall clock on the CPU, CUDA events
  * on the GPU), the sampler busy-waits PCT % of its duration and adds the
- * wait as measured. So the variant looks exactly PCT % slower with its own
- * noise, on any device, and `harness ab` tests can plant a regression in
+ * wait as measured; an SPH variant's rendering frames (sph run --render)
+ * take each stage PCT % longer the same way. So the variant looks exactly
+ * PCT % slower with its own noise, on any device, and `harness ab` tests
+ * can plant a regression in
  * the working tree's binary (ab gives BASE the environment without it).
  *
  *   HARNESS_TEST_WORK=PATTERN:MICROSECONDS[,...]

@@ -70,25 +70,35 @@ static int timing_push(struct timing_result *r, size_t *cap, double per_call)
  * uniformly from [1, 1 + TIMING_WORK_SPREAD) times its nominal length. */
 #define TIMING_WORK_SPREAD 0.1
 
-/* The test hooks: busy-waits the fixed work of reps calls, then slowdown x
- * the whole (the CPU stays busy, as real work would keep it), and returns
- * seconds plus the wait as measured. Returns seconds unchanged without
- * hooks. */
-static double timing_pad(double seconds, int reps, const struct timing_opts *o, struct rng *jitter)
+/* Busy-waits wait seconds (the CPU stays busy, as real work would keep
+ * it) and returns seconds plus the wait as measured: the elapsed time
+ * itself is compared, since t0 + wait may round below the sum and the
+ * wait must never fall short. */
+static double timing_busy_wait(double seconds, double wait)
 {
-	double work = 0.0;
-	if (o->test_work > 0)
-		work = reps * o->test_work * (1.0 + TIMING_WORK_SPREAD * rng_uniform(jitter));
-	double wait = work + o->slowdown * (seconds + work);
 	if (!(wait > 0))
 		return seconds;
-	/* the elapsed time itself is compared: t0 + wait may round below the
-	 * sum, and the wait must never fall short */
 	double t0 = timing_now(), now;
 	do
 		now = timing_now();
 	while (now - t0 < wait);
 	return seconds + (now - t0);
+}
+
+double timing_planted_wait(double seconds, double slowdown)
+{
+	return timing_busy_wait(seconds, slowdown * seconds);
+}
+
+/* The test hooks: busy-waits the fixed work of reps calls, then slowdown x
+ * the whole, and returns seconds plus the wait as measured. Returns
+ * seconds unchanged without hooks. */
+static double timing_pad(double seconds, int reps, const struct timing_opts *o, struct rng *jitter)
+{
+	double work = 0.0;
+	if (o->test_work > 0)
+		work = reps * o->test_work * (1.0 + TIMING_WORK_SPREAD * rng_uniform(jitter));
+	return timing_busy_wait(seconds, work + o->slowdown * (seconds + work));
 }
 
 static bool timing_done(const struct timing_result *r, const struct timing_opts *o)

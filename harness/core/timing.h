@@ -61,6 +61,12 @@ int timing_measure(timing_fn fn, void *ctx, const struct timing_opts *o, struct 
  * and measured_time (the seconds spent) unchanged. */
 void timing_result_per(struct timing_result *r, double units);
 
+/* The planted slowdown (testhook.h) of a stage that took seconds, for
+ * timings that do not go through timing_measure (the rendering's
+ * frames): busy-waits slowdown x seconds and returns seconds plus the
+ * wait as measured; seconds unchanged when slowdown is 0. */
+double timing_planted_wait(double seconds, double slowdown);
+
 /* Frees the samples and the repetitions, and empties r. */
 void timing_result_free(struct timing_result *r);
 

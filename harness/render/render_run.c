@@ -9,6 +9,7 @@
 #include "../../kernels/render/render_gpu.h"
 #include "../core/gpu_device.h"
 #include "../core/stats.h"
+#include "../core/timing.h"
 
 /* The surface positions the variant flagged, as doubles, in the
  * caller's order (the reference's input). */
@@ -204,7 +205,8 @@ out:
 
 /* RENDER_RUN_FRAMES frames: step, extraction, field, raycast; medians. */
 static int render_run_time(const struct sph_ops *ops, void *ctx, const struct render_params *rp,
-			   struct render_gpu *rg, float *host, struct render_run_result *out, char *err, size_t errlen)
+			   const struct render_run_opts *o, struct render_gpu *rg, float *host,
+			   struct render_run_result *out, char *err, size_t errlen)
 {
 	double *ex = malloc(RENDER_RUN_FRAMES * sizeof *ex);
 	double *fi = malloc(RENDER_RUN_FRAMES * sizeof *fi);
@@ -232,9 +234,9 @@ static int render_run_time(const struct sph_ops *ops, void *ctx, const struct re
 			goto out;
 		}
 		render_gpu_times(rg, &t);
-		ex[f] = rq.seconds;
-		fi[f] = t.field_s;
-		ra[f] = t.raycast_s;
+		ex[f] = timing_planted_wait(rq.seconds, o->slowdown);
+		fi[f] = timing_planted_wait(t.field_s, o->slowdown);
+		ra[f] = timing_planted_wait(t.raycast_s, o->slowdown);
 		all[f] = ex[f] + fi[f] + ra[f];
 		f++;
 	}
@@ -327,7 +329,7 @@ int render_run(const struct sph_ops *ops, void *ctx, bool on_gpu, const struct s
 		out->done = true;
 	}
 	if ((what & RENDER_RUN_TIME) && out->valid &&
-	    render_run_time(ops, ctx, &rp, rg, host, out, err, errlen) != 0)
+	    render_run_time(ops, ctx, &rp, o, rg, host, out, err, errlen) != 0)
 		goto out;
 	rc = 0;
 out:

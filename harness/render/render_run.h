@@ -61,6 +61,8 @@ struct render_run_opts {
 	int width, height, res;	/* the timed image and the field's resolution (0: derived) */
 	double samples_per_unit;	/* along a ray (render_params; 0: derived) */
 	int shading;		/* RENDER_SHADING_PHONG (0) or RENDER_SHADING_PAPER */
+	double slowdown;	/* test hook (core/testhook.h): every stage of a timed
+				 * frame this fraction longer, busy-waited; 0 */
 };
 
 struct render_run_result {

@@ -23,6 +23,7 @@
 #include "../render/render_run.h"
 #include "../core/results.h"
 #include "../core/skips.h"
+#include "sph_flow.h"
 #include "sph_physics.h"
 #include "../render/sph_render.h"
 #include "sph_validate.h"
@@ -44,8 +45,8 @@
 #define SPH_RUN_WINDOW_GPU 128
 #define SPH_RUN_WINDOW_CPU 16
 
-/* --warm-steps: the default, and the most one moment may take. */
-#define SPH_RUN_WARM_STEPS 20
+/* --warm-steps: the most one moment may take. Its default is the flow,
+ * SPH_FLOW_MOMENTS (sph_flow.h), "flow" names it. */
 #define SPH_RUN_MAX_WARM 1000000UL
 
 struct sph_options {
@@ -59,6 +60,8 @@ struct sph_options {
 	size_t ncolumns;
 	uint64_t seed;
 	struct cli_moments warm; /* --warm-steps: the moments of the flow timed */
+	bool warm_given;         /* --warm-steps was given (a suite line's moments else) */
+	const char *states_dir;  /* --states DIR: the flow's states kept there; NULL: temporary */
 	int window_steps; /* --window-steps; 0: the variant's device's default */
 	struct timing_opts timing;
 	const char *out;
@@ -72,14 +75,15 @@ struct sph_options {
 	struct render_run_opts ro;
 };
 
-/* The SPH suites: SPH_SUITE(name, variants, columns, timed, render) lines. */
+/* The SPH suites: SPH_SUITE(name, variants, columns, moments, timed, render) lines. */
 struct sph_suite_line {
-	const char *name, *variants, *columns;
+	const char *name, *variants, *columns, *moments;
 	bool timed, render;
 };
 static const struct sph_suite_line sph_suite_lines[] = {
-#define SPH_SUITE(name_, variants_, columns_, timed_, render_) \
-	{ .name = name_, .variants = variants_, .columns = columns_, .timed = timed_, .render = render_ },
+#define SPH_SUITE(name_, variants_, columns_, moments_, timed_, render_)                   \
+	{ .name = name_, .variants = variants_, .columns = columns_, .moments = moments_,  \
+	  .timed = timed_, .render = render_ },
 #include "../../variants/sph_suites.def"
 #undef SPH_SUITE
 };
@@ -101,9 +105,18 @@ struct sph_row {
 	unsigned long long clamps; /* last-resort clamps, warm-up and timing included */
 	const char *device_name;
 	uint64_t seed;
-	int warm_steps;
+	int warm_steps;    /* the moment: the state validated and timed is that of this step */
 	int window_steps;  /* the steps of every timed call, from the kept state */
 	uint64_t window_fnv1a64; /* of the positions and velocities every window ends on */
+	uint64_t state_fnv1a64;  /* of the state at warm_steps (sph_state.h) */
+	const char *state_by;    /* the variant that made it */
+	unsigned long long state_clamps; /* the flow's clamps up to it */
+	bool state_reused;       /* read from --states, not made by this run */
+	double dt;               /* the column's time step, s */
+	/* A row of the whole flow (sph_flow_combine): its moments' rows are
+	 * the ones before it, from warm_steps to flow_to; 0: a moment's row. */
+	unsigned long flow_to;
+	double flow_phase_ms[4]; /* a flow row's build, density, force, integrate ms a step */
 	struct sph_validation val;
 	struct sph_counts counts;
 	bool timed;
@@ -122,9 +135,12 @@ static void sph_help(void)
 	       "       harness sph physics [options]   (see harness sph physics --help)\n"
 	       "       harness sph render --variant NAME --column C --at STEPS --out DIR\n\n"
 	       "The SPH step of reference/sph_ref.h (Mueller 2003 water, walls of boundary\n"
-	       "particles) on the dam-break columns of the SPH paper: each variant runs --warm-steps\n"
-	       "steps, is validated against the double reference on the positions it\n"
-	       "reached, then (run) timed step by step, phase by phase.\n\n"
+	       "particles) on the dam-break columns of the SPH paper: the flow's state at each\n"
+	       "moment of --warm-steps is made once per column (by the fastest variant that runs\n"
+	       "here: sph-gpu-verlet, else sph-cpu-grid); every variant starts from it, is\n"
+	       "validated against the double reference there, then (run) timed over a window\n"
+	       "of steps, phase by phase; with two or more moments a row more gives the rate\n"
+	       "of the whole flow from the first moment to the last.\n\n"
 	       "  --variant, -v PAT   SPH variant name or glob, comma-separated (all available)\n"
 	       "  --filter REGEX      only variants whose name the POSIX extended regex matches\n"
 	       "                      anywhere (^ $ anchor it); with --variant, those both select\n"
@@ -135,9 +151,13 @@ static void sph_help(void)
 	       "                      column widths, 4; @0 a box that fits), 'paper'\n"
 	       "                      (16128,75200,129024,255600) or 'all' (every name) (16128)\n"
 	       "  --seed S            jitter of the lattice (42)\n"
-	       "  --warm-steps LIST   steps before validation and timing, or seconds of flow\n"
-	       "                      where a value ends in s (0.1s: the nearest step); each\n"
-	       "                      moment of the list gives rows of its own (20)\n"
+	       "  --warm-steps LIST   the moments of the flow validated and timed: steps, or\n"
+	       "                      seconds of flow where a value ends in s (0.1s: the\n"
+	       "                      nearest step), each a row of its own; 'flow' (the\n"
+	       "                      default) is %s: the column's fall, its surge\n"
+	       "                      and its run-up the far wall, and a row of the whole flow\n"
+	       "  --states DIR        keep the flow's states there (sph-state/1 files) and read\n"
+	       "                      them back in a later run of the same build (temporary)\n"
 	       "  --window-steps K    the steps of every timed call: each call starts again from\n"
 	       "                      the state kept after the warm-up and runs the same K steps\n"
 	       "                      (%d on a GPU, whole batches of its captured steps; %d on\n"
@@ -146,6 +166,7 @@ static void sph_help(void)
 	       "                      as for 'harness run'\n"
 	       "  --out, -o FILE.csv  results (run: results/local/sph-<UTC time>.csv)\n"
 	       "  --suite NAME|all    sph-table (every variant on the paper's four columns),\n"
+	       "                      sph-large (the five fastest at 1 and 4.2 million),\n"
 	       "                      sph-scale (to 4.2 million), sph-memory (memory only),\n"
 	       "                      sph-render-table (the paper's Tables 1 and 2, rendering):\n"
 	       "                      variants/sph_suites.def; one CSV each in --out-dir\n"
@@ -178,7 +199,7 @@ static void sph_help(void)
 	       "writes no file.\n"
 	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input, or nothing selected\n"
 	       "can run here.\n",
-	       SPH_RUN_WINDOW_GPU, SPH_RUN_WINDOW_CPU, RENDER_RUN_FRAMES, RENDER_RUN_WIDTH,
+	       SPH_FLOW_MOMENTS, SPH_RUN_WINDOW_GPU, SPH_RUN_WINDOW_CPU, RENDER_RUN_FRAMES, RENDER_RUN_WIDTH,
 	       RENDER_RUN_HEIGHT);
 }
 
@@ -242,10 +263,20 @@ static int sph_parse_variants(const char *s, struct sph_options *o, char *err, s
 
 static int sph_parse_format(const char *s, struct sph_options *o, char *err, size_t errlen);
 
+/* --warm-steps LIST, or "flow" for SPH_FLOW_MOMENTS, into o->warm. */
+static int sph_parse_moments(const char *s, struct sph_options *o, char *err, size_t errlen)
+{
+	o->warm_given = true;
+	int rc = cli_parse_moments("--warm-steps", strcmp(s, "flow") == 0 ? SPH_FLOW_MOMENTS : s,
+				   &o->warm, err, errlen);
+	o->warm.arg = s;
+	return rc;
+}
+
 enum { SPH_OPT_COLUMN = 300, SPH_OPT_SEED, SPH_OPT_WARM, SPH_OPT_MIN, SPH_OPT_MAX, SPH_OPT_NOISE,
        SPH_OPT_SUITE, SPH_OPT_OUT_DIR, SPH_OPT_AT, SPH_OPT_RENDER, SPH_OPT_WIDTH, SPH_OPT_HEIGHT,
        SPH_OPT_RES, SPH_OPT_SAMPLES, SPH_OPT_SHADING, SPH_OPT_MIN_SAMPLES, SPH_OPT_REPETITIONS,
-       SPH_OPT_FILTER, SPH_OPT_GPU, SPH_OPT_FORMAT, SPH_OPT_WINDOW };
+       SPH_OPT_FILTER, SPH_OPT_GPU, SPH_OPT_FORMAT, SPH_OPT_WINDOW, SPH_OPT_STATES };
 
 /* Whether SPH variant i is selected: by --variant (every one without it)
  * and by --filter. */
@@ -262,6 +293,7 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 		{ "seed", required_argument, NULL, SPH_OPT_SEED },
 		{ "warm-steps", required_argument, NULL, SPH_OPT_WARM },
 		{ "window-steps", required_argument, NULL, SPH_OPT_WINDOW },
+		{ "states", required_argument, NULL, SPH_OPT_STATES },
 		{ "min-time", required_argument, NULL, SPH_OPT_MIN },
 		{ "max-time", required_argument, NULL, SPH_OPT_MAX },
 		{ "max-noise", required_argument, NULL, SPH_OPT_NOISE },
@@ -286,8 +318,9 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 	};
 	memset(o, 0, sizeof *o);
 	o->seed = 42;
-	o->warm = (struct cli_moments){ .n = 1, .step = { SPH_RUN_WARM_STEPS }, .secs = { NAN },
-					.arg = "20" };
+	if (sph_parse_moments("flow", o, err, errlen) != CLI_OK)
+		return CLI_USAGE;
+	o->warm_given = false;
 	o->ro.width = RENDER_RUN_WIDTH;
 	o->ro.height = RENDER_RUN_HEIGHT;
 	o->ro.res = RENDER_RUN_RES;
@@ -322,9 +355,8 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 			rc = cli_parse_u64("--seed", optarg, &seed, err, errlen);
 			o->seed = seed;
 			break;
-		case SPH_OPT_WARM:
-			rc = cli_parse_moments("--warm-steps", optarg, &o->warm, err, errlen);
-			break;
+		case SPH_OPT_WARM: rc = sph_parse_moments(optarg, o, err, errlen); break;
+		case SPH_OPT_STATES: o->states_dir = optarg; break;
 		case SPH_OPT_WINDOW:
 			rc = cli_parse_int("--window-steps", optarg, 1, 100000, &o->window_steps, err,
 					   errlen);
@@ -348,7 +380,7 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 		case SPH_OPT_SUITE:
 			o->suite = optarg;
 			if (!sph_suite_exists(optarg)) {
-				snprintf(err, errlen, "unknown suite '%s' (sph-table, sph-scale, sph-memory, sph-render-table or all)", optarg);
+				snprintf(err, errlen, "unknown suite '%s' (sph-table, sph-large, sph-scale, sph-memory, sph-render-table or all)", optarg);
 				rc = CLI_USAGE;
 			}
 			break;
@@ -559,6 +591,7 @@ static int sph_render_step(const struct sph_options *o, struct sph_row *row,
 {
 	char err[256];
 	struct render_run_opts ro = o->ro;
+	ro.slowdown = testhook_slowdown(row->v->name);
 	if (render_run(row->v->ops, ctx, row->v->device == VARIANT_GPU, p, row->n, &ro, what,
 		       &row->r, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: sph: rendering %s on %s failed: %s\n", row->v->name,
@@ -635,7 +668,8 @@ static struct sph_cost sph_row_costs(const struct sph_options *o, const struct s
 	double step = n * (v->device == VARIANT_GPU ? SPH_RUN_GPU_STEP : SPH_RUN_CPU_STEP);
 	struct sph_cost c = { { 0 } };
 	c.stage[SPH_STAGE_SETUP] = 0.01 + (first ? n * SPH_RUN_CPU_STEP : 0);
-	c.stage[SPH_STAGE_WARM] = (double)warm * step;
+	(void)warm; /* the flow's states are made once per column (sph_states_cost) */
+	c.stage[SPH_STAGE_WARM] = step + n * SPH_RUN_CPU_STEP / 8;
 	c.stage[SPH_STAGE_REFERENCE] = 2 * n * SPH_RUN_CPU_STEP;
 	if (o->cmd == SPH_RUN) {
 		double limit = o->timing.max_time > o->timing.min_time ? o->timing.max_time
@@ -681,38 +715,68 @@ static void sph_row_part(struct progress *pg, const struct sph_cost *c, enum sph
 		progress_part(pg, sph_cost_upto(c, done) / total);
 }
 
-/* Warm-up steps, validation on the positions reached, then (run) timing,
- * each stage reported on pg as a part of the row's predicted cost c.
- * Returns CLI_OK, or CLI_FAILED when the variant failed or is invalid. */
+/* Whether the variant holds the state it was created from: its positions
+ * and velocities read back (x, y, z; the fourth float is the variant's)
+ * are the state's, bit for bit. */
+static bool sph_holds_state(const float *pos4, const float *vel4, const float *sp4,
+			    const float *sv4, size_t n)
+{
+	for (size_t i = 0; i < 4 * n; i++)
+		if (i % 4 != 3 && (memcmp(&pos4[i], &sp4[i], sizeof *pos4) != 0 ||
+				   memcmp(&vel4[i], &sv4[i], sizeof *vel4) != 0))
+			return false;
+	return true;
+}
+
+/* The state of the flow at the row's moment (fs), validation of the
+ * variant started from it, then (run) timing, each stage reported on pg
+ * as a part of the row's predicted cost c. Returns CLI_OK, or CLI_FAILED
+ * when the variant failed or is invalid. */
 static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
-		       struct sph_row *row, const struct sph_cost *c, struct progress *pg)
+		       const struct sph_flow_states *fs, struct sph_row *row,
+		       const struct sph_cost *c, struct progress *pg)
 {
 	const struct sph_params *p = &sc->p;
 	const struct sph_ops *ops = row->v->ops;
 	size_t n = row->n;
-	char err[256];
+	char err[512];
 	void *ctx = NULL;
 	int status = CLI_FAILED;
-	float *rp = malloc(4 * n * sizeof(float)), *rv = malloc(4 * n * sizeof(float));
-	float *rr = malloc(n * sizeof(float)), *ra = malloc(4 * n * sizeof(float));
-	struct sph_phase_times ignored = { 0 };
+	const size_t n4 = 4 * (n ? n : 1) * sizeof(float);
+	float *sp = malloc(n4), *sv = malloc(n4); /* the state */
+	float *rp = malloc(n4), *rv = malloc(n4), *ra = malloc(n4);
+	float *rr = malloc((n ? n : 1) * sizeof(float));
 	const bool planted = sph_variant_planted_drop_wall(row->v) && sc->nb > 0;
 	float *walls = planted ? sph_plant_drop_wall(sc) : NULL;
-	if (!rp || !rv || !rr || !ra || (planted && !walls)) {
+	struct sph_state_meta sm;
+	if (!sp || !sv || !rp || !rv || !rr || !ra || (planted && !walls)) {
 		fprintf(stderr, "harness: sph: out of memory for %zu particles\n", n);
 		goto out_free;
 	}
-	const struct sph_input in = { sc->n, sc->pos4, sc->vel4, planted ? sc->nb - 1 : sc->nb,
+	if (sph_flow_load(fs, (unsigned long)row->warm_steps, sp, sv, &sm, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph: %s on %s: %s\n", row->v->name, row->col.name, err);
+		goto out_free;
+	}
+	row->state_fnv1a64 = sm.payload_fnv;
+	row->state_by = fs->producer->name;
+	row->state_clamps = sm.clamps;
+	row->state_reused = fs->reused;
+	const struct sph_input in = { n, sp, sv, planted ? sc->nb - 1 : sc->nb,
 				      planted ? walls : sc->bnd4 };
 	if (ops->create(&ctx, &in, p, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: sph: %s on %s: %s\n", row->v->name, row->col.name, err);
 		goto out_free;
 	}
 	sph_row_part(pg, c, SPH_STAGE_SETUP);
-	if ((row->warm_steps > 0 && ops->steps(ctx, row->warm_steps, &ignored) != 0) ||
-	    ops->evaluate(ctx, 1) != 0 || ops->read(ctx, rp, rv, rr, ra) != 0) {
+	if (ops->evaluate(ctx, 1) != 0 || ops->read(ctx, rp, rv, rr, ra) != 0) {
 		fprintf(stderr, "harness: sph: %s on %s failed: %s\n", row->v->name, row->col.name,
 			ops->error(ctx));
+		goto out_destroy;
+	}
+	if (!sph_holds_state(rp, rv, sp, sv, n)) {
+		fprintf(stderr, "harness: sph: %s on %s FAILED: created from the flow's state at "
+			"step %d, it reads back other positions or velocities\n", row->v->name,
+			row->col.name, row->warm_steps);
 		goto out_destroy;
 	}
 	sph_row_part(pg, c, SPH_STAGE_WARM);
@@ -733,8 +797,7 @@ static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
 	}
 	/* the rendering pipeline validated on the same state as the physics,
 	 * and timed from it: every variant's frames are the same stretch of
-	 * flow (render_run.h), before the physics timing takes each variant
-	 * as far as its speed allows */
+	 * flow (render_run.h) */
 	if (o->render &&
 	    sph_render_step(o, row, p, ctx,
 			    RENDER_RUN_VALIDATE | (o->cmd == SPH_RUN ? RENDER_RUN_TIME : 0)) != 0)
@@ -744,27 +807,23 @@ static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
 	status = CLI_OK;
 	struct sph_counts after;
 	ops->counts(ctx, &after);
-	row->clamps = after.clamps;
+	/* the flow's clamps up to the moment, then the variant's own */
+	row->clamps = sm.clamps + after.clamps;
 	/* its memory back before the windows' contexts take theirs */
 	ops->destroy(ctx);
 	ctx = NULL;
 	if (o->cmd == SPH_RUN) {
-		/* the kept state: what was validated (rp, rv), not what the
-		 * rendering's frames moved ctx to */
-		const struct sph_input kept = { n, rp, rv, in.nb, in.bnd4 };
+		/* the kept state: the flow's, which was validated, not what
+		 * the rendering's frames moved ctx to */
+		const struct sph_input kept = { n, sp, sv, in.nb, in.bnd4 };
 		struct sph_window w = { .ops = ops, .p = p, .kept = &kept,
-					.steps = row->window_steps, .pos4 = ra,
+					.steps = row->window_steps, .pos4 = rp, .vel4 = rv,
 					.drift = testhook_drift(row->v->name),
 					.ph = &row->ph, .ph_steps = &row->ph_steps };
-		float *end_vel = malloc(4 * n * sizeof(float));
 		struct timing_opts topt = o->timing;
 		topt.slowdown = testhook_slowdown(row->v->name);
 		topt.test_work = testhook_work(row->v->name);
-		w.vel4 = end_vel;
-		if (!end_vel) {
-			fprintf(stderr, "harness: sph: out of memory for %zu particles\n", n);
-			status = CLI_FAILED;
-		} else if (repetitions_measure(sph_window_calls, &w, &topt, &row->t) != 0) {
+		if (repetitions_measure(sph_window_calls, &w, &topt, &row->t) != 0) {
 			fprintf(stderr, "harness: sph: timing %s on %s failed: %s\n", row->v->name,
 				row->col.name, w.err);
 			status = CLI_FAILED;
@@ -774,7 +833,6 @@ static int sph_measure(const struct sph_options *o, const struct sph_scene *sc,
 		}
 		if (w.ctx)
 			ops->destroy(w.ctx);
-		free(end_vel);
 		row->timed = status == CLI_OK;
 		row->window_fnv1a64 = w.fnv1a64;
 		row->clamps += w.clamps;
@@ -784,6 +842,8 @@ out_destroy:
 		ops->destroy(ctx);
 out_free:
 	free(walls);
+	free(sp);
+	free(sv);
 	free(rp);
 	free(rv);
 	free(rr);
@@ -793,7 +853,7 @@ out_free:
 
 static const char *const sph_columns_csv[] = {
 	"variant", "method", "device", "device_name", "column", "n", "boundary_particles", "seed",
-	"warm_steps", "window_steps", "window_fnv1a64", "clamps",
+	"warm_steps", "window_steps", "window_fnv1a64", "flow_to_steps", "state_fnv1a64", "clamps",
 	"valid", "rho_max_rel_err", "acc_max_rel_rms_err", "tol_rho", "tol_acc",
 	"neighbour_pairs", "reference_pairs", "near_h_pairs", "candidate_pairs",
 	"candidates_per_neighbour", "aux_bytes", "aux_bytes_per_particle", "samples",
@@ -816,6 +876,17 @@ static const char *const sph_render_columns_csv[] = {
 };
 #define SPH_RENDER_NCOLS (sizeof sph_render_columns_csv / sizeof sph_render_columns_csv[0])
 
+/* A row's build, density, force and integrate ms a step: its windows'
+ * (or its flow's) phase times. */
+static void sph_row_phase_ms(const struct sph_row *row, double ms[4])
+{
+	const double per = row->ph_steps > 0 ? 1e3 / (double)row->ph_steps : NAN;
+	const double s[4] = { row->ph.build_s, row->ph.density_s, row->ph.force_s,
+			      row->ph.integrate_s };
+	for (int k = 0; k < 4; k++)
+		ms[k] = row->flow_to ? row->flow_phase_ms[k] : s[k] * per;
+}
+
 static void sph_num(char *cell, double v)
 {
 	if (isnan(v))
@@ -828,7 +899,8 @@ static void sph_format(const void *ctx, size_t r, char (*c)[RESULTS_CELL])
 {
 	const struct sph_row *row = &((const struct sph_row *)ctx)[r];
 	size_t i = 0;
-	double per = row->ph_steps > 0 ? 1e3 / (double)row->ph_steps : NAN;
+	double ms[4];
+	sph_row_phase_ms(row, ms);
 	snprintf(c[i++], 64, "%s", row->v->name);
 	snprintf(c[i++], 64, "%s", row->v->method);
 	snprintf(c[i++], 64, "%s", variant_device_name(row->v->device));
@@ -838,25 +910,40 @@ static void sph_format(const void *ctx, size_t r, char (*c)[RESULTS_CELL])
 	snprintf(c[i++], 64, "%zu", row->nb);
 	snprintf(c[i++], 64, "%llu", (unsigned long long)row->seed);
 	snprintf(c[i++], 64, "%d", row->warm_steps);
-	if (row->timed) {
+	if (row->timed)
 		snprintf(c[i++], 64, "%d", row->window_steps);
+	else
+		c[i++][0] = '\0';
+	if (row->timed && !row->flow_to)
 		snprintf(c[i++], 64, "%016llx", (unsigned long long)row->window_fnv1a64);
-	} else {
+	else
 		c[i++][0] = '\0';
+	if (row->flow_to)
+		snprintf(c[i++], 64, "%lu", row->flow_to);
+	else
 		c[i++][0] = '\0';
-	}
+	if (!row->flow_to)
+		snprintf(c[i++], 64, "%016llx", (unsigned long long)row->state_fnv1a64);
+	else
+		c[i++][0] = '\0';
 	snprintf(c[i++], 64, "%llu", row->clamps);
 	snprintf(c[i++], 64, "%d", row->val.pass ? 1 : 0);
 	snprintf(c[i++], 64, "%.3e", row->val.rho_err);
 	snprintf(c[i++], 64, "%.3e", row->val.acc_err);
 	snprintf(c[i++], 64, "%.0e", SPH_VALIDATE_RHO_TOL);
 	snprintf(c[i++], 64, "%.0e", SPH_VALIDATE_ACC_TOL);
-	snprintf(c[i++], 64, "%llu", row->counts.neighbours);
-	snprintf(c[i++], 64, "%llu", row->val.ref_pairs);
-	snprintf(c[i++], 64, "%llu", row->val.near_h);
-	snprintf(c[i++], 64, "%llu", row->counts.candidates);
-	sph_num(c[i++], row->counts.neighbours ? (double)row->counts.candidates /
-						      (double)row->counts.neighbours : NAN);
+	if (row->flow_to) {
+		/* pairs are of one state: its moments' rows hold them */
+		for (int k = 0; k < 5; k++)
+			c[i++][0] = '\0';
+	} else {
+		snprintf(c[i++], 64, "%llu", row->counts.neighbours);
+		snprintf(c[i++], 64, "%llu", row->val.ref_pairs);
+		snprintf(c[i++], 64, "%llu", row->val.near_h);
+		snprintf(c[i++], 64, "%llu", row->counts.candidates);
+		sph_num(c[i++], row->counts.neighbours ? (double)row->counts.candidates /
+							      (double)row->counts.neighbours : NAN);
+	}
 	snprintf(c[i++], 64, "%zu", row->counts.aux_bytes);
 	sph_num(c[i++], (double)row->counts.aux_bytes / (double)row->n);
 	if (!row->timed) {
@@ -871,10 +958,8 @@ static void sph_format(const void *ctx, size_t r, char (*c)[RESULTS_CELL])
 	sph_num(c[i++], 100.0 * row->t.s.rel_stddev);
 	snprintf(c[i++], 64, "%d", row->t.noise_met ? 1 : 0);
 	sph_num(c[i++], 1.0 / row->t.s.median);
-	sph_num(c[i++], row->ph.build_s * per);
-	sph_num(c[i++], row->ph.density_s * per);
-	sph_num(c[i++], row->ph.force_s * per);
-	sph_num(c[i++], row->ph.integrate_s * per);
+	for (int k = 0; k < 4; k++)
+		sph_num(c[i++], ms[k]);
 }
 
 static void sph_format_render(const struct sph_row *row, char (*c)[RESULTS_CELL])
@@ -888,6 +973,17 @@ static void sph_format_render(const struct sph_row *row, char (*c)[RESULTS_CELL]
 		return;
 	}
 	snprintf(c[i++], 64, "%s", render_shading_name(r->shading));
+	if (row->flow_to) {
+		/* the checks are of one state each: its moments' rows hold them */
+		while (i < 14)
+			c[i++][0] = '\0';
+		snprintf(c[i++], 64, "%d", r->width);
+		snprintf(c[i++], 64, "%d", r->height);
+		snprintf(c[i++], 64, "%d", r->res);
+		c[i++][0] = '\0';
+		c[i++][0] = '\0';
+		goto timed;
+	}
 	snprintf(c[i++], 64, "%zu", r->surface_count);
 	snprintf(c[i++], 64, "%zu", r->surface.mismatches);
 	snprintf(c[i++], 64, "%zu", r->surface.borderline);
@@ -905,6 +1001,7 @@ static void sph_format_render(const struct sph_row *row, char (*c)[RESULTS_CELL]
 	snprintf(c[i++], 64, "%d", r->res);
 	snprintf(c[i++], 64, "%zu", r->voxels);
 	snprintf(c[i++], 64, "%zu", r->voxels_set);
+timed:
 	if (!r->timed || !row->timed) {
 		while (i < SPH_RENDER_NCOLS)
 			c[i++][0] = '\0';
@@ -946,11 +1043,11 @@ static void sph_json(struct json_out *j, const void *ctx)
 	json_kv_string(j, "rho_max_rel_err", "max_i |rho_i - rho_ref_i| / rho0, every particle");
 	json_kv_string(j, "acc_max_rel_rms_err", "max_i |a_i - a_ref_i| / rms_i |a_ref_i|, every particle");
 	json_kv_string(j, "pairs", "variant pair count = reference's, +- pairs with |r^2/h^2 - 1| < 1e-4");
-	json_kv_string(j, "positions", "those the variant reached after warm_steps steps");
+	json_kv_string(j, "positions", "the flow's state at warm_steps (moments, below), from which the variant was created");
 	json_end_object(j);
 	json_kv_string(j, "physics", "reference/sph_ref.h: Mueller 2003, clamped pressure, walls of boundary particles (Akinci 2012) with a last-resort reflective clamp, symplectic Euler");
 	json_kv_string(j, "pairs_counted", "fluid-fluid and fluid-boundary, i != j, in the density pass");
-	json_kv_string(j, "clamps", "coordinates the last-resort clamp put back on a wall: from create through the warm-up (and the rendering's frames), plus one timed window's (every window is the same steps)");
+	json_kv_string(j, "clamps", "coordinates the last-resort clamp put back on a wall: the flow's up to warm_steps (its states' maker), the variant's own from its state (and the rendering's frames), plus one timed window's (every window is the same steps); a flow row: its moments' largest");
 	json_kv_string(j, "window", "every timed call starts a fresh context from the positions and velocities validated after warm_steps and runs the same window_steps steps (the context's start untimed); every window must end on the same positions and velocities, bit for bit (window_fnv1a64: FNV-1a 64 over the fluid's positions then velocities as floats, in the original order, hashed again with each other); a sample's seconds_per_call are seconds per step, its windows' seconds over their steps");
 	if (t->render) {
 		json_key(j, "rendering");
@@ -965,11 +1062,37 @@ static void sph_json(struct json_out *j, const void *ctx)
 		json_kv_double(j, "samples_per_unit", t->samples_per_unit);
 		json_end_object(j);
 	}
+	json_kv_string(j, "moments", "each row's state is that of the flow at warm_steps, made once per column by the variant the states list names (the fastest that ran there: sph-gpu-verlet, else sph-cpu-grid) and read by every variant: all rows of a column time the same water (state_fnv1a64: the payload hash of sph-state/1, harness/sph/sph_state.h)");
+	json_kv_string(j, "flow", "a row with flow_to_steps is the whole flow from warm_steps to flow_to_steps: its seconds per step T / (flow_to_steps - warm_steps) with T = sum w_i t_i over its moments' rows (t_i their median seconds per step, w_i the steps each stands for by the trapezoid rule), so steps_per_s is the rate of that stretch of a run; min and max alike; its noise sqrt(sum (w_i t_i noise_i)^2) / T; its phases the same weighted mean; samples the moments' together; valid when all are, its errors their largest (harness/sph/sph_flow.h)");
+	json_key(j, "states");
+	json_begin_array(j);
+	for (size_t r = 0; r < t->nrows; r++) {
+		const struct sph_row *row = &t->rows[r];
+		bool seen = row->flow_to || !row->state_by;
+		for (size_t q = 0; q < r && !seen; q++)
+			seen = !t->rows[q].flow_to && t->rows[q].state_by &&
+			       strcmp(t->rows[q].col.name, row->col.name) == 0 &&
+			       t->rows[q].warm_steps == row->warm_steps;
+		if (seen)
+			continue;
+		char fnv[24];
+		snprintf(fnv, sizeof fnv, "%016llx", (unsigned long long)row->state_fnv1a64);
+		json_begin_object(j);
+		json_kv_string(j, "column", row->col.name);
+		json_kv_int(j, "step", row->warm_steps);
+		json_kv_double(j, "time_s", row->warm_steps * row->dt);
+		json_kv_string(j, "by", row->state_by);
+		json_kv_string(j, "fnv1a64", fnv);
+		json_kv_int(j, "clamps", (long long)row->state_clamps);
+		json_kv_bool(j, "reused", row->state_reused);
+		json_end_object(j);
+	}
+	json_end_array(j);
 	json_key(j, "samples");
 	json_begin_array(j);
 	for (size_t r = 0; r < t->nrows; r++)
 		results_json_samples(j, t->rows[r].v->name, t->rows[r].n, &t->rows[r].t,
-				     t->rows[r].timed);
+				     t->rows[r].timed && !t->rows[r].flow_to);
 	json_end_array(j);
 }
 
@@ -991,7 +1114,7 @@ static void sph_print(const struct sph_row *rows, size_t nrows)
 	for (size_t r = 0; r < nrows && !reps; r++)
 		reps = rows[r].timed && rows[r].t.nreps > 1 ? rows[r].t.nreps : 0;
 	for (size_t r = 1; r < nrows; r++)
-		moments = moments || rows[r].warm_steps != rows[0].warm_steps;
+		moments = moments || rows[r].warm_steps != rows[0].warm_steps || rows[r].flow_to;
 	printf("%-20s %8s", "variant", "N");
 	if (moments)
 		printf(" %7s", "after");
@@ -1002,9 +1125,12 @@ static void sph_print(const struct sph_row *rows, size_t nrows)
 	       "clamps");
 	for (size_t r = 0; r < nrows; r++) {
 		const struct sph_row *row = &rows[r];
-		double per = row->ph_steps > 0 ? 1e3 / (double)row->ph_steps : NAN;
+		double ms[4];
+		sph_row_phase_ms(row, ms);
 		printf("%-20s %8zu", row->v->name, row->n);
-		if (moments)
+		if (moments && row->flow_to)
+			printf(" %7s", "flow");
+		else if (moments)
 			printf(" %7d", row->warm_steps);
 		printf(" %-5s %9.2e %9.2e", row->val.pass ? "ok" : "FAIL", row->val.rho_err,
 		       row->val.acc_err);
@@ -1017,14 +1143,19 @@ static void sph_print(const struct sph_row *rows, size_t nrows)
 		if (reps)
 			printf(" %10s", range);
 		if (row->timed)
-			printf(" %8.3f %8.3f %8.3f %8.3f", row->ph.build_s * per, row->ph.density_s * per,
-			       row->ph.force_s * per, row->ph.integrate_s * per);
+			printf(" %8.3f %8.3f %8.3f %8.3f", ms[0], ms[1], ms[2], ms[3]);
 		else
 			printf(" %8s %8s %8s %8s", "-", "-", "-", "-");
 		printf(" %7.1f %6llu%s\n", (double)row->counts.aux_bytes / (double)row->n, row->clamps,
 		       row->clamps ? "!" : " ");
 	}
 	sph_print_clamp_note(rows, nrows);
+	for (size_t r = 0; r < nrows; r++)
+		if (rows[r].flow_to) {
+			printf("flow: the rate of the whole flow from the first moment to the last, "
+			       "each moment weighing the steps it stands for\n");
+			break;
+		}
 	if (reps)
 		repetitions_note(stdout, reps);
 }
@@ -1074,37 +1205,93 @@ static int sph_warm_steps(const struct sph_options *o, const struct sph_column *
 				 errlen);
 }
 
-/* What tells a row's moment apart in a label: nothing with one moment,
- * else " after W steps". */
-static void sph_moment_label(const struct sph_options *o, unsigned long warm, char *at, size_t len)
+/* A row's label, in the plan, the progress, the sidecar and compare's
+ * list of rows never run: "sph-gpu-verlet on 255600 at step 20", or
+ * for the row of the whole flow "sph-gpu-verlet on 255600 over steps 20
+ * to 8929". */
+static void sph_row_label(const char *variant, const char *column, unsigned long warm,
+			  unsigned long flow_to, char *out, size_t len)
 {
-	if (o->warm.n > 1)
-		snprintf(at, len, " after %lu steps", warm);
+	if (flow_to)
+		snprintf(out, len, "%s on %s over steps %lu to %lu", variant, column, warm, flow_to);
 	else
-		at[0] = '\0';
+		snprintf(out, len, "%s on %s at step %lu", variant, column, warm);
+}
+
+/* The first and last of the moments warm (o->warm.n of them) when they
+ * make a row of the whole flow: a timed run of two or more distinct
+ * moments. Else false. */
+static bool sph_flow_planned(const struct sph_options *o, const unsigned long *warm,
+			     unsigned long *lo, unsigned long *hi)
+{
+	if (o->cmd != SPH_RUN || o->warm.n < 2)
+		return false;
+	*lo = *hi = warm[0];
+	for (size_t m = 0; m < o->warm.n; m++) {
+		for (size_t q = 0; q < m; q++)
+			if (warm[q] == warm[m])
+				return false;
+		*lo = warm[m] < *lo ? warm[m] : *lo;
+		*hi = warm[m] > *hi ? warm[m] : *hi;
+	}
+	return true;
+}
+
+/* The last of the moments warm (o->warm.n of them). */
+static unsigned long sph_last_moment(const struct sph_options *o, const unsigned long *warm)
+{
+	unsigned long last = 0;
+	for (size_t m = 0; m < o->warm.n; m++)
+		last = warm[m] > last ? warm[m] : last;
+	return last;
+}
+
+/* The progress class of making the flow's states (after the variants'). */
+#define SPH_RUN_STATES_CLASS ((int)SPH_VARIANT_COUNT)
+
+/* Predicted seconds of making col's states to step last. */
+static double sph_states_cost(const struct sph_column *col, unsigned long last)
+{
+	const struct sph_variant *v = sph_flow_producer();
+	const double n = (double)sph_scene_particles(col->nx, col->ny, col->nz);
+	return 0.01 + (double)last * n *
+			      (v && v->device == VARIANT_GPU ? SPH_RUN_GPU_STEP : SPH_RUN_CPU_STEP);
 }
 
 /* The variants of o that run here, on every column, planned on pg and
- * by label on keep (either may be NULL). */
+ * by label on keep (either may be NULL): each column's states, then its
+ * rows, a row of the whole flow after each variant's moments. */
 static void sph_plan(const struct sph_options *o, struct progress *pg, struct keep *keep)
 {
 	for (size_t k = 0; k < o->ncolumns; k++) {
-		unsigned long warm[CLI_MAX_MOMENTS];
-		char err[256], at[48];
-		if (sph_warm_steps(o, &o->columns[k], warm, err, sizeof err) != 0)
+		unsigned long warm[CLI_MAX_MOMENTS], lo, hi;
+		char err[256], label[KEEP_LABEL];
+		const struct sph_column *col = &o->columns[k];
+		if (sph_warm_steps(o, col, warm, err, sizeof err) != 0)
 			continue;
-		for (size_t i = 0, first = 1; i < SPH_VARIANT_COUNT; i++)
-			for (size_t m = 0; m < o->warm.n; m++)
-				if (sph_wants(o, i) && sph_variant_available(&sph_variants[i], NULL)) {
-					if (pg)
-						progress_plan(pg, sph_row_cost(o, &sph_variants[i],
-									       &o->columns[k], warm[m],
-									       first), (int)i);
-					sph_moment_label(o, warm[m], at, sizeof at);
-					keep_plan(keep, "%s on %s%s", sph_variants[i].name,
-						  o->columns[k].name, at);
-					first = 0;
-				}
+		const bool flow = sph_flow_planned(o, warm, &lo, &hi);
+		bool states = false;
+		for (size_t i = 0, first = 1; i < SPH_VARIANT_COUNT; i++) {
+			if (!sph_wants(o, i) || !sph_variant_available(&sph_variants[i], NULL))
+				continue;
+			if (!states && pg)
+				progress_plan(pg, sph_states_cost(col, sph_last_moment(o, warm)),
+					      SPH_RUN_STATES_CLASS);
+			states = true;
+			for (size_t m = 0; m < o->warm.n; m++) {
+				if (pg)
+					progress_plan(pg, sph_row_cost(o, &sph_variants[i], col, warm[m],
+								       first), (int)i);
+				sph_row_label(sph_variants[i].name, col->name, warm[m], 0, label,
+					      sizeof label);
+				keep_plan(keep, "%s", label);
+				first = 0;
+			}
+			if (flow) {
+				sph_row_label(sph_variants[i].name, col->name, lo, hi, label, sizeof label);
+				keep_plan(keep, "%s", label);
+			}
+		}
 	}
 }
 
@@ -1126,6 +1313,167 @@ static int sph_check_columns(const struct sph_options *o, char *err, size_t errl
 		    sph_warm_steps(o, &o->columns[k], warm, err, errlen) != 0)
 			return -1;
 	return 0;
+}
+
+/*
+ * The flow's states this process has made, kept for the rest of it: a
+ * suite's lines, and the suites of --suite all, that time the same
+ * column at the same moments read them again instead of making them anew.
+ */
+#define SPH_RUN_STATE_CACHE 32
+static struct sph_flow_states sph_state_cache[SPH_RUN_STATE_CACHE];
+static size_t sph_state_cached, sph_state_next;
+
+/* Whether fs holds the states of col and seed at exactly the distinct
+ * steps of warm (o->warm.n of them) made by producer. */
+static bool sph_states_match(const struct sph_flow_states *fs, const struct sph_column *col,
+			     uint64_t seed, const unsigned long *warm, size_t nwarm,
+			     const struct sph_variant *producer)
+{
+	if (fs->k == 0 || fs->producer != producer || fs->meta[0].seed != seed)
+		return false;
+	const struct sph_column *c = &fs->meta[0].col;
+	if (strcmp(c->name, col->name) != 0 || c->nx != col->nx || c->ny != col->ny ||
+	    c->nz != col->nz || c->tank != col->tank || c->jitter != col->jitter ||
+	    c->layers != col->layers || c->lid != col->lid || c->top != col->top)
+		return false;
+	size_t distinct = 0;
+	for (size_t m = 0; m < nwarm; m++) {
+		bool repeat = false, held = false;
+		for (size_t q = 0; q < m; q++)
+			repeat = repeat || warm[q] == warm[m];
+		for (size_t i = 0; i < fs->k; i++)
+			held = held || fs->step[i] == warm[m];
+		if (!held)
+			return false;
+		distinct += !repeat;
+	}
+	return distinct == fs->k;
+}
+
+/* The states of col's flow (scene sc) at the moments warm, made by the
+ * producer once per process (sph_state_cache) as a progress item of its
+ * own; NULL with one line in err. */
+static const struct sph_flow_states *sph_states_of(const struct sph_options *o,
+						   const struct sph_column *col,
+						   const struct sph_scene *sc,
+						   const unsigned long *warm, struct progress *pg,
+						   char *err, size_t errlen)
+{
+	const struct sph_variant *producer = sph_flow_producer();
+	if (!producer) {
+		snprintf(err, errlen, "no variant that can make the flow's states runs here");
+		return NULL;
+	}
+	progress_begin(pg, sph_states_cost(col, sph_last_moment(o, warm)), SPH_RUN_STATES_CLASS,
+		       "the flow of %s to step %lu, by %s", col->name, sph_last_moment(o, warm),
+		       producer->name);
+	for (size_t c = 0; c < sph_state_cached; c++)
+		if (sph_states_match(&sph_state_cache[c], col, o->seed, warm, o->warm.n, producer)) {
+			progress_end(pg);
+			return &sph_state_cache[c];
+		}
+	struct sph_flow_states *fs = &sph_state_cache[sph_state_next];
+	sph_flow_states_free(fs);
+	const int rc = sph_flow_produce(fs, producer, col, o->seed, sc, warm, o->warm.n,
+					o->states_dir, pg, err, errlen);
+	progress_end(pg);
+	if (rc != 0)
+		return NULL;
+	sph_state_next = (sph_state_next + 1) % SPH_RUN_STATE_CACHE;
+	sph_state_cached += sph_state_cached < SPH_RUN_STATE_CACHE;
+	return fs;
+}
+
+/* The rendering of the whole flow from its moments' rows m (in order),
+ * weighted as their steps are (sph_flow_combine): each stage's ms a frame
+ * and the frames' spread; done, valid and timed when every moment's is. */
+static void sph_flow_render(const struct sph_row *m, const size_t *order, size_t count,
+			    const double *w, struct render_run_result *out)
+{
+	struct sph_flow_timing t[CLI_MAX_MOMENTS], f;
+	const struct render_run_result *first = &m[order[0]].r;
+	memset(out, 0, sizeof *out);
+	out->done = out->valid = out->timed = true;
+	for (size_t i = 0; i < count; i++) {
+		const struct render_run_result *r = &m[order[i]].r;
+		out->done = out->done && r->done;
+		out->valid = out->valid && r->valid;
+		out->timed = out->timed && r->timed;
+		out->frames += r->frames;
+		const double frame = r->extraction_s + r->field_s + r->raycast_s;
+		t[i] = (struct sph_flow_timing){ frame, frame, frame, r->frame_noise_pct,
+						 { r->extraction_s, r->field_s, r->raycast_s, 0 } };
+	}
+	out->shading = first->shading;
+	out->width = first->width;
+	out->height = first->height;
+	out->res = first->res;
+	if (!out->done || !out->timed)
+		return;
+	sph_flow_combine(t, w, count, &f);
+	out->extraction_s = f.phase_ms[0];
+	out->field_s = f.phase_ms[1];
+	out->raycast_s = f.phase_ms[2];
+	out->frame_noise_pct = f.noise_pct;
+}
+
+/* The row of the whole flow of the moment rows m[0..count) (all of one
+ * variant and column, at distinct steps) into *out (sph_flow.h): valid
+ * and timed when every moment is. */
+static void sph_flow_row(const struct sph_row *m, size_t count, struct sph_row *out)
+{
+	unsigned long steps[CLI_MAX_MOMENTS];
+	double w[CLI_MAX_MOMENTS];
+	struct sph_flow_timing t[CLI_MAX_MOMENTS], f;
+	size_t order[CLI_MAX_MOMENTS];
+	for (size_t i = 0; i < count; i++) {
+		size_t at = i;
+		while (at > 0 && m[order[at - 1]].warm_steps > m[i].warm_steps) {
+			order[at] = order[at - 1];
+			at--;
+		}
+		order[at] = i;
+	}
+	*out = m[order[0]];
+	memset(&out->t, 0, sizeof out->t);
+	memset(&out->ph, 0, sizeof out->ph);
+	memset(&out->r, 0, sizeof out->r);
+	out->ph_steps = 0;
+	out->flow_to = (unsigned long)m[order[count - 1]].warm_steps;
+	out->timed = true;
+	out->t.noise_met = true;
+	for (size_t i = 0; i < count; i++) {
+		const struct sph_row *r = &m[order[i]];
+		steps[i] = (unsigned long)r->warm_steps;
+		out->val.pass = out->val.pass && r->val.pass;
+		out->val.rho_err = fmax(out->val.rho_err, r->val.rho_err);
+		out->val.acc_err = fmax(out->val.acc_err, r->val.acc_err);
+		out->clamps = r->clamps > out->clamps ? r->clamps : out->clamps;
+		if (r->counts.aux_bytes > out->counts.aux_bytes)
+			out->counts.aux_bytes = r->counts.aux_bytes;
+		out->timed = out->timed && r->timed;
+		if (!r->timed)
+			continue;
+		out->t.count += r->t.count;
+		out->t.noise_met = out->t.noise_met && r->t.noise_met;
+		double ms[4];
+		sph_row_phase_ms(r, ms);
+		t[i] = (struct sph_flow_timing){ r->t.s.median, r->t.s.min, r->t.s.max,
+						 100.0 * r->t.s.rel_stddev,
+						 { ms[0], ms[1], ms[2], ms[3] } };
+	}
+	if (!out->timed || sph_flow_weights(steps, count, w) != 0) {
+		out->timed = false;
+		return;
+	}
+	sph_flow_combine(t, w, count, &f);
+	out->t.s.median = f.median_s;
+	out->t.s.min = f.min_s;
+	out->t.s.max = f.max_s;
+	out->t.s.rel_stddev = f.noise_pct / 100.0;
+	memcpy(out->flow_phase_ms, f.phase_ms, sizeof f.phase_ms);
+	sph_flow_render(m, order, count, w, &out->r);
 }
 
 /* Runs every selected variant on every column, appending to *rows (grown
@@ -1150,7 +1498,8 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 	if (nvar == 0)
 		return CLI_USAGE;
 	interrupt_lock();
-	const size_t planned = nvar * o->ncolumns * o->warm.n;
+	/* each moment's rows, and a row of the whole flow */
+	const size_t planned = nvar * o->ncolumns * (o->warm.n + 1);
 	struct sph_row *grown = realloc(*rows, (*nrows + planned) * sizeof **rows);
 	if (grown)
 		*rows = grown;
@@ -1164,33 +1513,56 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 	sysinfo_host_read(&host);
 	static struct gpu_device_info gpu;
 	bool have_gpu = gpu_device_query(gpu_device_current(), &gpu) == 0;
+	const struct sph_variant *producer = sph_flow_producer();
 	int status = CLI_OK;
 	for (size_t k = 0; k < o->ncolumns; k++) {
 		const struct sph_column *col = &o->columns[k];
 		struct sph_scene sc;
-		char err[256];
+		char err[512];
 		if (sph_scene_build(col, o->seed, &sc, err, sizeof err) != 0) {
 			fprintf(stderr, "harness: sph: cannot build column %s: %s\n", col->name, err);
 			status = CLI_FAILED;
 			continue;
 		}
 		bool first = true;
-		unsigned long warm[CLI_MAX_MOMENTS];
-		if (sph_warm_steps(o, col, warm, err, sizeof err) != 0) {
+		unsigned long warm[CLI_MAX_MOMENTS], lo, hi;
+		const struct sph_flow_states *fs = NULL;
+		if (sph_warm_steps(o, col, warm, err, sizeof err) != 0 ||
+		    !(fs = sph_states_of(o, col, &sc, warm, pg, err, sizeof err))) {
 			fprintf(stderr, "harness: sph: column %s: %s\n", col->name, err);
 			status = CLI_FAILED;
 			sph_scene_free(&sc);
 			continue;
 		}
+		const bool flow = sph_flow_planned(o, warm, &lo, &hi);
+		/* the states' maker validated at every moment, by its own rows
+		 * or, when it has none here, by a check of its own */
+		if (producer && !sph_wants(o, (size_t)(producer - sph_variants))) {
+			struct sph_options chk = *o;
+			chk.cmd = SPH_CHECK;
+			chk.render = false;
+			for (size_t m = 0; m < o->warm.n; m++) {
+				struct sph_row pr = { .v = producer, .col = *col, .n = sc.n, .nb = sc.nb,
+						      .warm_steps = (int)warm[m] };
+				const struct sph_cost none = { { 0 } };
+				if (sph_measure(&chk, &sc, fs, &pr, &none, pg) != CLI_OK) {
+					fprintf(stderr, "harness: sph: column %s: the flow's state at step "
+						"%lu, made by %s, did not validate\n", col->name, warm[m],
+						producer->name);
+					status = CLI_FAILED;
+				}
+			}
+		}
 		for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
 			const struct sph_variant *v = &sph_variants[i];
 			if (!sph_wants(o, i) || !sph_variant_available(v, NULL))
 				continue;
+			const size_t moments_from = *nrows;
 			for (size_t m = 0; m < o->warm.n; m++) {
-				char doing[KEEP_LABEL + 64], at[48];
-				sph_moment_label(o, warm[m], at, sizeof at);
-				snprintf(doing, sizeof doing, "%s%s%s on %s%s", o->suite ? o->suite : "",
-					 o->suite ? " " : "", v->name, col->name, at);
+				char doing[KEEP_LABEL + 64], label[KEEP_LABEL];
+				sph_row_label(v->name, col->name, warm[m], 0, label, sizeof label);
+				snprintf(doing, sizeof doing, "%s%s%s", o->suite ? o->suite : "",
+					 o->suite ? " " : "", label);
 				const struct sph_cost cost = sph_row_costs(o, v, col, warm[m], first);
 				progress_begin(pg, sph_cost_total(&cost), (int)i, "%s", doing);
 				interrupt_set_doing(doing);
@@ -1201,12 +1573,19 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 				row->n = sc.n;
 				row->nb = sc.nb;
 				row->seed = o->seed;
+				row->dt = sc.p.dt;
 				row->warm_steps = (int)warm[m];
 				row->window_steps = sph_window_steps(o, v);
 				row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
-				if (sph_measure(o, &sc, row, &cost, pg) != CLI_OK)
+				if (sph_measure(o, &sc, fs, row, &cost, pg) != CLI_OK)
 					status = CLI_FAILED;
 				progress_end(pg);
+				interrupt_row_kept(nrows);
+			}
+			if (flow) {
+				interrupt_lock();
+				sph_flow_row(&(*rows)[moments_from], o->warm.n, &(*rows)[*nrows]);
+				interrupt_unlock();
 				interrupt_row_kept(nrows);
 			}
 		}
@@ -1256,12 +1635,13 @@ struct sph_keep {
 	bool render;
 };
 
-/* A row's label: "sph-gpu-verlet on 255600". */
+/* A row's label (sph_row_label). */
 static void sph_keep_label(void *ctx, size_t r, char *out)
 {
 	const struct sph_keep *m = ctx;
 	const struct sph_row *row = &(*m->rows)[r];
-	snprintf(out, KEEP_LABEL, "%s on %s", row->v->name, row->col.name);
+	sph_row_label(row->v->name, row->col.name, (unsigned long)row->warm_steps, row->flow_to, out,
+		      KEEP_LABEL);
 }
 
 static int sph_keep_write(void *ctx, const struct results_incomplete *inc, char *err, size_t errlen)
@@ -1379,7 +1759,8 @@ static int sph_suite_line_options(const struct sph_options *o, const struct sph_
 	memset(local->selected, 0, sizeof local->selected);
 	local->ncolumns = 0;
 	if (sph_parse_variants(line->variants, local, err, errlen) != CLI_OK ||
-	    sph_parse_columns(line->columns, local, err, errlen) != CLI_OK)
+	    sph_parse_columns(line->columns, local, err, errlen) != CLI_OK ||
+	    (!o->warm_given && sph_parse_moments(line->moments, local, err, errlen) != CLI_OK))
 		return CLI_USAGE;
 	return CLI_OK;
 }

@@ -667,16 +667,36 @@ Test(sph_run, each_moment_of_the_flow_is_a_row_of_its_own, .timeout = 120)
 	cr_expect(strstr(text, "after"), "the table says which moment a row is of:\n%s", text);
 	struct csv_table t;
 	cr_assert_eq(csv_table_read(out, &t, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(t.nrows, 3);
+	cr_assert_eq(t.nrows, 4, "three moments and the whole flow");
 	const char *want[3] = { "0", "3", "7" };
+	double med[3];
 	for (size_t r = 0; r < 3; r++) {
 		cr_expect_str_eq(csv_table_named(&t, r, "warm_steps"), want[r]);
 		cr_expect_str_eq(csv_table_named(&t, r, "valid"), "1");
-		for (size_t q = 0; q < r; q++)
+		cr_expect_str_eq(csv_table_named(&t, r, "flow_to_steps"), "");
+		cr_assert_eq(csv_table_double(&t, r, "time_median_step_s", &med[r], err, sizeof err), 0,
+			     "%s", err);
+		for (size_t q = 0; q < r; q++) {
 			cr_expect_str_neq(csv_table_named(&t, r, "window_fnv1a64"),
 					  csv_table_named(&t, q, "window_fnv1a64"),
 					  "moments %zu and %zu timed the same state", q, r);
+			cr_expect_str_neq(csv_table_named(&t, r, "state_fnv1a64"),
+					  csv_table_named(&t, q, "state_fnv1a64"),
+					  "moments %zu and %zu started from the same state", q, r);
+		}
 	}
+	/* the whole flow, steps 0 to 7: the moments stand for 1.5, 3.5 and 2
+	 * steps (half the gaps to their neighbours), so 7 steps take
+	 * 1.5 t0 + 3.5 t3 + 2 t7 */
+	cr_expect_str_eq(csv_table_named(&t, 3, "warm_steps"), "0");
+	cr_expect_str_eq(csv_table_named(&t, 3, "flow_to_steps"), "7");
+	cr_expect_str_eq(csv_table_named(&t, 3, "valid"), "1");
+	cr_expect_str_eq(csv_table_named(&t, 3, "window_fnv1a64"), "", "a flow row times no window of its own");
+	double rate;
+	cr_assert_eq(csv_table_double(&t, 3, "steps_per_s", &rate, err, sizeof err), 0, "%s", err);
+	const double flow = 7.0 / (1.5 * med[0] + 3.5 * med[1] + 2.0 * med[2]);
+	cr_expect(fabs(rate / flow - 1) < 2e-5, "the flow's rate %g, not 7 steps over their time, %g",
+		  rate, flow);
 	csv_table_free(&t);
 	snprintf(cmd, sizeof cmd, "%s compare %s %s 2>/dev/null", sph_bin(), out, out);
 	cli_run_stdout(cmd, text, sizeof text);
