@@ -356,6 +356,8 @@ COLLAPSE = results/sph/collapse-16128.csv
 PHYSICS = $(or $(FROM),results/h200)/sph-physics.csv
 # The paper's Tables 1 and 2: the sph-render-table suite wrote it.
 RENDER_TABLE  = $(or $(FROM),results/h200)/sph-render-table.csv
+# The step through the dam break: the sph-table suite's moments of the flow.
+SPH_TABLE = $(or $(FROM),results/h200)/sph-table.csv
 # The scaling model's predictions: `bin/harness model --out` wrote them.
 MODEL = $(or $(FROM),results/h200x4)/scaling-model.csv
 # Each line names its data; without FROM, these come from the defaults above.
@@ -377,6 +379,14 @@ figures: deps-run deps-figures
 	  dev=$$(sed -n 's/^# device: //p' $(FIGURES)/sph-render-table.dat) && \
 	  gnuplot -e "datafile='$(FIGURES)/sph-render-table.dat'; outbase='$(FIGURES)/sph-render-table'; device='$$dev'" plots/sph-render-table.gp && \
 	  echo "sph-render-table: $(RENDER_TABLE)$(FROM_SAYS) -> $(FIGURES)/sph-render-table.png, .svg" || st=1; fi; \
+	if [ ! -f $(SPH_TABLE) ]; then echo "sph-flow: no $(SPH_TABLE) (skipped)"; \
+	elif ! $(BIN) report --sph --data --from $(dir $(SPH_TABLE)) > $(FIGURES)/sph-flow.dat || \
+	     ! grep -q ' 255600 ' $(FIGURES)/sph-flow.dat; then \
+	  rm -f $(FIGURES)/sph-flow.dat; echo "sph-flow: $(SPH_TABLE) has no moments of the flow at 255600 (skipped)"; \
+	else \
+	  dev=$$(sed -n 's/.*"name": "NVIDIA \([^"]*\)".*/\1/p' $(SPH_TABLE:.csv=.meta.json) | head -n1) && \
+	  gnuplot -e "datafile='$(FIGURES)/sph-flow.dat'; outbase='$(FIGURES)/sph-flow'; column='255600'; device='$${dev:-measured}'" plots/sph-flow.gp && \
+	  echo "sph-flow: $(SPH_TABLE)$(FROM_SAYS) -> $(FIGURES)/sph-flow.png, .svg" || st=1; fi; \
 	if [ -f $(MODEL) ]; then \
 	  gnuplot -e "datafile='$(MODEL)'; outbase='$(FIGURES)/scaling-model'; subtitle='$$(sed -n 's/.*"subtitle": "\([^"]*\)".*/\1/p' $(MODEL:.csv=.meta.json))'" plots/scaling-model.gp && \
 	  echo "scaling-model: $(MODEL)$(FROM_SAYS) -> $(FIGURES)/scaling-model.png, .svg" || st=1; \

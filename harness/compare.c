@@ -89,6 +89,7 @@ const struct compare_kind compare_kinds[] = {
 		.details = { "build_ms", "density_ms", "force_ms", "integrate_ms" },
 		.detail_heading = { "build", "density", "force", "integr" },
 		.time_col = "time_median_step_s",
+		.call_units_col = "window_steps",
 		.samples_col = "samples",
 		.counters = { "steps_per_s", "build_ms", "density_ms", "force_ms", "integrate_ms",
 			      "noise_pct", "aux_bytes_per_particle", "candidates_per_neighbour",
@@ -112,7 +113,10 @@ const struct compare_kind compare_kinds[] = {
 const size_t compare_kind_count = sizeof compare_kinds / sizeof compare_kinds[0];
 
 /* How compare finds a pair's resolution. */
-#define COMPARE_NOISE_RULE "sqrt(noise_base^2 + noise_new^2), the rows' noise_pct"
+#define COMPARE_NOISE_RULE                                                                    \
+	"sqrt(noise_base^2 + noise_new^2 + floor^2): the rows' noise_pct and the between-run "   \
+	"floor of their device, kind and time per call (harness/floors.def; none where not "     \
+	"calibrated)"
 
 /* Columns every kind needs besides its keys and metrics. */
 static const char *const compare_common[] = { "device_name", "valid", "noise_pct" };
@@ -284,6 +288,16 @@ static int compare_read_side(const struct compare_kind *kind, const struct csv_t
 	if (kind->samples_col && csv_table_col(t, kind->samples_col) >= 0 &&
 	    compare_optional_double(t, row, kind->samples_col, &s->samples, err, errlen) != 0)
 		return -1;
+	double units = 1;
+	s->call_s = NAN;
+	if ((kind->time_col && csv_table_col(t, kind->time_col) >= 0 &&
+	     compare_optional_double(t, row, kind->time_col, &s->call_s, err, errlen) != 0) ||
+	    (kind->call_units_col && csv_table_col(t, kind->call_units_col) >= 0 &&
+	     compare_optional_double(t, row, kind->call_units_col, &units, err, errlen) != 0))
+		return -1;
+	s->call_s *= isnan(units) ? 1 : units;
+	snprintf(s->device_class, sizeof s->device_class, "%s",
+		 csv_table_col(t, "device") >= 0 ? csv_table_named(t, row, "device") : "");
 	if (isnan(s->noise_pct))
 		s->noise_pct = 0;
 	/* one sample has no spread to measure: its noise is unknown, not 0 */
@@ -456,11 +470,23 @@ struct compare_judgement compare_judge(double base, double base_noise_pct, doubl
 	return j;
 }
 
-/* Judges a joined pair on its raw figures and, across devices, on its
- * share of each device's ceiling, with the estimate x (NAN parts: the
- * files' figures and the rows' combined noise). */
-static void compare_judge_entry(struct compare_entry *e, const struct compare_opts *o,
-				struct compare_estimate x)
+/* The between-run floor of a pair of kind (floors.h): that of BASE's
+ * device, kind and device class, in the band of the shorter of the two
+ * rows' calls; NULL where none is calibrated. */
+static const struct floor_class *compare_floor(const struct compare_kind *kind,
+					       const struct compare_entry *e)
+{
+	if (strcmp(e->base.device_name, e->new.device_name) != 0)
+		return NULL; /* across devices: each row's own runs are not calibrated together */
+	return floors_find(e->base.device_name, kind->slug, e->base.device_class,
+			   fmin(e->base.call_s, e->new.call_s));
+}
+
+/* Judges a joined pair of kind on its raw figures and, across devices, on
+ * its share of each device's ceiling, with the estimate x (NAN parts: the
+ * files' figures and the rows' combined noise with the between-run floor). */
+static void compare_judge_entry(struct compare_entry *e, const struct compare_kind *kind,
+				const struct compare_opts *o, struct compare_estimate x)
 {
 	if (e->untimed) {
 		/* its validation alone: valid in both is the pass */
@@ -477,7 +503,11 @@ static void compare_judge_entry(struct compare_entry *e, const struct compare_op
 	}
 	const struct compare_side *b = &e->base, *v = &e->new;
 	double noise = compare_noise(b->noise_pct, v->noise_pct);
-	double u = isnan(x.resolution_pct) ? noise : x.resolution_pct;
+	e->by_noise = isnan(x.resolution_pct);
+	e->floor = e->by_noise ? compare_floor(kind, e) : NULL;
+	double u = !isnan(x.resolution_pct) ? x.resolution_pct
+		   : e->floor		    ? compare_noise(noise, e->floor->floor_pct)
+					    : noise;
 	bool given = !isnan(x.ratio) && b->value > 0 && v->value > 0;
 	e->raw = compare_decide(given ? 1.0 : b->value, given ? x.ratio : v->value, u,
 				o->threshold_pct, o->min_change_pct);
@@ -565,6 +595,10 @@ static void compare_count(struct compare_report *r, const struct compare_entry *
 			r->failed_new++;
 		return;
 	}
+	if (!e->untimed && !isnan(j->resolution_pct)) {
+		r->floored += e->floor != NULL;
+		r->unfloored += e->floor == NULL && e->by_noise;
+	}
 	r->faster += j->verdict == COMPARE_FASTER;
 	r->same += j->verdict == COMPARE_SAME;
 	r->slower += j->verdict == COMPARE_SLOWER;
@@ -577,6 +611,7 @@ static void compare_recount(struct compare_report *r)
 {
 	r->faster = r->same = r->slower = r->regressions = r->inconclusive = 0;
 	r->only_base = r->only_new = r->failed_new = r->uncompared = 0;
+	r->floored = r->unfloored = 0;
 	for (size_t i = 0; i < r->count; i++)
 		compare_count(r, &r->entries[i]);
 }
@@ -588,7 +623,7 @@ void compare_rejudge(struct compare_report *r,
 	for (size_t i = 0; i < r->count; i++) {
 		struct compare_entry *e = &r->entries[i];
 		if (e->in_base && e->in_new)
-			compare_judge_entry(e, &r->opts, est(ctx, e));
+			compare_judge_entry(e, r->kind, &r->opts, est(ctx, e));
 	}
 	snprintf(r->resolution_rule, sizeof r->resolution_rule, "%s", rule);
 	r->rounds = rounds;
@@ -613,7 +648,8 @@ static int compare_join(struct compare_report *r, struct compare_rowset *b,
 		if (!r->opts.across_devices &&
 		    compare_check_devices(r, e, bpath, vpath, err, errlen) != 0)
 			return -1;
-		compare_judge_entry(e, &r->opts, (struct compare_estimate){ NAN, NAN, NAN, NAN });
+		compare_judge_entry(e, r->kind, &r->opts,
+				    (struct compare_estimate){ NAN, NAN, NAN, NAN });
 	}
 	for (size_t j = 0; j < v->count; j++) {
 		if (v->matched[j])
@@ -964,9 +1000,11 @@ static void compare_key_short(const struct compare_report *r, const struct compa
 			      char *out, size_t len)
 {
 	size_t n = (size_t)snprintf(out, len, "%s", e->key.cells[0]);
-	for (size_t i = 0; r->kind->shown[i] && n < len; i++)
-		n += (size_t)snprintf(out + n, len - n, " %s=%s", r->kind->shown_heading[i],
-				      compare_key_value(r, e, r->kind->shown[i]));
+	for (size_t i = 0; r->kind->shown[i] && n < len; i++) {
+		const char *v = compare_key_value(r, e, r->kind->shown[i]);
+		if (v && v[0]) /* an empty optional key says nothing */
+			n += (size_t)snprintf(out + n, len - n, " %s=%s", r->kind->shown_heading[i], v);
+	}
 }
 
 /* Appends "; COUNT WHAT (row, row, row, ...)" for the entries of r that
@@ -1094,6 +1132,31 @@ static void compare_print_verdict(FILE *fp, const struct compare_report *r)
 	fprintf(fp, "\n");
 }
 
+/* A line per between-run floor the pairs were judged with, and one for
+ * the pairs judged without one. */
+static void compare_print_floors(FILE *fp, const struct compare_report *r)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		const struct floor_class *f = r->entries[i].floor;
+		bool seen = false;
+		for (size_t q = 0; q < i && f && !seen; q++)
+			seen = r->entries[q].floor == f;
+		if (!f || seen)
+			continue;
+		size_t rows = 0;
+		for (size_t q = 0; q < r->count; q++)
+			rows += r->entries[q].floor == f;
+		fprintf(fp, "floor %.2f%%: %zu pair%s of %s %s rows on %s, calls of %s 100 us (from %d "
+			    "pairs of separate runs, %s)\n", f->floor_pct, rows, rows == 1 ? "" : "s",
+			f->device, r->kind->name, f->device_name, f->min_call_s > 0 ? "at least" : "under",
+			f->pairs, f->source);
+	}
+	if (r->unfloored)
+		fprintf(fp, "no floor: %zu pair%s on a device, kind or time per call that no separate "
+			    "runs calibrated: their resolution is their noise alone, blind to what two "
+			    "runs differ by\n", r->unfloored, r->unfloored == 1 ? "" : "s");
+}
+
 void compare_print(FILE *fp, const struct compare_report *r, const char *base_path,
 		   const char *new_path)
 {
@@ -1112,6 +1175,7 @@ void compare_print(FILE *fp, const struct compare_report *r, const char *base_pa
 			    "regression\n", r->resolution_rule);
 	} else {
 		fprintf(fp, "\nresol: the change a row can tell from none: %s.\n", r->resolution_rule);
+		compare_print_floors(fp, r);
 		fprintf(fp, "SLOWER (a regression): slowdown - resol > %g%% (and slowdown > %g%%); "
 			    "decided, no regression: slowdown + resol <= %g%%, then same (|change| within "
 			    "max(resol, %g%%)), faster or slower; else inconclusive%s\n",
@@ -1138,7 +1202,7 @@ void compare_print(FILE *fp, const struct compare_report *r, const char *base_pa
 /* ---- the verdict file ---------------------------------------------------- */
 
 static const char *const compare_verdict_columns[] = {
-	"metric", "base_value", "new_value", "ratio", "change_pct", "noise_pct",
+	"metric", "base_value", "new_value", "ratio", "change_pct", "noise_pct", "floor_pct",
 	"resolution_pct", "threshold_pct", "rounds", "verdict",
 };
 #define COMPARE_VERDICT_NCOLS (sizeof compare_verdict_columns / sizeof *compare_verdict_columns)
@@ -1180,6 +1244,7 @@ static void compare_verdict_row(const void *ctx_, size_t row, char (*cells)[RESU
 	compare_cell(cells[c++], judged ? j->ratio : NAN, "%.6g");
 	compare_cell(cells[c++], judged ? 100.0 * (j->ratio - 1.0) : NAN, "%.4g");
 	compare_cell(cells[c++], judged ? j->noise_pct : NAN, "%.4g");
+	compare_cell(cells[c++], judged && e->floor ? e->floor->floor_pct : NAN, "%.4g");
 	compare_cell(cells[c++], judged ? j->resolution_pct : NAN, "%.4g");
 	compare_cell(cells[c++], r->opts.threshold_pct, "%g");
 	if (r->rounds > 0)
@@ -1204,6 +1269,8 @@ static void compare_verdict_json(struct json_out *j, const void *ctx_)
 	json_kv_bool(j, "allow_inconclusive", r->opts.allow_inconclusive);
 	json_kv_string(j, "resolution", r->resolution_rule);
 	json_kv_int(j, "rounds", r->rounds);
+	json_kv_int(j, "pairs_with_floor", (long long)r->floored);
+	json_kv_int(j, "pairs_without_floor", (long long)r->unfloored);
 	json_kv_string(j, "rule", "change = 100 (new/base - 1), slowdown = -change; SLOWER (a regression) "
 				  "when slowdown - resolution > threshold and slowdown > min_change; "
 				  "decided, no regression, when slowdown + resolution <= max(threshold, "
@@ -1275,7 +1342,10 @@ static void compare_help(void)
 	       "  (variant, check, column, quantity, T, time_s)) compare each row's\n"
 	       "  validation (its pass flag): valid in BASE and not in NEW is a regression.\n"
 	       "Each row's resolution (resol) is the change it can tell from none:\n"
-	       "  sqrt(noise_base^2 + noise_new^2) of its noise_pct columns. With\n"
+	       "  sqrt(noise_base^2 + noise_new^2 + floor^2): its noise_pct columns and\n"
+	       "  what separate runs of the same code on its device differ by, the floor\n"
+	       "  that harness calibrate measured for its kind and time per call\n"
+	       "  (harness/floors.def; none where no runs calibrated it, said so). With\n"
 	       "  slowdown = 100 (1 - new/base) %%:\n"
 	       "  SLOWER        slowdown - resol > --threshold PCT (default %g) and slowdown >\n"
 	       "                --min-change PCT (default %g): a regression\n"

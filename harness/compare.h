@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "core/csv_table.h"
+#include "floors.h"
 
 /*
  * `harness compare BASE.csv NEW.csv [--threshold PCT] [--min-change PCT]
@@ -154,6 +155,10 @@ struct compare_kind {
 	 * samples and calls per sample (NULL: 1), and the figures exported as
 	 * counters (NULL-terminated). */
 	const char *time_col, *samples_col, *reps_col;
+	/* The column that times time_col by the units of work of one timed
+	 * call (SPH: window_steps), for the between-run floor's band
+	 * (floors.h); NULL: time_col is per call. */
+	const char *call_units_col;
 	const char *counters[COMPARE_MAX_COUNTERS + 1];
 	/* A kind whose rows are verdicts, never timed (sph physics): no
 	 * metric, no noise; a row passed where valid_name holds 1 ("valid"
@@ -190,6 +195,8 @@ struct compare_side {
 	double noise_pct;      /* 0 when the cell is empty */
 	double pct_of_ceiling; /* NAN when the cell is empty */
 	double samples;        /* the kind's samples_col; NAN when it has none or the cell is empty */
+	double call_s;         /* seconds a timed call (time_col x call_units_col); NAN: not known */
+	char device_class[8];  /* the device column: "gpu", "cpu"; "" when none */
 	double details[COMPARE_MAX_DETAILS]; /* the kind's details; NAN when empty */
 };
 
@@ -210,6 +217,11 @@ struct compare_entry {
 	struct compare_judgement raw;     /* on value */
 	struct compare_judgement ceiling; /* on pct_of_ceiling; UNCOMPARED without both */
 	bool counts_ceiling;              /* the exit status follows ceiling, not raw */
+	/* The between-run floor in the resolution (floors.h): NULL where none
+	 * is calibrated for the rows' device, kind and band, or where the
+	 * resolution came from elsewhere (ab's rounds). */
+	const struct floor_class *floor;
+	bool by_noise; /* judged on the rows' noise (and floor), not an estimate of ab's */
 };
 
 #define COMPARE_NOTE_LEN 512
@@ -242,6 +254,10 @@ struct compare_report {
 	 * file, and over how many rounds (0: from the rows' noise). */
 	char resolution_rule[512];
 	int rounds;
+	/* Timed pairs judged with a calibrated floor, and without one (their
+	 * device, kind and band have none: the resolution is their noise
+	 * alone, blind to what changes between runs). */
+	size_t floored, unfloored;
 };
 
 /* Judges new against base (both > 0) with their noises (percent, >= 0),

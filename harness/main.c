@@ -19,6 +19,7 @@
 #include "nbody/commbench.h"
 #include "nbody/scaling_model.h"
 #include "cli.h"
+#include "calibrate.h"
 #include "compare.h"
 #include "core/csv_table.h"
 #include "nbody/dist.h"
@@ -1244,6 +1245,8 @@ static const struct main_cmd {
 	{ "forces", "per-body accelerations of one variant next to the reference", NULL },
 	{ "compare", "two results CSVs row by row: same, faster, slower, SLOWER (a\n"
 		     "regression) or inconclusive (too noisy to tell)", compare_command },
+	{ "calibrate", "what separate runs of the same suites differ by: the floors\n"
+		       "compare adds to each row's noise", calibrate_command },
 	{ "ab", "the same rows with a base revision's build and this one,\n"
 		"interleaved until decided, pooled and compared: a regression gate", ab_command },
 	{ "plot", "the chapter's figures from suite CSVs (gnuplot)", plot_command },

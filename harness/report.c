@@ -183,24 +183,25 @@ int report_command(int argc, char **argv)
 		} else if (strcmp(argv[i], "--data") == 0) {
 			data = true;
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: harness report [--sph | --render [--data]] [--from DIR]\n\n"
+			printf("usage: harness report [--sph | --render] [--data] [--from DIR]\n\n"
 			       "Prints the N-body results tables (results/nbody.md) from DIR/baseline.csv,\n"
 			       "DIR/steps.csv and DIR/fig31-6.csv (default DIR: %s); with --sph\n"
 			       "its SPH tables from DIR/sph-table.csv and DIR/sph-large.csv\n"
-			       "(default DIR: %s); with --render the rendering tables (the SPH\n"
+			       "(default DIR: %s), the rates of the whole flow and of its moments,\n"
+			       "--data a line per moment for plots/sph-flow.gp; with --render the rendering tables (the SPH\n"
 			       "paper's Tables 1 and 2 beside the measured rows) from\n"
 			       "DIR/sph-render-table.csv (default DIR: %s), --data as gnuplot blocks.\n",
 			       REPORT_DEFAULT_FROM, REPORT_SPH_DEFAULT_FROM, REPORT_SPH_DEFAULT_FROM);
 			return 0;
 		} else {
 			fprintf(stderr, "harness: report: unknown argument '%s' (usage: harness report "
-					"[--sph | --render [--data]] [--from DIR])\n", argv[i]);
+					"[--sph | --render] [--data] [--from DIR])\n", argv[i]);
 			return 2;
 		}
 	}
-	if ((sph && render) || (data && !render)) {
+	if ((sph && render) || (data && !render && !sph)) {
 		fprintf(stderr, "harness: report: --sph and --render are separate reports; --data goes "
-				"with --render\n");
+				"with one of them\n");
 		return 2;
 	}
 	struct stat st;
@@ -213,7 +214,7 @@ int report_command(int argc, char **argv)
 	if (render)
 		return report_render(from ? from : REPORT_SPH_DEFAULT_FROM, data);
 	if (sph)
-		return report_sph(from ? from : REPORT_SPH_DEFAULT_FROM);
+		return report_sph(from ? from : REPORT_SPH_DEFAULT_FROM, data);
 	if (!from)
 		from = REPORT_DEFAULT_FROM;
 	struct report_file base, steps, fig;

@@ -710,17 +710,30 @@ Test(compare, differences_under_the_floor_are_same)
 	cr_expect_eq(r.slower + r.faster, 0, "%zu slower, %zu faster", r.slower, r.faster);
 	cr_expect_gt(r.same, 300, "the 364 rows, less those invalid or not timed");
 	compare_report_free(&r);
+	/* without MIN, and on a device no separate runs calibrated (so no
+	 * between-run floor either), 0.1 % is told apart */
+	struct edited b;
+	edited_open(&b, "results/h200/baseline.csv");
+	snprintf(b.path, sizeof b.path, "%s/base.csv", b.dir);
+	edited_set(&b, SIZE_MAX, "device_name", "A GPU of no calibration", 0);
+	edited_set(&b, SIZE_MAX, "noise_pct", "0.01", 0);
+	edited_set(&e, SIZE_MAX, "device_name", "A GPU of no calibration", 0);
+	edited_write(&b, false);
+	edited_write(&e, false);
 	struct compare_opts no_floor = same_device;
 	no_floor.min_change_pct = 0;
-	compare_fixtures("results/h200/baseline.csv", e.path, &no_floor, &r);
+	compare_fixtures(b.path, e.path, &no_floor, &r);
 	cr_expect_gt(r.slower, 0, "without the floor 0.1 %% reads slower");
 	cr_expect_eq(r.regressions, 0, "and is no regression");
+	cr_expect_eq(r.floored, 0);
+	cr_expect_gt(r.unfloored, 300, "every timed pair is judged without a between-run floor");
 	compare_report_free(&r);
 	char cmd[512], err[4096];
 	/* (its CPU rows are too noisy to decide at 5 %: allowed here) */
-	snprintf(cmd, sizeof cmd, "%s compare results/h200/baseline.csv %s --min-change 0.5 "
-		 "--allow-inconclusive", harness_bin(), e.path);
+	snprintf(cmd, sizeof cmd, "%s compare %s %s --min-change 0.5 --allow-inconclusive",
+		 harness_bin(), b.path, e.path);
 	cr_expect_eq(run(cmd, err, sizeof err), 0, "%s", err);
+	edited_close(&b);
 	edited_close(&e);
 }
 
@@ -920,10 +933,13 @@ Test(compare, verdicts_file)
 		cr_assert_lt(r, t.nrows, "no row %s %s", want[k][0], want[k][1]);
 		cr_expect_str_eq(csv_table_named(&t, r, "verdict"), want[k][2]);
 		if (k == 0) {
-			double res, change;
+			double res, change, floor;
 			cr_assert_eq(csv_table_double(&t, r, "resolution_pct", &res, e, sizeof e), 0, "%s", e);
 			cr_assert_eq(csv_table_double(&t, r, "change_pct", &change, e, sizeof e), 0, "%s", e);
-			cr_expect_float_eq(res, sqrt(10.0), 1e-3, "sqrt(1^2 + 3^2)");
+			cr_assert_eq(csv_table_double(&t, r, "floor_pct", &floor, e, sizeof e), 0, "%s", e);
+			/* the H200's floor for a GPU N-body call from 100 us (floors.def) */
+			cr_expect_float_eq(floor, 0.5, 1e-9);
+			cr_expect_float_eq(res, sqrt(1.0 + 9.0 + 0.25), 1e-3, "sqrt(1^2 + 3^2 + 0.5^2)");
 			cr_expect_float_eq(change, -3.0, 1e-3);
 		}
 	}
@@ -1024,11 +1040,16 @@ Test(compare, physics_rows_compare_their_pass_flags)
  * their timing, and those not timed in one of them are not a pass. */
 Test(compare, timed_against_untimed_is_not_a_pass)
 {
-	char cmd[512], out[1 << 14];
-	snprintf(cmd, sizeof cmd, "%s compare results/h200/sph-memory.csv results/h200/sph-table.csv",
-		 cli_harness_bin());
+	char cmd[512], out[1 << 16];
+	struct edited e;
+	edited_open(&e, "results/h200/sph-table.csv");
+	edited_set(&e, SIZE_MAX, "steps_per_s", "", 0);
+	edited_write(&e, false);
+	snprintf(cmd, sizeof cmd, "%s compare %s results/h200/sph-table.csv", cli_harness_bin(),
+		 e.path);
 	cr_expect_eq(cli_run_capture(cmd, ">%s 2>&1", out, sizeof out), 3, "%s", out);
 	cr_expect(strstr(out, "not timed in BASE"), "%s", out);
+	edited_close(&e);
 }
 
 /* SPH rows timed over a window of K steps are another measurement than

@@ -63,8 +63,22 @@ static void rr_steps_free(struct rr_steps *s)
 			csv_table_free(&s->t[k]);
 }
 
-/* Rendering row i's step [s]: the step suites' median for its variant
- * and n, or (*own set) the one timed in its own run. */
+/* Row i's cell of column col, "" where t has no such column. */
+static const char *rr_cell(const struct csv_table *t, size_t i, const char *col)
+{
+	return csv_table_col(t, col) >= 0 ? csv_table_named(t, i, col) : "";
+}
+
+/* Whether rows i of t and j of u are of one moment: the same warm_steps
+ * and the same flow_to_steps (none in a file without the column). */
+static bool rr_same_moment(const struct csv_table *t, size_t i, const struct csv_table *u, size_t j)
+{
+	return strcmp(rr_cell(t, i, "warm_steps"), rr_cell(u, j, "warm_steps")) == 0 &&
+	       strcmp(rr_cell(t, i, "flow_to_steps"), rr_cell(u, j, "flow_to_steps")) == 0;
+}
+
+/* Rendering row i's step [s]: the step suites' median for its variant, n
+ * and moment, or (*own set) the one timed in its own run. */
 static double rr_step_s(const struct rr_steps *s, const struct csv_table *t, size_t i, bool *own)
 {
 	const char *variant = csv_table_named(t, i, "variant");
@@ -73,6 +87,7 @@ static double rr_step_s(const struct rr_steps *s, const struct csv_table *t, siz
 		for (size_t j = 0; s->have[k] && j < s->t[k].nrows; j++)
 			if (strcmp(csv_table_named(&s->t[k], j, "variant"), variant) == 0 &&
 			    atoll(csv_table_named(&s->t[k], j, "n")) == n &&
+			    rr_same_moment(t, i, &s->t[k], j) &&
 			    strcmp(csv_table_named(&s->t[k], j, "valid"), "1") == 0 &&
 			    atof(csv_table_named(&s->t[k], j, "time_median_step_s")) > 0) {
 				*own = false;
@@ -97,11 +112,14 @@ static void rr_rates(const struct rr_steps *s, const struct csv_table *t, size_t
 	q[3] = 1.0 / (step + ex + render);
 }
 
-/* The valid, timed rendering row of variant at n, or -1. */
+/* The valid, timed rendering row of variant at n (that of the whole
+ * flow where the table has such rows), or -1. */
 static long rr_find(const struct csv_table *t, const char *variant, long long n)
 {
+	const bool flows = csv_table_col(t, "flow_to_steps") >= 0;
 	for (size_t i = 0; i < t->nrows; i++)
 		if (strcmp(csv_table_named(t, i, "variant"), variant) == 0 &&
+		    (!flows || rr_cell(t, i, "flow_to_steps")[0]) &&
 		    atoll(csv_table_named(t, i, "n")) == n && strcmp(csv_table_named(t, i, "valid"), "1") == 0 &&
 		    strcmp(csv_table_named(t, i, "render_valid"), "1") == 0 &&
 		    csv_table_named(t, i, "overall_fps")[0] != '\0')

@@ -11,6 +11,7 @@
 #include "../core/csv_table.h"
 #include "../report_format.h"
 #include "../core/results.h"
+#include "../../reference/sph_scene.h"
 
 /* The columns of the steps/s table, fastest method first, and the rows of
  * the per-phase table (the GPU searches but brute force). */
@@ -29,21 +30,44 @@ struct report_sph_rows {
 	size_t nt;
 };
 
-/* The valid, timed row of variant at n: its table and index; 0 or -1. */
-static int rs_find(const struct report_sph_rows *rs, const char *variant, long long n,
-		   const struct csv_table **t, size_t *r)
+/* Which row of a variant and column: that of the whole flow (a file
+ * without such rows: its first), or that of one moment (step). */
+#define RS_FLOW (-1L)
+
+/* Whether row i of t is the row of the whole flow. */
+static bool rs_is_flow(const struct csv_table *t, size_t i)
 {
-	for (size_t k = 0; k < rs->nt; k++)
+	return csv_table_col(t, "flow_to_steps") >= 0 && csv_table_named(t, i, "flow_to_steps")[0];
+}
+
+/* The valid, timed row of variant at n, at the moment which (RS_FLOW or a
+ * step): its table and index; 0 or -1. */
+static int rs_find_at(const struct report_sph_rows *rs, const char *variant, long long n,
+		      long which, const struct csv_table **t, size_t *r)
+{
+	for (size_t k = 0; k < rs->nt; k++) {
+		const bool flows = csv_table_col(&rs->t[k], "flow_to_steps") >= 0;
 		for (size_t i = 0; i < rs->t[k].nrows; i++)
 			if (strcmp(csv_table_named(&rs->t[k], i, "variant"), variant) == 0 &&
 			    atoll(csv_table_named(&rs->t[k], i, "n")) == n &&
 			    strcmp(csv_table_named(&rs->t[k], i, "valid"), "1") == 0 &&
-			    csv_table_named(&rs->t[k], i, "steps_per_s")[0] != '\0') {
+			    csv_table_named(&rs->t[k], i, "steps_per_s")[0] != '\0' &&
+			    (which == RS_FLOW ? !flows || rs_is_flow(&rs->t[k], i)
+					      : !rs_is_flow(&rs->t[k], i) &&
+						atol(csv_table_named(&rs->t[k], i, "warm_steps")) == which)) {
 				*t = &rs->t[k];
 				*r = i;
 				return 0;
 			}
+	}
 	return -1;
+}
+
+/* The row of the whole flow of variant at n (rs_find_at). */
+static int rs_find(const struct report_sph_rows *rs, const char *variant, long long n,
+		   const struct csv_table **t, size_t *r)
+{
+	return rs_find_at(rs, variant, n, RS_FLOW, t, r);
 }
 
 /* Whether the row's last-resort clamp fired (its clamps column is not 0):
@@ -101,10 +125,9 @@ static int rs_cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The steps/s table: a row per particle count any variant was timed at. */
-static void rs_rates(const struct report_sph_rows *rs)
+/* The particle counts of rs's rows, ascending, into ns; how many. */
+static size_t rs_counts(const struct report_sph_rows *rs, long long ns[REPORT_SPH_MAX_ROWS])
 {
-	long long ns[REPORT_SPH_MAX_ROWS];
 	size_t nn = 0;
 	for (size_t k = 0; k < rs->nt; k++)
 		for (size_t i = 0; i < rs->t[k].nrows && nn < REPORT_SPH_MAX_ROWS; i++) {
@@ -116,6 +139,14 @@ static void rs_rates(const struct report_sph_rows *rs)
 				ns[nn++] = n;
 		}
 	qsort(ns, nn, sizeof *ns, rs_cmp_ll);
+	return nn;
+}
+
+/* The steps/s table: a row per particle count any variant was timed at. */
+static void rs_rates(const struct report_sph_rows *rs)
+{
+	long long ns[REPORT_SPH_MAX_ROWS];
+	const size_t nn = rs_counts(rs, ns);
 	struct csv_table paper_t;
 	char perr[512];
 	const bool have_paper = csv_table_read("results/published/goswami2010_sph.csv", &paper_t,
@@ -195,6 +226,12 @@ static int rs_phases(const struct report_sph_rows *rs, long long n, char *err, s
 	for (size_t v = 0; v < REPORT_SPH_PHASES; v++) {
 		char b[32];
 		const bool clamped = rs_clamped(tt[v], rr[v]);
+		/* candidate pairs are of one state: the flow's first moment's */
+		const struct csv_table *ct = tt[v];
+		size_t cr = rr[v];
+		if (rs_is_flow(tt[v], rr[v]))
+			rs_find_at(rs, report_sph_variants[v], n,
+				   atol(csv_table_named(tt[v], rr[v], "warm_steps")), &ct, &cr);
 		any_clamped = any_clamped || clamped;
 		report_grouped(b, sizeof b, llround(bytes[v]));
 		printf("| %s%s | %.3f | %.3f | %.3f | %.3f | %s%s%s | %.3g |\n",
@@ -203,13 +240,173 @@ static int rs_phases(const struct report_sph_rows *rs, long long n, char *err, s
 		       atof(csv_table_named(tt[v], rr[v], "density_ms")), atof(csv_table_named(tt[v], rr[v], "force_ms")),
 		       atof(csv_table_named(tt[v], rr[v], "integrate_ms")), bytes[v] == least ? "**" : "", b,
 		       bytes[v] == least ? "**" : "",
-		       atof(csv_table_named(tt[v], rr[v], "candidates_per_neighbour")));
+		       atof(csv_table_named(ct, cr, "candidates_per_neighbour")));
 	}
 	rs_clamp_note(any_clamped);
 	return 0;
 }
 
-int report_sph(const char *from)
+/* Seconds of flow a step of column (a name or NXxNYxNZ@L) is; NAN when
+ * the name is not one. */
+static double rs_dt(const char *column)
+{
+	struct sph_column c;
+	struct sph_params p;
+	char err[256];
+	if (sph_scene_column_parse(column, &c, err, sizeof err) != 0)
+		return NAN;
+	sph_scene_box(&c, &p);
+	return p.dt;
+}
+
+/* A moment as the tables name it: "step 20" before 0.05 s of flow, else
+ * its time, "0.1 s". */
+static void rs_moment(char *out, size_t len, long step, double dt)
+{
+	if (isnan(dt) || (double)step * dt < 0.05)
+		snprintf(out, len, "step %ld", step);
+	else
+		snprintf(out, len, "%.2g s", (double)step * dt);
+}
+
+/* The steps of the moments of the flow rows at n (those of the first
+ * variant with a flow row there), ascending, into steps; how many. */
+static size_t rs_moments_at(const struct report_sph_rows *rs, long long n, long *steps,
+			    size_t max, const char **column)
+{
+	size_t k = 0;
+	for (size_t v = 0; v < REPORT_SPH_NV && k == 0; v++) {
+		const struct csv_table *t;
+		size_t r;
+		if (rs_find(rs, report_sph_variants[v], n, &t, &r) != 0 || !rs_is_flow(t, r))
+			continue;
+		*column = csv_table_named(t, r, "column");
+		const long lo = atol(csv_table_named(t, r, "warm_steps"));
+		const long hi = atol(csv_table_named(t, r, "flow_to_steps"));
+		for (size_t i = 0; i < t->nrows && k < max; i++) {
+			if (rs_is_flow(t, i) || atoll(csv_table_named(t, i, "n")) != n ||
+			    strcmp(csv_table_named(t, i, "variant"), report_sph_variants[v]) != 0)
+				continue;
+			const long w = atol(csv_table_named(t, i, "warm_steps"));
+			if (w >= lo && w <= hi)
+				steps[k++] = w;
+		}
+	}
+	for (size_t i = 1; i < k; i++)
+		for (size_t j = i; j > 0 && steps[j] < steps[j - 1]; j--) {
+			const long x = steps[j];
+			steps[j] = steps[j - 1];
+			steps[j - 1] = x;
+		}
+	return k;
+}
+
+#define RS_MAX_MOMENTS 16
+
+/* The table of n's moments: each variant's steps/s at each moment of the
+ * flow and over the whole of it, the fastest in bold; then, for each
+ * moment, the methods in order, and where the order changes. Nothing when
+ * n has no flow rows. */
+static void rs_moments(const struct report_sph_rows *rs, long long n)
+{
+	long steps[RS_MAX_MOMENTS];
+	const char *column = NULL;
+	const size_t k = rs_moments_at(rs, n, steps, RS_MAX_MOMENTS, &column);
+	if (k < 2)
+		return;
+	const double dt = rs_dt(column);
+	double rate[REPORT_SPH_NV][RS_MAX_MOMENTS + 1];
+	double top[RS_MAX_MOMENTS + 1] = { 0 };
+	for (size_t v = 0; v < REPORT_SPH_NV; v++)
+		for (size_t m = 0; m <= k; m++) {
+			const struct csv_table *t;
+			size_t r;
+			rate[v][m] = rs_find_at(rs, report_sph_variants[v], n, m < k ? steps[m] : RS_FLOW,
+						&t, &r) == 0
+					     ? atof(csv_table_named(t, r, "steps_per_s"))
+					     : 0;
+			top[m] = fmax(top[m], rate[v][m]);
+		}
+	char nn[32], cell[32];
+	report_grouped(nn, sizeof nn, n);
+	printf("\nAt %s particles, steps/s at each moment of the flow and over the whole of it:\n\n"
+	       "| variant |", nn);
+	for (size_t m = 0; m < k; m++) {
+		rs_moment(cell, sizeof cell, steps[m], dt);
+		printf(" %s |", cell);
+	}
+	printf(" the flow |\n|---|");
+	for (size_t m = 0; m <= k; m++)
+		printf("---|");
+	printf("\n");
+	for (size_t v = 0; v < REPORT_SPH_NV; v++) {
+		if (!(rate[v][k] > 0))
+			continue;
+		printf("| %s |", rs_short(report_sph_variants[v]));
+		for (size_t m = 0; m <= k; m++) {
+			rs_rate(cell, sizeof cell, rate[v][m]);
+			printf(rate[v][m] > 0 ? rate[v][m] == top[m] ? " **%s** |" : " %s |" : " |", cell);
+		}
+		printf("\n");
+	}
+	/* the order of the methods at each moment */
+	size_t prev[REPORT_SPH_NV], nprev = 0;
+	printf("\nThe order at %s particles, fastest first:\n\n", nn);
+	for (size_t m = 0; m < k; m++) {
+		size_t order[REPORT_SPH_NV], no = 0;
+		for (size_t v = 0; v < REPORT_SPH_NV; v++)
+			if (rate[v][m] > 0 && rate[v][k] > 0) {
+				size_t at = no++;
+				while (at > 0 && rate[order[at - 1]][m] < rate[v][m]) {
+					order[at] = order[at - 1];
+					at--;
+				}
+				order[at] = v;
+			}
+		bool same = no == nprev;
+		for (size_t i = 0; same && i < no; i++)
+			same = order[i] == prev[i];
+		rs_moment(cell, sizeof cell, steps[m], dt);
+		printf("- %s:", cell);
+		if (m > 0 && same) {
+			printf(" as before\n");
+			continue;
+		}
+		for (size_t i = 0; i < no; i++) {
+			bool moved = m > 0 && (i >= nprev || prev[i] != order[i]);
+			printf("%s %s%s%s", i ? "," : "", moved ? "*" : "", rs_short(report_sph_variants[order[i]]),
+			       moved ? "*" : "");
+		}
+		printf("\n");
+		memcpy(prev, order, no * sizeof *order);
+		nprev = no;
+	}
+	printf("\n(*: a method whose place changed since the moment before)\n");
+}
+
+/* `report --sph --data`: a line per valid, timed moment row of the flow
+ * (not the flow rows): the figure's data (plots/sph-flow.gp). */
+static void rs_data(const struct report_sph_rows *rs)
+{
+	printf("# variant column n step time_s steps_per_s build_ms density_ms force_ms integrate_ms\n");
+	for (size_t k = 0; k < rs->nt; k++) {
+		const struct csv_table *t = &rs->t[k];
+		for (size_t i = 0; i < t->nrows; i++) {
+			if (rs_is_flow(t, i) || strcmp(csv_table_named(t, i, "valid"), "1") != 0 ||
+			    !csv_table_named(t, i, "steps_per_s")[0])
+				continue;
+			const char *column = csv_table_named(t, i, "column");
+			const long step = atol(csv_table_named(t, i, "warm_steps"));
+			printf("%s %s %s %ld %.6g %s %s %s %s %s\n", csv_table_named(t, i, "variant"),
+			       column, csv_table_named(t, i, "n"), step, (double)step * rs_dt(column),
+			       csv_table_named(t, i, "steps_per_s"), csv_table_named(t, i, "build_ms"),
+			       csv_table_named(t, i, "density_ms"), csv_table_named(t, i, "force_ms"),
+			       csv_table_named(t, i, "integrate_ms"));
+		}
+	}
+}
+
+int report_sph(const char *from, bool data)
 {
 	static const char *const names[2] = { "sph-table.csv", "sph-large.csv" };
 	struct report_sph_rows rs = { .nt = 0 };
@@ -232,9 +429,18 @@ int report_sph(const char *from)
 			goto out;
 		}
 	}
+	if (data) {
+		rs_data(&rs);
+		rc = 0;
+		goto out;
+	}
 	rs_rates(&rs);
 	if (rs_phases(&rs, 255600, err, sizeof err) == 0)
 		rc = 0;
+	long long ns[REPORT_SPH_MAX_ROWS];
+	const size_t nn = rs_counts(&rs, ns);
+	for (size_t j = 0; rc == 0 && j < nn; j++)
+		rs_moments(&rs, ns[j]);
 out:
 	for (size_t k = 0; k < rs.nt; k++)
 		csv_table_free(&rs.t[k]);

@@ -13,10 +13,11 @@
 /*
  * The moments of the flow that `--warm-steps flow` (the default) times:
  * step 20, while the column has barely started to fall, then every 0.1 s
- * to 0.4 s: the column's collapse, the surge along the floor (its front
- * reaches the far wall of the paper's tank, 4 column widths long, at
- * about 0.3 s) and its run-up the far wall. Each moment is a row of its
- * own; the rate of the whole stretch is a row more (sph_flow_combine).
+ * to 0.4 s: the column's collapse and the surge along the floor toward
+ * the far wall of the tank, four column widths away, while the Verlet
+ * lists are rebuilt more and more often (results/sph.md). Each moment is
+ * a row of its own; the rate of the whole stretch is a row more
+ * (sph_flow_combine).
  */
 #define SPH_FLOW_MOMENTS "20,0.1s,0.2s,0.3s,0.4s"
 #define SPH_FLOW_MAX 16

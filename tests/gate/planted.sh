@@ -4,6 +4,7 @@
 #   tests/gate/planted.sh [--out DIR] [--bin FILE] [--base-tree DIR] [--parts LIST]
 #                         [--time-limit SECONDS] [--gpu-threshold PCT] [--cpu-threshold PCT]
 #                         [--identical-threshold PCT] [--identical-n LIST]
+#                         [--sph-threshold PCT]
 #
 # Plants a slowdown in NEW with the harness's test hook
 # (HARNESS_TEST_HOOKS=1 HARNESS_TEST_SLOWDOWN=VARIANT:PCT, which ab gives
@@ -18,6 +19,13 @@
 #              threshold --gpu-threshold (1 %)
 #   cpu        5 and 30 % on the CPU rows (cpu-portable and cpu-simd at
 #              N = 1024 and 4096), threshold --cpu-threshold (2 %)
+#   sph        3 % on SPH rows: sph-gpu-verlet and sph-gpu-zindex-blocks at
+#              16,128 and 255,600, at step 20 and 0.2 s of flow and over
+#              that stretch, threshold --sph-threshold (2 %)
+#   render     3 % on rendering rows: sph-gpu-verlet's Phong frames at
+#              255,600 (sph run --render, step 20), threshold
+#              --sph-threshold; the hook slows the step's windows and every
+#              stage of the frames alike
 #   identical  ab over the baseline suite with nothing planted (BASE and NEW
 #              the same code): false regressions and inconclusive rows, at
 #              --identical-threshold (2 %); three rounds, ab's default (a
@@ -30,8 +38,8 @@
 #              --identical-n LIST keeps the suite's rows at those N (run
 #              --suite baseline --n LIST), to split the suite into parts that
 #              each fit a time limit
-# The gpu part, and the GPU rows of the identical part, are skipped, saying
-# why, where no GPU variant can run.
+# The gpu, sph and render parts, and the GPU rows of the identical part,
+# are skipped, saying why, where no GPU variant can run.
 #
 # Each row ends as one of: caught (SLOWER: a regression), inconclusive, missed
 # (decided: same, faster or slower by less than the threshold), or not
@@ -53,12 +61,13 @@ COMMAND="$0 $*"
 BIN=bin/harness
 OUT=
 BASE_TREE=
-PARTS=gpu,cpu,identical
+PARTS=gpu,cpu,identical,sph,render
 TIME_LIMIT=450
 GPU_T=1
 CPU_T=2
 ID_T=2
 ID_N=
+SPH_T=2
 # --max-time 1.5: N = 2^20 takes 0.5 s an evaluation on an H200, and a row
 # of one sample has no noise of its own (compare cannot judge it)
 GPU_ROWS="--variant auto --n 2^14,2^16,2^18,2^20 --min-time 0.05 --max-time 1.5"
@@ -66,6 +75,9 @@ CPU_ROWS="--variant cpu-portable,cpu-simd --n 1024,4096 --min-time 0.1 --max-tim
 ID_TIMING="--min-time 0.02 --max-time 0.1"
 GPU_PLANTED="1 2 3 5 30"
 CPU_PLANTED="5 30"
+SPH_ROWS="sph -v sph-gpu-verlet,sph-gpu-zindex-blocks --column 16128,255600 --warm-steps 20,0.2s --min-time 0.2 --max-time 1"
+RENDER_ROWS="sph -v sph-gpu-verlet --column 255600 --warm-steps 20 --render --min-time 0.2 --max-time 1"
+SPH_PLANTED="3"
 
 usage() {
 	sed -n '3,6p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -88,6 +100,7 @@ while [ $# -gt 0 ]; do
 	--cpu-threshold) CPU_T=${2:-}; shift 2 ;;
 	--identical-threshold) ID_T=${2:-}; shift 2 ;;
 	--identical-n) ID_N=${2:-}; shift 2 ;;
+	--sph-threshold) SPH_T=${2:-}; shift 2 ;;
 	-h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "planted.sh: unknown argument '$1'" >&2; usage ;;
 	esac
@@ -95,9 +108,9 @@ done
 
 [ -x "$BIN" ] || die "no program '$BIN' (build it first: make, or give --bin FILE)"
 for p in ${PARTS//,/ }; do
-	case "$p" in gpu|cpu|identical) ;; *) die "--parts: unknown part '$p' (gpu, cpu, identical)" ;; esac
+	case "$p" in gpu|cpu|identical|sph|render) ;; *) die "--parts: unknown part '$p' (gpu, cpu, identical, sph, render)" ;; esac
 done
-for n in "$TIME_LIMIT" "$GPU_T" "$CPU_T" "$ID_T"; do
+for n in "$TIME_LIMIT" "$GPU_T" "$CPU_T" "$ID_T" "$SPH_T"; do
 	[[ "$n" =~ ^[0-9]+([.][0-9]+)?$ ]] || die "'$n' is not a number of seconds or percent"
 done
 [ -z "$BASE_TREE" ] || [ -f "$BASE_TREE/Makefile" ] || die "--base-tree '$BASE_TREE' has no Makefile"
@@ -187,10 +200,12 @@ ab_case() {
 separate_cases() {
 	local part=$1 pattern=$2 thr=$3 sizes=$4
 	shift 4
-	local base="$OUT/$part/sep-base.csv" t0 rc
+	local base="$OUT/$part/sep-base.csv" t0 rc cmd=(run)
+	# SPH rows: ab takes them as "sph OPTIONS", a run as "sph run OPTIONS"
+	if [ "${1:-}" = sph ]; then cmd=(sph run); shift; fi
 	mkdir -p "$OUT/$part"
 	echo "planted.sh: $part: separate runs, planted $sizes % ($(elapsed) s so far)" >&2
-	if ! "$BIN" run "$@" --quiet --out "$base" >"$OUT/$part/sep-base.log" 2>&1; then
+	if ! "$BIN" "${cmd[@]}" "$@" --quiet --out "$base" >"$OUT/$part/sep-base.log" 2>&1; then
 		FAILED=1
 		echo "planted.sh: $part: the run without a slowdown failed (see $OUT/$part/sep-base.log)" >&2
 		return
@@ -198,7 +213,7 @@ separate_cases() {
 	for p in $sizes; do
 		t0=$(date +%s)
 		local new="$OUT/$part/sep-slow$p.csv" v="$OUT/$part/sep-slow$p-verdicts.csv"
-		if HARNESS_TEST_HOOKS=1 HARNESS_TEST_SLOWDOWN="$pattern:$p" "$BIN" run "$@" --quiet \
+		if HARNESS_TEST_HOOKS=1 HARNESS_TEST_SLOWDOWN="$pattern:$p" "$BIN" "${cmd[@]}" "$@" --quiet \
 			--out "$new" >"$OUT/$part/sep-slow$p.log" 2>&1; then
 			"$BIN" compare "$base" "$new" --threshold "$thr" --out "$v" >>"$OUT/$part/sep-slow$p.log" 2>&1
 			rc=$?
@@ -250,6 +265,22 @@ if has_part identical; then
 	fi
 fi
 
+for part in sph render; do
+	has_part "$part" || continue
+	if [ "$GPU" = 1 ]; then
+		rows=$SPH_ROWS pattern='sph-gpu-verlet'
+		[ "$part" = sph ] && pattern='sph-gpu-[vz]*'
+		[ "$part" = render ] && rows=$RENDER_ROWS
+		for p in $SPH_PLANTED; do
+			ab_case "$part" "$pattern" "$p" "$SPH_T" 120 3 $rows
+		done
+		separate_cases "$part" "$pattern" "$SPH_T" "$SPH_PLANTED" $rows
+	else
+		echo "planted.sh: $part part skipped: the GPU variants cannot run here ($GPU_WHY)" >&2
+		echo "$part,skipped,,,,,,,,,,,,,the GPU variants cannot run here: ${GPU_WHY//,/;}" >>"$SUMMARY.tmp"
+	fi
+done
+
 mv "$SUMMARY.tmp" "$SUMMARY"
 
 # The sidecar: what ran, where, at which commit (as the harness's own
@@ -278,6 +309,7 @@ json_str() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
 	echo "  \"gpu_rows\": \"$(json_str "$GPU_ROWS")\", \"gpu_planted_pct\": \"$GPU_PLANTED\", \"gpu_threshold_pct\": $GPU_T,"
 	echo "  \"cpu_rows\": \"$(json_str "$CPU_ROWS")\", \"cpu_planted_pct\": \"$CPU_PLANTED\", \"cpu_threshold_pct\": $CPU_T,"
 	echo "  \"identical\": \"ab --suite baseline ${ID_N:+--n $ID_N }$(json_str "$ID_TIMING")\", \"identical_threshold_pct\": $ID_T,"
+	echo "  \"sph_rows\": \"$(json_str "$SPH_ROWS")\", \"render_rows\": \"$(json_str "$RENDER_ROWS")\", \"sph_planted_pct\": \"$SPH_PLANTED\", \"sph_threshold_pct\": $SPH_T,"
 	echo "  \"columns\": \"caught: SLOWER (a regression); inconclusive; missed: decided same, faster or slower by less than the threshold; not_compared: only on one side or failed; variants_skipped: variants NEW's runs could not run here; resolution: the smallest change a row could tell from none\","
 	echo "  \"seconds\": $(elapsed)"
 	echo "}"
