@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,9 +50,20 @@ void progress_heartbeat_start(struct progress *p)
 	p->beating = p->fp && pthread_create(&p->beat, NULL, progress_heartbeat, p) == 0;
 }
 
+/* Seconds between lines off a terminal: $HARNESS_PROGRESS_INTERVAL where
+ * it is a number from 0.1 to 3600, else 10. */
+static double progress_interval(void)
+{
+	const char *v = getenv(PROGRESS_INTERVAL_ENV);
+	char *end;
+	const double s = v ? strtod(v, &end) : NAN;
+	return v && *v && *end == '\0' && s >= 0.1 && s <= 3600 ? s : 10.0;
+}
+
 void progress_init(struct progress *p, const char *label, bool quiet)
 {
-	progress_init_with(p, label, quiet ? NULL : stderr, isatty(STDERR_FILENO), timing_now, 10.0);
+	progress_init_with(p, label, quiet ? NULL : stderr, isatty(STDERR_FILENO), timing_now,
+			   progress_interval());
 	progress_heartbeat_start(p);
 }
 

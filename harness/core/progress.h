@@ -34,6 +34,10 @@
  */
 #define PROGRESS_CLASSES 64
 
+/* Off a terminal, the seconds between lines (0.1 to 3600; 10 when unset
+ * or out of range): for a CI log that wants them more or less often. */
+#define PROGRESS_INTERVAL_ENV "HARNESS_PROGRESS_INTERVAL"
+
 struct progress {
 	FILE *fp;		/* NULL: off (--quiet, or not rank 0) */
 	bool tty;		/* rewrite one line in place */
@@ -58,7 +62,7 @@ struct progress {
 };
 
 /* A progress on stderr, off when quiet: a line in place when stderr is a
- * terminal, else a line every 10 s; the clock is timing_now; a heartbeat
+ * terminal, else a line every 10 s ($HARNESS_PROGRESS_INTERVAL); the clock is timing_now; a heartbeat
  * thread shows the line while an item runs long (progress_finish must
  * follow, on every path). */
 void progress_init(struct progress *p, const char *label, bool quiet);

@@ -708,3 +708,42 @@ Test(sph_run, each_moment_of_the_flow_is_a_row_of_its_own, .timeout = 120)
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
 }
+
+/*
+ * A long flow's progress moves with the steps done: making the flow's
+ * states reports its part every few steps, so the line (printed here
+ * every 0.2 s off a terminal, $HARNESS_PROGRESS_INTERVAL) climbs while
+ * they are made, each with the time left from the rate so far, instead
+ * of standing at 0 % while its estimate grows.
+ */
+Test(sph_run, the_progress_of_a_long_flow_moves_with_its_steps, .timeout = 120)
+{
+	char cmd[1024];
+	static char err[1 << 16];
+	snprintf(cmd, sizeof cmd, "HARNESS_PROGRESS_INTERVAL=0.2 %s sph run -v sph-cpu-grid --column "
+		 "12x12x14 --warm-steps 0,1500 --window-steps 2 --min-time 0 --max-time 0.01 "
+		 "--out /dev/null 2>&1 >/dev/null", sph_bin());
+	FILE *fp = popen(cmd, "r");
+	cr_assert_not_null(fp);
+	size_t len = fread(err, 1, sizeof err - 1, fp);
+	err[len] = '\0';
+	cr_assert_eq(pclose(fp), 0, "%s", err);
+	int last = -1, lines = 0, rising = 0;
+	for (char *line = strtok(err, "\n"); line; line = strtok(NULL, "\n")) {
+		if (!strstr(line, "the flow of 12x12x14 to step 1500, by sph-cpu-grid"))
+			continue;
+		const char *done = strstr(line, "% done");
+		cr_assert_not_null(done, "%s", line);
+		const char *num = done;
+		while (num > line && (num[-1] >= '0' && num[-1] <= '9'))
+			num--;
+		const int pct = atoi(num);
+		cr_expect_geq(pct, last, "the line went back: %s", line);
+		rising += pct > last;
+		last = pct;
+		lines++;
+		cr_expect(strstr(line, " left"), "a line without the time left: %s", line);
+	}
+	cr_expect_geq(lines, 4, "the flow's states took several lines");
+	cr_expect_geq(rising, 4, "and the part done rose on %d of them", rising);
+}
