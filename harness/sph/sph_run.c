@@ -647,7 +647,7 @@ static float *sph_plant_drop_wall(const struct sph_scene *sc)
 /* A row's stages, in the order sph_measure runs them. */
 enum sph_stage {
 	SPH_STAGE_SETUP,     /* the variant's state, and the scene on the column's first row */
-	SPH_STAGE_WARM,      /* the warm-up steps */
+	SPH_STAGE_WARM,      /* the flow's state read and evaluated by the variant */
 	SPH_STAGE_REFERENCE, /* the double reference on the state reached */
 	SPH_STAGE_RENDER,    /* the rendering's validation and timing */
 	SPH_STAGE_TIMING,    /* the physics timing */
@@ -660,17 +660,17 @@ struct sph_cost {
 };
 
 /* Predicted seconds of the row of v on col, by stage: the scene (first:
- * the column's first row, which builds it), the warm-up steps, the double
+ * the column's first row, which builds it), reading the flow's state and
+ * one evaluation (the states themselves: sph_states_cost), the double
  * reference, and for run the timing (repetitions_predict), and
  * --max-time twice again for the rendering's validation and timing. */
 static struct sph_cost sph_row_costs(const struct sph_options *o, const struct sph_variant *v,
-				     const struct sph_column *col, unsigned long warm, bool first)
+				     const struct sph_column *col, bool first)
 {
 	double n = (double)sph_scene_particles(col->nx, col->ny, col->nz);
 	double step = n * (v->device == VARIANT_GPU ? SPH_RUN_GPU_STEP : SPH_RUN_CPU_STEP);
 	struct sph_cost c = { { 0 } };
 	c.stage[SPH_STAGE_SETUP] = 0.01 + (first ? n * SPH_RUN_CPU_STEP : 0);
-	(void)warm; /* the flow's states are made once per column (sph_states_cost) */
 	c.stage[SPH_STAGE_WARM] = step + n * SPH_RUN_CPU_STEP / 8;
 	c.stage[SPH_STAGE_REFERENCE] = 2 * n * SPH_RUN_CPU_STEP;
 	if (o->cmd == SPH_RUN) {
@@ -702,9 +702,9 @@ static double sph_cost_total(const struct sph_cost *c)
 
 /* Predicted seconds of the row of v on col (sph_row_costs, added up). */
 static double sph_row_cost(const struct sph_options *o, const struct sph_variant *v,
-			   const struct sph_column *col, unsigned long warm, bool first)
+			   const struct sph_column *col, bool first)
 {
-	struct sph_cost c = sph_row_costs(o, v, col, warm, first);
+	struct sph_cost c = sph_row_costs(o, v, col, first);
 	return sph_cost_total(&c);
 }
 
@@ -1282,8 +1282,8 @@ static void sph_plan(const struct sph_options *o, struct progress *pg, struct ke
 			states = true;
 			for (size_t m = 0; m < o->warm.n; m++) {
 				if (pg)
-					progress_plan(pg, sph_row_cost(o, &sph_variants[i], col, warm[m],
-								       first), (int)i);
+					progress_plan(pg, sph_row_cost(o, &sph_variants[i], col, first),
+						      (int)i);
 				sph_row_label(sph_variants[i].name, col->name, warm[m], 0, label,
 					      sizeof label);
 				keep_plan(keep, "%s", label);
@@ -1565,7 +1565,7 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 				sph_row_label(v->name, col->name, warm[m], 0, label, sizeof label);
 				snprintf(doing, sizeof doing, "%s%s%s", o->suite ? o->suite : "",
 					 o->suite ? " " : "", label);
-				const struct sph_cost cost = sph_row_costs(o, v, col, warm[m], first);
+				const struct sph_cost cost = sph_row_costs(o, v, col, first);
 				progress_begin(pg, sph_cost_total(&cost), (int)i, "%s", doing);
 				interrupt_set_doing(doing);
 				first = false;
