@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <math.h>
 #include <regex.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,24 @@ int cli_parse_steps(const char *opt, const char *s, size_t max_count, unsigned l
 	return rc;
 }
 
+/* One line for a moment of opt's list s that breaks the rule: what is
+ * wrong with it (printf-style), then the rule. Returns CLI_USAGE. */
+static int cli_moment_error(char *err, size_t errlen, const char *opt, const char *s,
+			    bool ascending, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+static int cli_moment_error(char *err, size_t errlen, const char *opt, const char *s,
+			    bool ascending, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	snprintf(err, errlen, "%s '%s': %s (allowed: at most %d %svalues, each " CLI_MOMENTS_RULE ")",
+		 opt, s, what, CLI_MAX_MOMENTS, ascending ? "ascending " : "");
+	return CLI_USAGE;
+}
+
 int cli_parse_moments(const char *opt, const char *s, struct cli_moments *m, char *err,
 		      size_t errlen)
 {
@@ -119,20 +138,28 @@ int cli_parse_moments(const char *opt, const char *s, struct cli_moments *m, cha
 	for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; w && rc == CLI_OK;
 	     w = strtok_r(NULL, ",", &save)) {
 		const size_t len = strlen(w);
-		uint64_t v = 0;
-		double t = NAN;
-		if (m->n == CLI_MAX_MOMENTS) {
-			snprintf(err, errlen, "%s '%s': at most %d values", opt, s, CLI_MAX_MOMENTS);
-			rc = CLI_USAGE;
-		} else if (len > 1 && w[len - 1] == 's') {
-			w[len - 1] = '\0';
-			rc = cli_parse_double(opt, w, 0.0, 1e4, &t, err, errlen);
-		} else {
-			rc = cli_parse_u64(opt, w, &v, err, errlen);
-		}
+		const bool secs = len > 1 && w[len - 1] == 's';
+		const char *digits = w + (w[0] == '-');
+		char *end;
+		errno = 0;
+		double v = strtod(w, &end);
+		/* steps: digits alone; seconds: a decimal number, then s */
+		bool number = end == w + len - secs && errno != ERANGE && isfinite(v) &&
+			      (secs ? (digits[0] == '.' || (digits[0] >= '0' && digits[0] <= '9')) &&
+					      !strpbrk(w, "xX")
+				    : digits[0] != '\0' && strspn(digits, "0123456789") == strlen(digits));
+		if (m->n == CLI_MAX_MOMENTS)
+			rc = cli_moment_error(err, errlen, opt, s, false, "more than %d values",
+					      CLI_MAX_MOMENTS);
+		else if (!number)
+			rc = cli_moment_error(err, errlen, opt, s, false,
+					      "'%s' is neither a whole number of steps nor seconds "
+					      "of flow ending in s", w);
+		else if (v < 0 || v > (secs ? CLI_MOMENT_MAX_SECONDS : CLI_MOMENT_MAX_STEPS))
+			rc = cli_moment_error(err, errlen, opt, s, false, "%s is out of range", w);
 		if (rc == CLI_OK) {
-			m->step[m->n] = v < ULONG_MAX ? (unsigned long)v : ULONG_MAX;
-			m->secs[m->n++] = t;
+			m->step[m->n] = secs ? 0 : (unsigned long)v;
+			m->secs[m->n++] = secs ? v : NAN;
 		}
 	}
 	free(copy);
@@ -149,11 +176,21 @@ int cli_moments_steps(const char *opt, const struct cli_moments *m, double dt,
 			const double step = round(m->secs[k] / dt);
 			steps[k] = step <= (double)max_step ? (unsigned long)step : max_step + 1;
 		}
-		if (steps[k] > max_step || (ascending && k > 0 && steps[k] <= steps[k - 1])) {
-			snprintf(err, errlen,
-				 "%s '%s': at most %d %ssteps, each <= %lu (seconds are steps of %.4g s "
-				 "here)",
-				 opt, m->arg, CLI_MAX_MOMENTS, ascending ? "ascending " : "", max_step, dt);
+		if (steps[k] > max_step && isfinite(m->secs[k])) {
+			cli_moment_error(err, errlen, opt, m->arg, ascending,
+					 "%gs is %.0f steps of %.4g s here, more than %lu", m->secs[k],
+					 round(m->secs[k] / dt), dt, max_step);
+			return -1;
+		}
+		if (steps[k] > max_step) {
+			cli_moment_error(err, errlen, opt, m->arg, ascending, "%lu steps is more than %lu",
+					 steps[k], max_step);
+			return -1;
+		}
+		if (ascending && k > 0 && steps[k] <= steps[k - 1]) {
+			cli_moment_error(err, errlen, opt, m->arg, ascending,
+					 "value %zu is step %lu, not after step %lu before it (seconds are "
+					 "steps of %.4g s here)", k + 1, steps[k], steps[k - 1], dt);
 			return -1;
 		}
 	}

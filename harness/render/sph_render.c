@@ -42,15 +42,12 @@ struct render_options {
 	bool quiet, help, converge;
 };
 
-
-/* The largest step --at may name. */
-#define RENDER_MAX_STEP 1000000UL
-
-/* --at's moments as ascending steps of dt, each at most RENDER_MAX_STEP,
+/* --at's moments as ascending steps of dt (cli.h's CLI_MOMENTS_RULE),
  * else err. */
 static int render_at_steps(struct render_options *o, double dt, char *err, size_t errlen)
 {
-	return cli_moments_steps("--at", &o->at_m, dt, RENDER_MAX_STEP, true, o->at, err, errlen);
+	return cli_moments_steps("--at", &o->at_m, dt, CLI_MOMENT_MAX_STEPS, true, o->at, err,
+				 errlen);
 }
 
 static void render_help(void)
@@ -69,7 +66,9 @@ static void render_help(void)
 	       "  --variant, -v NAME  one SPH variant (see harness sph list)\n"
 	       "  --column C          a named column or NXxNYxNZ[@L] (16128)\n"
 	       "  --at LIST           ascending steps, comma-separated, at most %d; a value\n"
-	       "                      ending in s is seconds of flow (0.1s: the nearest step)\n"
+	       "                      ending in s is seconds of flow (0.1s: the nearest step);\n"
+	       "                      each " CLI_MOMENTS_STEPS " or\n"
+	       "                      " CLI_MOMENTS_SECONDS "\n"
 	       "  --out, -o DIR       where the frames go (created)\n"
 	       "  --width W, --height H  pixels (%d x %d; at most %d a side)\n"
 	       "  --res R             distance-field voxels along the box's longest side\n"
