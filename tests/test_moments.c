@@ -107,7 +107,7 @@ Test(moments, seconds_past_the_steps_limit_are_refused_in_both_units)
 Test(moments, the_help_and_the_message_state_the_rule)
 {
 	static char out[1 << 15];
-	const char *cmds[] = { "sph render --help" };
+	const char *cmds[] = { "sph run --help", "sph render --help" };
 	for (size_t k = 0; k < sizeof cmds / sizeof *cmds; k++) {
 		char cmd[256];
 		snprintf(cmd, sizeof cmd, "%s %s", cli_harness_bin(), cmds[k]);

@@ -44,9 +44,9 @@
 #define SPH_RUN_WINDOW_GPU 128
 #define SPH_RUN_WINDOW_CPU 16
 
-/* --warm-steps: the default, and the most one moment may take. */
+/* --warm-steps: the default, and the most one moment may take (cli.h's rule). */
 #define SPH_RUN_WARM_STEPS 20
-#define SPH_RUN_MAX_WARM 1000000UL
+#define SPH_RUN_MAX_WARM CLI_MOMENT_MAX_STEPS
 
 struct sph_options {
 	enum { SPH_LIST, SPH_CHECK, SPH_RUN, SPH_SNAPSHOT } cmd;
@@ -137,7 +137,9 @@ static void sph_help(void)
 	       "  --seed S            jitter of the lattice (42)\n"
 	       "  --warm-steps LIST   steps before validation and timing, or seconds of flow\n"
 	       "                      where a value ends in s (0.1s: the nearest step); each\n"
-	       "                      moment of the list gives rows of its own (20)\n"
+	       "                      moment of the list gives rows of its own (20); at most\n"
+	       "                      %d values, each " CLI_MOMENTS_STEPS " or\n"
+	       "                      " CLI_MOMENTS_SECONDS "\n"
 	       "  --window-steps K    the steps of every timed call: each call starts again from\n"
 	       "                      the state kept after the warm-up and runs the same K steps\n"
 	       "                      (%d on a GPU, whole batches of its captured steps; %d on\n"
@@ -178,7 +180,7 @@ static void sph_help(void)
 	       "writes no file.\n"
 	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input, or nothing selected\n"
 	       "can run here.\n",
-	       SPH_RUN_WINDOW_GPU, SPH_RUN_WINDOW_CPU, RENDER_RUN_FRAMES, RENDER_RUN_WIDTH,
+	       CLI_MAX_MOMENTS, SPH_RUN_WINDOW_GPU, SPH_RUN_WINDOW_CPU, RENDER_RUN_FRAMES, RENDER_RUN_WIDTH,
 	       RENDER_RUN_HEIGHT);
 }
 
