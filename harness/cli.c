@@ -359,22 +359,73 @@ int cli_parse_suite_n(const char *s, size_t ranks, size_t **out, size_t *count, 
 	return rc;
 }
 
+/* The family of a name: its text before the first '-' ("tiled" of
+ * "tiled-p32"), its whole length when it has none. */
+static size_t cli_family_len(const char *name)
+{
+	return strcspn(name, "-");
+}
+
+/* Writes name(i)'s family as a list item: the name itself when no other
+ * name shares the family, else the family's glob and how many it holds
+ * ("tiled-* (6)"); "" for a name whose family an earlier name showed. */
+static void cli_family_item(const char *(*name)(size_t), size_t count, size_t i, char *item,
+			    size_t len)
+{
+	const char *n = name(i);
+	const size_t f = cli_family_len(n);
+	size_t members = 0;
+	item[0] = '\0';
+	for (size_t j = 0; j < count; j++) {
+		const bool same = cli_family_len(name(j)) == f && strncmp(name(j), n, f) == 0;
+		if (same && j < i)
+			return; /* shown with its family's first name */
+		members += same;
+	}
+	if (members == 1)
+		snprintf(item, len, "%s", n);
+	else
+		snprintf(item, len, "%.*s-* (%zu)", (int)f, n, members);
+}
+
 void cli_names_list(char *out, size_t len, size_t used, const char *(*name)(size_t),
 		    size_t count, const char *list_cmd, const char *whole, const char *cut)
 {
-	size_t i = 0;
+	size_t all = 0;
+	for (size_t i = 0; i < count; i++)
+		all += strlen(name(i)) + 2;
+	/* more than a line's worth: by family, each a glob that selects it */
+	const bool families = all > CLI_NAMES_WIDTH;
+	size_t i = 0, shown = 0;
 	for (; i < count; i++) {
-		/* after the name, room for the end or for how many are left out */
+		char item[128];
+		if (families)
+			cli_family_item(name, count, i, item, sizeof item);
+		else
+			snprintf(item, sizeof item, "%s", name(i));
+		if (!item[0])
+			continue;
+		/* after the item, room for the end or for how many are left out */
 		size_t tail = i + 1 < count ? strlen(cut) + strlen(list_cmd) + 48 : strlen(whole);
-		if (used + 2 + strlen(name(i)) + tail >= len)
+		if (used + 2 + strlen(item) + tail >= len)
 			break;
-		used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", name(i));
+		used += (size_t)snprintf(out + used, len - used, "%s%s", shown++ ? ", " : "", item);
 	}
 	if (used >= len)
 		return;
+	/* the names left out: those from i on whose family was not shown */
+	size_t left = 0;
+	for (size_t j = i; j < count; j++) {
+		const size_t f = cli_family_len(name(j));
+		size_t first = 0;
+		while (families && !(cli_family_len(name(first)) == f &&
+				     strncmp(name(first), name(j), f) == 0))
+			first++;
+		left += !families || first >= i;
+	}
 	if (i < count)
-		snprintf(out + used, len - used, "%s... and %zu more, see '%s'%s", i ? ", " : "",
-			 count - i, list_cmd, cut);
+		snprintf(out + used, len - used, "%s... and %zu more, see '%s'%s", shown ? ", " : "",
+			 left, list_cmd, cut);
 	else
 		snprintf(out + used, len - used, "%s", whole);
 }

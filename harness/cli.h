@@ -114,9 +114,13 @@ int cli_parse_steps(const char *opt, const char *s, size_t max_count, unsigned l
 		    unsigned long *at, size_t *count, char *err, size_t errlen);
 
 /* Writes into out (len bytes, used of them taken) the count names
- * name(0) .. name(count - 1), comma-separated, then whole; when they do
- * not all fit, as many as fit, "... and K more, see 'LIST_CMD'" and cut
- * (an unknown variant's line). */
+ * name(0) .. name(count - 1), comma-separated, then whole; where they
+ * would take more than CLI_NAMES_WIDTH characters, their families
+ * instead, as globs with how many names each holds ("tiled-* (6)", a
+ * family of one by its name); when even those do not fit, as many as
+ * fit, "... and K more, see 'LIST_CMD'" and cut (an unknown variant's
+ * line). */
+#define CLI_NAMES_WIDTH 200
 void cli_names_list(char *out, size_t len, size_t used, const char *(*name)(size_t),
 		    size_t count, const char *list_cmd, const char *whole, const char *cut);
 
