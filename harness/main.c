@@ -1269,17 +1269,17 @@ static const struct main_cmd *main_find_cmd(const char *name)
 }
 
 /* The help overview, from main_cmds (continuation lines indented). */
-static void main_help(void)
+static void main_help(FILE *fp)
 {
-	printf("usage: harness COMMAND [options]   (harness COMMAND --help for details)\n\n");
+	fprintf(fp, "usage: harness COMMAND [options]   (harness COMMAND --help for details)\n\n");
 	for (size_t i = 0; i < MAIN_NCMDS; i++) {
-		printf("  %-10s ", main_cmds[i].name);
+		fprintf(fp, "  %-10s ", main_cmds[i].name);
 		for (const char *p = main_cmds[i].summary; *p; p++) {
-			putchar(*p);
+			fputc(*p, fp);
 			if (*p == '\n')
-				printf("  %-10s ", "");
+				fprintf(fp, "  %-10s ", "");
 		}
-		putchar('\n');
+		fputc('\n', fp);
 	}
 }
 
@@ -1330,9 +1330,12 @@ static int main_command(int argc, char **argv)
 	}
 	if (strcmp(cmd, "--version") == 0)
 		cmd = "version";
-	if (argc < 2 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
-	    strcmp(cmd, "help") == 0) {
-		main_help();
+	if (argc < 2) { /* no command: the overview, as bad input */
+		main_help(stderr);
+		return CLI_USAGE;
+	}
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		main_help(stdout);
 		return CLI_OK;
 	}
 	const struct main_cmd *mc = main_find_cmd(cmd);

@@ -288,6 +288,22 @@ static size_t allowed_commands(char names[][64], size_t max)
 	return list_items(e, "(allowed: ", ")", names, max);
 }
 
+/* No command at all is bad input, as an unknown one is: the overview
+ * goes to stderr, nothing to stdout, exit 2; --help is the overview asked
+ * for (stdout, exit 0). */
+Test(cli_program, no_command_is_bad_input_with_the_overview_on_stderr)
+{
+	char cmd[512], out[8192], help[8192];
+	char *e;
+	snprintf(cmd, sizeof cmd, "%s --help", harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, help, sizeof help), 0);
+	cr_expect_eq(run_harness("", &e), 2, "%s", e);
+	cr_expect_str_eq(e, help, "stderr is the overview");
+	snprintf(cmd, sizeof cmd, "%s 2>/dev/null", harness_bin());
+	cr_expect_eq(cli_run_stdout(cmd, out, sizeof out), 2);
+	cr_expect_str_empty(out, "nothing on stdout: %s", out);
+}
+
 Test(cli_program, help_and_unknown_command_name_the_same_commands)
 {
 	char names[32][64], help[8192], cmd[512];
