@@ -511,15 +511,16 @@ int cli_use_gpu(int index, bool gpu_wanted, char *err, size_t errlen)
 	char env[160] = "";
 	if (visible)
 		snprintf(env, sizeof env, " with CUDA_VISIBLE_DEVICES='%.100s'", visible);
-	if (count == 0 && !gpu_wanted)
-		return CLI_OK;
 	if (index >= count) {
+		/* the same rule whatever was selected: an index names a GPU that is there */
+		const char *cpu_only = gpu_wanted ? "" : "; the CPU variants selected need no --gpu";
 		if (count == 0)
-			snprintf(err, errlen, "--gpu %d: 0 GPUs are visible here%s: %s", index, env,
-				 gpu_unavailable_reason() ? gpu_unavailable_reason() : "no CUDA device");
+			snprintf(err, errlen, "--gpu %d: 0 GPUs are visible here%s: %s%s", index, env,
+				 gpu_unavailable_reason() ? gpu_unavailable_reason() : "no CUDA device",
+				 cpu_only);
 		else
-			snprintf(err, errlen, "--gpu %d: %d GPU%s visible here%s (allowed: 0 to %d)",
-				 index, count, count > 1 ? "s are" : " is", env, count - 1);
+			snprintf(err, errlen, "--gpu %d: %d GPU%s visible here%s (allowed: 0 to %d)%s",
+				 index, count, count > 1 ? "s are" : " is", env, count - 1, cpu_only);
 		return CLI_USAGE;
 	}
 	if (gpu_device_select(index) != 0) {

@@ -166,9 +166,9 @@ int cli_filter_names(const char *re, const char *(*name)(size_t), size_t count, 
 /* --gpu INDEX: makes the GPU of that index among the visible ones (the
  * CUDA runtime's numbering, after CUDA_VISIBLE_DEVICES) this process's.
  * CLI_OK, or CLI_USAGE with one line in err naming how many GPUs are
- * visible when there is no such GPU; with none visible at all, an index
- * is accepted (and nothing selected) when gpu_wanted is false: only CPU
- * variants were selected. */
+ * visible when there is no such GPU, whatever the variants selected
+ * (gpu_wanted false: only CPU variants, which the line then says need no
+ * --gpu). */
 int cli_use_gpu(int index, bool gpu_wanted, char *err, size_t errlen);
 
 /* The --gpu value: a whole number from 0. CLI_OK or CLI_USAGE with err. */

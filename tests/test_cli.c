@@ -583,8 +583,9 @@ Test(cli_program, new_options_refuse_bad_values_in_one_line)
 	cli_expect_usage("sph render", "--gpu y --variant sph-cpu-grid --at 1 --out /tmp/x", "'y'");
 }
 
-/* --gpu past the visible GPUs, with a GPU variant asked for: one line that
- * says how many there are (none on a machine without a GPU). */
+/* --gpu past the visible GPUs: one line that says how many there are
+ * (none on a machine without a GPU), with a GPU variant asked for or
+ * only CPU variants. */
 Test(cli_program, gpu_out_of_range_says_how_many_are_visible)
 {
 	int count = gpu_device_count(), index = count > 0 ? count : 1;
@@ -600,10 +601,13 @@ Test(cli_program, gpu_out_of_range_says_how_many_are_visible)
 	cli_expect_usage("sph physics", args, mention);
 	snprintf(args, sizeof args, "--gpu %d --variant sph-gpu-verlet --at 1 --out /tmp/x", index);
 	cli_expect_usage("sph render", args, mention);
-	if (count == 0) {
-		/* only CPU variants: the index has nothing to choose from, and no
-		 * GPU to stand in for; the run goes on */
-		char *e;
-		cr_expect_eq(run_harness("check --gpu 1 --variant cpu-portable --n 3", &e), 0, "%s", e);
-	}
+	/* only CPU variants: the index still names no GPU, and the line says
+	 * they need none */
+	snprintf(args, sizeof args, "check --gpu %d --variant cpu-portable --n 3", index);
+	expect_usage_error(args, mention);
+	expect_usage_error(args, "the CPU variants selected need no --gpu");
+	snprintf(args, sizeof args, "check --gpu %d --variant sph-cpu-grid --column 6x6x7@4", index);
+	cli_expect_usage("sph", args, "need no --gpu");
+	snprintf(args, sizeof args, "--gpu %d --variant sph-cpu-grid --at 1 --out /tmp/x", index);
+	cli_expect_usage("sph render", args, "need no --gpu");
 }
