@@ -194,6 +194,10 @@ Test(cli_program, user_errors_get_one_line_and_status_2)
 	expect_usage_error("forces --variant cpu-simd", "--out");
 	expect_usage_error("forces --variant 'cpu-*' --out /tmp/x.csv", "exactly one");
 	expect_usage_error("forces --variant cpu-simd --n 8,16 --out /tmp/x.csv", "one N");
+	/* a directory's name that names none is said to be both */
+	expect_usage_error("run --variant cpu-portable --out /nonexistent-dir/nosub/",
+			   "/nonexistent-dir/nosub/: ends in '/', so it names a directory, not a file "
+			   "(and there is no directory /nonexistent-dir/nosub either)");
 }
 
 Test(cli_program, malformed_body_file_is_refused_without_output)

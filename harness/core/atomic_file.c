@@ -42,9 +42,13 @@ static int atomic_check_not_dir(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "empty output file name");
 		return -1;
 	}
-	if (path[len - 1] == '/' ||
-	    (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s: is a directory, not a file name", path);
+		return -1;
+	}
+	if (path[len - 1] == '/') {
+		snprintf(err, errlen, "%s: ends in '/', so it names a directory, not a file (and "
+			 "there is no directory %.*s either)", path, (int)(len > 1 ? len - 1 : len), path);
 		return -1;
 	}
 	return 0;
