@@ -907,9 +907,9 @@ static int main_suite(const struct cli_options *o, const char *name, const char 
 	if (!skipped)
 		return cli_usage_error(NULL, "out of memory");
 	if (main_suite_per_ranks(name))
-		snprintf(out, sizeof out, "%s/%s-p%d.csv", dir, name, dist_size());
+		atomic_path_in(out, sizeof out, dir, "%s-p%d.csv", name, dist_size());
 	else
-		snprintf(out, sizeof out, "%s/%s.csv", dir, name);
+		atomic_path_in(out, sizeof out, dir, "%s.csv", name);
 	int unwritable = dist_rank() == 0 && atomic_path_writable(out, err, sizeof err) != 0;
 	if (dist_agree(unwritable, err, sizeof err) >= 0) {
 		free(skipped);

@@ -59,11 +59,10 @@ const struct plot_suite *plot_suite_find(const char *name)
 	return NULL;
 }
 
-/* Writes dir/name (with a '/' between) into out; false when it does not fit. */
+/* Writes dir/name (with one '/' between) into out; false when it does not fit. */
 static bool plot_path(char *out, size_t len, const char *dir, const char *name)
 {
-	int n = snprintf(out, len, "%s/%s", dir, name);
-	return n >= 0 && (size_t)n < len;
+	return atomic_path_in(out, len, dir, "%s", name) == 0;
 }
 
 /* ---- curves from results tables ------------------------------------------ */

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -243,6 +245,19 @@ int atomic_path_writable(const char *path, char *err, size_t errlen)
 out_free_dir:
 	free(dir);
 	return rc;
+}
+
+int atomic_path_in(char *out, size_t len, const char *dir, const char *fmt, ...)
+{
+	const size_t dlen = strlen(dir);
+	int n = snprintf(out, len, "%s%s", dir, dlen > 0 && dir[dlen - 1] == '/' ? "" : "/");
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	int m = vsnprintf(out + n, len - (size_t)n, fmt, ap);
+	va_end(ap);
+	return m >= 0 && (size_t)m < len - (size_t)n ? 0 : -1;
 }
 
 int atomic_mkdir_p(const char *dir)

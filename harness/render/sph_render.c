@@ -500,7 +500,7 @@ int sph_render_command(int argc, char **argv)
 	char probe[1200];
 	const bool made = access(o.out, F_OK) != 0;
 	atomic_mkdir_p(o.out);
-	snprintf(probe, sizeof probe, "%s/%s-%s-%lu.png", o.out, v->name, o.col.name, o.at[0]);
+	atomic_path_in(probe, sizeof probe, o.out, "%s-%s-%lu.png", v->name, o.col.name, o.at[0]);
 	if (atomic_path_writable(probe, err, sizeof err) != 0) {
 		if (made)
 			rmdir(o.out);
@@ -550,7 +550,7 @@ int sph_render_command(int argc, char **argv)
 		char path[1200];
 		size_t m = 0, speckle = 0;
 		struct render_cpu_times t = { 0 };
-		snprintf(path, sizeof path, "%s/%s-%s-%lu.png", o.out, v->name, o.col.name, done);
+		atomic_path_in(path, sizeof path, o.out, "%s-%s-%lu.png", v->name, o.col.name, done);
 		if (rg ? render_frame_gpu(v->ops, ctx, rg, &rp, o.width, o.height, path, &m) != 0
 		       : render_frame(&o, &sc, &rp, pos4, path, &m, &t, &speckle) != 0)
 			goto out_destroy;
