@@ -720,9 +720,7 @@ static int main_finish(int argc, char **argv, const struct cli_options *o, const
 			fprintf(stderr, "harness: %s\n", err);
 			status = CLI_FAILED;
 		} else if (!o->quiet) {
-			char *side = results_sidecar_path(out);
-			printf("wrote %s and %s\n", out, side ? side : "its sidecar");
-			free(side);
+			results_say_wrote(out);
 		}
 	}
 	interrupt_unlock();
@@ -1385,6 +1383,7 @@ int main(int argc, char **argv)
 {
 	static const struct results_cpu_facts cpu_facts = { nbody_cpu_simd_isa, nbody_cpu_simd_threads };
 	results_set_cpu_facts(&cpu_facts);
+	sysinfo_load_mark(); /* what ran beside the run is counted from here */
 	char err[512];
 	if (dist_init(&argc, &argv, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: %s\n", err);

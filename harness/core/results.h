@@ -120,6 +120,18 @@ enum results_pair_status {
 	RESULTS_PAIR_NO_SIDECAR = 2, /* a CSV alone (hand-made, a test fixture): taken as is */
 };
 
+/* After results_write_table wrote csv_path: "wrote CSV and SIDECAR" on
+ * stdout and, when the sidecar found the machine busy over the run
+ * (machine_load, sysinfo.h), one line saying so on stderr. */
+void results_say_wrote(const char *csv_path);
+
+/* What a parsed sidecar says of the machine's load when it found it
+ * busy ("ran on a busy machine: other processes kept 0.93 of its 2 CPUs
+ * busy"), appended to note (len bytes, "; " after what it holds);
+ * nothing when the sidecar found it not busy or does not say. */
+struct json_in_value;
+void results_busy_note(const struct json_in_value *side, char *note, size_t len);
+
 /* Checks the CSV at csv_path against its sidecar. Returns a
  * results_pair_status with one line in msg: for MISMATCH what differs and
  * what to do, for the others a note for the reader ("12 rows, checksum
