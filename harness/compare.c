@@ -692,9 +692,9 @@ static int compare_read_incomplete(const struct json_in_value *v, const char *si
 }
 
 /* What the sidecars say of their runs, into r: NEW's skipped variants,
- * and each side's rows never run when its run was interrupted (nothing
- * for a file without sidecar). 0, or -1 with err when a record is
- * malformed. */
+ * each side's rows never run when its run was interrupted, and in its
+ * note whether it ran on a busy machine (nothing for a file without
+ * sidecar). 0, or -1 with err when a record is malformed. */
 static int compare_read_sidecars(const char *const paths[2], struct compare_report *r, char *err,
 				 size_t errlen)
 {
@@ -709,6 +709,7 @@ static int compare_read_sidecars(const char *const paths[2], struct compare_repo
 		} else if (access(side, F_OK) == 0 && json_in_read_file(side, &v, err, errlen) == 0) {
 			rc = compare_read_incomplete(&v, side, &r->incomplete[k], r->incomplete_note[k],
 						     sizeof r->incomplete_note[k], err, errlen);
+			results_busy_note(&v, r->notes[k], sizeof r->notes[k]);
 			if (rc == 0 && k == 1 && skips_from_sidecar(&v, sk) != 0) {
 				snprintf(err, errlen, "%s: 'skipped' is not a list of {variant, why}", side);
 				rc = -1;
