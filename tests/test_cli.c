@@ -219,6 +219,27 @@ Test(cli_program, malformed_body_file_is_refused_without_output)
 	rmdir(dir);
 }
 
+/* run and sph run both name the results file and its sidecar they wrote. */
+Test(cli_program, run_and_sph_run_name_the_sidecar_they_wrote, .timeout = 60)
+{
+	char dir[] = "/tmp/harness-cli-XXXXXX", cmd[1024], out[8192], want[256];
+	cr_assert_not_null(mkdtemp(dir));
+	const char *runs[] = {
+		"run --variant cpu-portable --n 16 --min-time 0 --max-time 0.01",
+		"sph run -v sph-cpu-grid --column 6x6x7@4 --warm-steps 1 --window-steps 2 "
+		"--min-samples 3 --min-time 0 --max-time 0.01",
+	};
+	for (size_t k = 0; k < 2; k++) {
+		snprintf(cmd, sizeof cmd, "%s %s --out %s/r%zu.csv 2>/dev/null", harness_bin(), runs[k],
+			 dir, k);
+		cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+		snprintf(want, sizeof want, "wrote %s/r%zu.csv and %s/r%zu.meta.json\n", dir, k, dir, k);
+		cr_expect(strstr(out, want) != NULL, "%s: no '%s' in:\n%s", runs[k], want, out);
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
 Test(cli_program, check_and_help_exit_zero)
 {
 	char *e;

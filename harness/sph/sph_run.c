@@ -1301,7 +1301,7 @@ static int sph_finish(int argc, char **argv, const struct sph_options *o, const 
 		fprintf(stderr, "harness: sph: %s\n", err);
 		status = CLI_FAILED;
 	} else if (out && !o->quiet) {
-		printf("wrote %s\n", out);
+		results_say_wrote(out);
 	}
 	interrupt_unlock();
 	interrupt_set_keeper(NULL, NULL);
