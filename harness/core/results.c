@@ -568,6 +568,24 @@ int results_pair_check(const char *csv_path, char *msg, size_t msglen)
 	return rc;
 }
 
+int results_require_checked(const char *csv_path, const char *option, char *err, size_t errlen)
+{
+	char note[1024];
+	char *side = results_sidecar_path(csv_path);
+	const int pair = results_pair_check(csv_path, note, sizeof note);
+	if (pair == RESULTS_PAIR_NO_SIDECAR)
+		snprintf(err, errlen, "%s has no sidecar %s, so it cannot be checked against one: %s "
+			 "takes it as it is", csv_path, side ? side : "", option);
+	else if (pair == RESULTS_PAIR_UNSTAMPED)
+		snprintf(err, errlen, "%s: its sidecar %s records no checksum (written before "
+			 "checksums, or edited), so it cannot be checked: %s takes it as it is",
+			 csv_path, side ? side : "", option);
+	else if (pair == RESULTS_PAIR_MISMATCH)
+		snprintf(err, errlen, "%s", note);
+	free(side);
+	return pair == RESULTS_PAIR_OK ? 0 : -1;
+}
+
 /* What results_write_table hands results_write_files. */
 struct results_table_job {
 	const char *csv_path;

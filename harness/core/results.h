@@ -138,6 +138,12 @@ void results_busy_note(const struct json_in_value *side, char *note, size_t len)
  * matches its sidecar", "sidecar predates checksums: not checked"). */
 int results_pair_check(const char *csv_path, char *msg, size_t msglen);
 
+/* Whether the CSV at csv_path can be checked against its sidecar (its
+ * pair matches): 0, or -1 with one line in err saying why it cannot be
+ * (no sidecar, or one that records no checksum, or one that stamps
+ * another file) and, for the first two, that option takes it as it is. */
+int results_require_checked(const char *csv_path, const char *option, char *err, size_t errlen);
+
 /* For tests only: when set, called after the sidecar's commit and before
  * the CSV's; a non-zero return abandons the CSV as a failed write would,
  * so the failure between the two writes can be tested. */
