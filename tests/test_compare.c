@@ -719,7 +719,7 @@ Test(compare, differences_under_the_floor_are_same)
 	char cmd[512], err[4096];
 	/* (its CPU rows are too noisy to decide at 5 %: allowed here) */
 	snprintf(cmd, sizeof cmd, "%s compare results/h200/baseline.csv %s --min-change 0.5 "
-		 "--allow-inconclusive", harness_bin(), e.path);
+		 "--allow-inconclusive --unchecked", harness_bin(), e.path);
 	cr_expect_eq(run(cmd, err, sizeof err), 0, "%s", err);
 	edited_close(&e);
 }
@@ -838,8 +838,8 @@ Test(compare, an_empty_join_is_no_pass)
 	cr_expect_eq(compare_exit_status(&r), COMPARE_UNDECIDED);
 	compare_report_free(&r);
 	char cmd[512], err[4096];
-	snprintf(cmd, sizeof cmd, "%s compare " FIX "base.csv %s --allow-missing --allow-inconclusive",
-		 harness_bin(), e.path);
+	snprintf(cmd, sizeof cmd, "%s compare " FIX "base.csv %s --allow-missing --allow-inconclusive "
+		 "--unchecked", harness_bin(), e.path);
 	cr_expect_eq(run(cmd, err, sizeof err), 3, "%s", err);
 	cr_expect(strstr(err, "nothing compared"), "%s", err);
 	edited_close(&e);
@@ -879,7 +879,7 @@ Test(compare, variants_new_skipped_are_not_measured)
 	cr_expect_eq(compare_exit_status(&r), COMPARE_OK);
 	compare_report_free(&r);
 	char cmd[512], err[4096];
-	snprintf(cmd, sizeof cmd, "%s compare %s %s", harness_bin(), e.path, e.path);
+	snprintf(cmd, sizeof cmd, "%s compare %s %s --unchecked", harness_bin(), e.path, e.path);
 	cr_expect_eq(run(cmd, err, sizeof err), 3, "%s", err);
 	cr_expect(strstr(err, "NEW's run skipped 2 variants") && strstr(err, "naive"), "%s", err);
 
@@ -956,7 +956,7 @@ static void compare_untimed(const char *file, size_t nkeys, const char *const *k
 	snprintf(cmd, sizeof cmd, "%s compare %s %s", cli_harness_bin(), file, file);
 	*same = cli_run_capture(cmd, ">%s 2>&1", out, outlen);
 	csv_with_cell(file, copy, nkeys, key, at, col, value);
-	snprintf(cmd, sizeof cmd, "%s compare %s %s", cli_harness_bin(), file, copy);
+	snprintf(cmd, sizeof cmd, "%s compare %s %s --unchecked", cli_harness_bin(), file, copy);
 	*changed = cli_run_capture(cmd, ">%s 2>&1", out, outlen);
 	unlink(copy);
 	rmdir(dir);
