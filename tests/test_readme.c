@@ -354,7 +354,28 @@ Test(readme, compare_example_is_what_compare_prints)
 	example_of("compare", "compare --across-devices results/h200/steps.csv results/h100/steps.csv", 0);
 }
 
-/* A headline table is made of lines `harness report ARGS` prints. */
+/* Every row of the table in out whose header is the block's (its first
+ * line) that report marks **missed** is a row of the block: a headline
+ * may leave rows out, never a target missed. */
+static void block_has_every_missed_row(const struct block *b, const char *name, char *out)
+{
+	static char *lines[8192];
+	size_t n = split_lines(out, lines, 8192), k = 0;
+	while (k < n && strcmp(lines[k], b->lines[0]) != 0)
+		k++;
+	for (k++; k < n && lines[k][0] == '|'; k++) {
+		if (!strstr(lines[k], "**missed**"))
+			continue;
+		size_t i = 0;
+		while (i < b->n && strcmp(b->lines[i], lines[k]) != 0)
+			i++;
+		cr_expect_lt(i, b->n, "%s, table %s lacks a row report marks missed:\n%s", b->file,
+			     name, lines[k]);
+	}
+}
+
+/* A headline table is made of lines `harness report ARGS` prints, and
+ * shows every row of its table that report marks missed. */
 static void headline_from_report(const char *name, const char *args)
 {
 	struct block b;
@@ -365,6 +386,8 @@ static void headline_from_report(const char *name, const char *args)
 	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
 	cr_expect_geq(b.n, 3, "%s: the table %s has a header, a rule and rows", b.file, name);
 	table_expect_lines_of(&b, name, out, cmd);
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out); /* split in place above */
+	block_has_every_missed_row(&b, name, out);
 	block_free(&b);
 }
 
