@@ -422,6 +422,40 @@ Test(readme, the_walkthrough_without_a_gpu_ran_as_shown)
 	block_free(&b);
 }
 
+/*
+ * The walk-through's mpirun lines run as they stand, for root as for any
+ * other user: nothing of the environment this test runs in lets mpirun
+ * start as root (OpenMPI refuses root unless told, and the line is what
+ * tells it). Each runs with its file written here instead.
+ */
+Test(readme, the_walkthroughs_mpirun_lines_run_as_shown_for_root_too, .timeout = 240)
+{
+	if (system("command -v mpirun >/dev/null 2>&1") != 0)
+		cr_skip_test("mpirun is not installed (apt-get install openmpi-bin, or make test)");
+	if (!can_run_here("dist-ring-cpu"))
+		cr_skip_test("the distributed variants cannot run here (a build without MPI)");
+	struct block b;
+	block_find("without-gpu", &b);
+	char dir[64], cmd[2048];
+	static char out[1 << 16];
+	tmp_dir_make(dir, "readme-mpirun");
+	size_t ran = 0;
+	for (size_t i = 0; i < b.n; i++) {
+		if (!strstr(b.lines[i], "mpirun "))
+			continue;
+		snprintf(cmd, sizeof cmd,
+			 "env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM bash -c \"%s -q "
+			 "--out %s/m%zu.csv\"",
+			 b.lines[i], dir, i);
+		cr_expect_eq(run_all(cmd, out, sizeof out), 0, "%s: '%s' as uid %d:\n%s", b.file,
+			     b.lines[i], (int)getuid(), out);
+		ran++;
+	}
+	cr_expect_gt(ran, 0, "%s: the walk-through has no mpirun line", b.file);
+	tmp_dir_remove(dir);
+	block_free(&b);
+}
+
 Test(readme, nbody_headline_is_report_lines)
 {
 	headline_from_report("nbody-headline", "--from results/h200");
