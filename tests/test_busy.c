@@ -127,7 +127,7 @@ static double number(const struct json_in_value *obj, const char *key)
 Test(busy, a_run_beside_spinning_processes_is_flagged, .timeout = 120)
 {
 	const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	const int k = (int)ceil(fmax(SYSINFO_BUSY_CPUS, SYSINFO_BUSY_SHARE * (double)cpus)) + 1;
+	const int k = (int)ceil(sysinfo_busy_threshold((int)cpus)) + 1;
 	pid_t pids[256];
 	char dir[64], cmd[1024], err[4096];
 	cr_assert_lt(k, 256);

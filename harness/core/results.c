@@ -259,8 +259,7 @@ static void results_json_load(struct json_out *j, const char *csv_path,
 	json_kv_double(j, "run_cpu_s", run_cpu);
 	json_kv_double(j, "others_cpu_s", start ? b.others_cpu_s : NAN);
 	json_kv_double(j, "others_cpus", start ? b.others_cpus : NAN);
-	json_kv_double(j, "busy_threshold_cpus",
-		       fmax(SYSINFO_BUSY_CPUS, SYSINFO_BUSY_SHARE * h.logical_cpus));
+	json_kv_double(j, "busy_threshold_cpus", sysinfo_busy_threshold(h.logical_cpus));
 	if (b.busy < 0)
 		json_kv_null(j, "busy");
 	else

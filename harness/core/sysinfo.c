@@ -353,10 +353,15 @@ void sysinfo_busy_judge(const struct sysinfo_load *start, const struct sysinfo_l
 	if (b->others_cpu_s < 0) /* the counters' ticks are coarser than getrusage's */
 		b->others_cpu_s = 0;
 	b->others_cpus = b->wall_s > 0 ? b->others_cpu_s / b->wall_s : NAN;
-	b->threshold_cpus = fmax(SYSINFO_BUSY_CPUS, SYSINFO_BUSY_SHARE * cpus);
+	b->threshold_cpus = sysinfo_busy_threshold(cpus);
 	b->busy = isfinite(b->others_cpus) ? b->others_cpus >= b->threshold_cpus : -1;
 	if (!isfinite(b->others_cpus))
 		b->others_cpu_s = NAN;
+}
+
+double sysinfo_busy_threshold(int cpus)
+{
+	return fmax(SYSINFO_BUSY_CPUS, SYSINFO_BUSY_SHARE * cpus);
 }
 
 void sysinfo_busy_say(const struct sysinfo_busy *b, char *out, size_t len)

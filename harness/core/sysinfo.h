@@ -75,6 +75,9 @@ struct sysinfo_busy {
 void sysinfo_busy_judge(const struct sysinfo_load *start, const struct sysinfo_load *end,
 			double run_cpu_s, int cpus, struct sysinfo_busy *b);
 
+/* The CPUs others must keep busy on a machine of cpus for it to be busy. */
+double sysinfo_busy_threshold(int cpus);
+
 /* The rule of sysinfo_busy_judge in words, for the sidecar. */
 #define SYSINFO_WORDS_(x) #x
 #define SYSINFO_WORDS(x) SYSINFO_WORDS_(x)
