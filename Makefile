@@ -346,65 +346,15 @@ mutate: deps-test
 	nice -n 10 python3 tests/mutate.py $(MUTATE_ARGS)
 
 # Figures from the suite CSVs: make figures [FROM=results/h200] [FIGURES=plots/out]
+# plots/figures.sh draws each whose data is there (its head says where
+# each comes from; COLLAPSE=, RENDER_TABLE=, MODEL=, PHYSICS= on the
+# command line name other files), a line each; a FROM that is no folder
+# stops it at plot's line saying so.
 FROM    =
 FIGURES = plots/out
-# The collapse picture: `bin/harness sph snapshot` wrote its data (any
-# variant gives the same physics; the committed one is sph-cpu-grid's).
-COLLAPSE = results/sph/collapse-16128.csv
-# The dam break against Martin and Moyce, water at rest and the leak check:
-# `bin/harness sph physics` wrote it; each figure is drawn where its rows are.
-PHYSICS = $(or $(FROM),results/h200)/sph-physics.csv
-# The paper's Tables 1 and 2: the sph-render-table suite wrote it.
-RENDER_TABLE  = $(or $(FROM),results/h200)/sph-render-table.csv
-# The step through the dam break: the sph-table suite's moments of the flow.
-SPH_TABLE = $(or $(FROM),results/h200)/sph-table.csv
-# The scaling model's predictions: `bin/harness model --out` wrote them.
-MODEL = $(or $(FROM),results/h200x4)/scaling-model.csv
-# Each line names its data; without FROM, these come from the defaults above.
-FROM_SAYS = $(if $(FROM),, (the default without FROM))
 figures: deps-run deps-figures
 	@$(MAKE) --no-print-directory $(BIN)
-	@# every figure whose data is there is drawn; the status is the worst
-	@echo "$(BIN) plot --suite all $(if $(FROM),--from $(FROM)) --out $(FIGURES)"; \
-	$(BIN) plot --suite all $(if $(FROM),--from $(FROM)) --out $(FIGURES); st=$$?; \
-	mkdir -p $(FIGURES); \
-	if [ -f $(COLLAPSE) ]; then \
-	  gnuplot -e "datafile='$(COLLAPSE)'; outbase='$(FIGURES)/sph-collapse'; steps='0 625 1250 2500'" plots/sph-collapse.gp && \
-	  echo "sph-collapse: $(COLLAPSE) -> $(FIGURES)/sph-collapse.png, .svg" || st=1; \
-	else echo "sph-collapse: no $(COLLAPSE) (skipped)"; fi; \
-	if [ ! -f $(RENDER_TABLE) ]; then echo "sph-render-table: no $(RENDER_TABLE) (skipped)"; \
-	elif ! $(BIN) report --render --data --from $(dir $(RENDER_TABLE)) > $(FIGURES)/sph-render-table.dat; then \
-	  rm -f $(FIGURES)/sph-render-table.dat; echo "sph-render-table: $(RENDER_TABLE) not drawn (skipped: the line above says why)"; \
-	else \
-	  dev=$$(sed -n 's/^# device: //p' $(FIGURES)/sph-render-table.dat) && \
-	  gnuplot -e "datafile='$(FIGURES)/sph-render-table.dat'; outbase='$(FIGURES)/sph-render-table'; device='$$dev'" plots/sph-render-table.gp && \
-	  echo "sph-render-table: $(RENDER_TABLE)$(FROM_SAYS) -> $(FIGURES)/sph-render-table.png, .svg" || st=1; fi; \
-	if [ ! -f $(SPH_TABLE) ]; then echo "sph-flow: no $(SPH_TABLE) (skipped)"; \
-	elif ! $(BIN) report --sph --data --from $(dir $(SPH_TABLE)) > $(FIGURES)/sph-flow.dat || \
-	     ! grep -q ' 255600 ' $(FIGURES)/sph-flow.dat; then \
-	  rm -f $(FIGURES)/sph-flow.dat; echo "sph-flow: $(SPH_TABLE) has no moments of the flow at 255600 (skipped)"; \
-	else \
-	  dev=$$(sed -n 's/.*"name": "NVIDIA \([^"]*\)".*/\1/p' $(SPH_TABLE:.csv=.meta.json) | head -n1) && \
-	  gnuplot -e "datafile='$(FIGURES)/sph-flow.dat'; outbase='$(FIGURES)/sph-flow'; column='255600'; device='$${dev:-measured}'" plots/sph-flow.gp && \
-	  echo "sph-flow: $(SPH_TABLE)$(FROM_SAYS) -> $(FIGURES)/sph-flow.png, .svg" || st=1; fi; \
-	if [ -f $(MODEL) ]; then \
-	  gnuplot -e "datafile='$(MODEL)'; outbase='$(FIGURES)/scaling-model'; subtitle='$$(sed -n 's/.*"subtitle": "\([^"]*\)".*/\1/p' $(MODEL:.csv=.meta.json))'" plots/scaling-model.gp && \
-	  echo "scaling-model: $(MODEL)$(FROM_SAYS) -> $(FIGURES)/scaling-model.png, .svg" || st=1; \
-	else echo "scaling-model: no $(MODEL) (skipped)"; fi; \
-	if [ -f $(PHYSICS) ] && grep -q ',surge_front,' $(PHYSICS); then \
-	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-martin-moyce'" plots/sph-martin-moyce.gp && \
-	  echo "sph-martin-moyce: $(PHYSICS)$(FROM_SAYS) -> $(FIGURES)/sph-martin-moyce.png, .svg" || st=1; \
-	else echo "sph-martin-moyce: no dam-break rows in $(PHYSICS) (skipped)"; fi; \
-	if [ -f $(PHYSICS) ] && grep -q ',rest_height,' $(PHYSICS); then \
-	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-rest'" plots/sph-rest.gp && \
-	  echo "sph-rest: $(PHYSICS)$(FROM_SAYS) -> $(FIGURES)/sph-rest.png, .svg" || st=1; \
-	else echo "sph-rest: no still-water rows in $(PHYSICS) (skipped)"; fi; \
-	cols=$$([ -f $(PHYSICS) ] && awk -F, '$$8 == "leak_clamps" { printf "%s ", $$4 }' $(PHYSICS)); \
-	if [ -n "$$cols" ]; then \
-	  gnuplot -e "datafile='$(PHYSICS)'; outbase='$(FIGURES)/sph-leak'; columns='$$cols'" plots/sph-leak.gp && \
-	  echo "sph-leak: $(PHYSICS)$(FROM_SAYS) -> $(FIGURES)/sph-leak.png, .svg" || st=1; \
-	else echo "sph-leak: no leak-check rows in $(PHYSICS) (skipped)"; fi; \
-	exit $$st
+	@plots/figures.sh $(BIN) '$(FROM)' '$(FIGURES)'
 
 # The regression gate: the rows (SUITE, or REGRESS_ARGS such as
 # '--variant jsplit-k4 --n 2^16 --rounds 4 --threshold 2') run with REV's

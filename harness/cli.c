@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <math.h>
 #include <regex.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,24 @@ int cli_parse_steps(const char *opt, const char *s, size_t max_count, unsigned l
 	return rc;
 }
 
+/* One line for a moment of opt's list s that breaks the rule: what is
+ * wrong with it (printf-style), then the rule. Returns CLI_USAGE. */
+static int cli_moment_error(char *err, size_t errlen, const char *opt, const char *s,
+			    bool ascending, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+static int cli_moment_error(char *err, size_t errlen, const char *opt, const char *s,
+			    bool ascending, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	snprintf(err, errlen, "%s '%s': %s (allowed: at most %d %svalues, each " CLI_MOMENTS_RULE ")",
+		 opt, s, what, CLI_MAX_MOMENTS, ascending ? "ascending " : "");
+	return CLI_USAGE;
+}
+
 int cli_parse_moments(const char *opt, const char *s, struct cli_moments *m, char *err,
 		      size_t errlen)
 {
@@ -119,20 +138,28 @@ int cli_parse_moments(const char *opt, const char *s, struct cli_moments *m, cha
 	for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; w && rc == CLI_OK;
 	     w = strtok_r(NULL, ",", &save)) {
 		const size_t len = strlen(w);
-		uint64_t v = 0;
-		double t = NAN;
-		if (m->n == CLI_MAX_MOMENTS) {
-			snprintf(err, errlen, "%s '%s': at most %d values", opt, s, CLI_MAX_MOMENTS);
-			rc = CLI_USAGE;
-		} else if (len > 1 && w[len - 1] == 's') {
-			w[len - 1] = '\0';
-			rc = cli_parse_double(opt, w, 0.0, 1e4, &t, err, errlen);
-		} else {
-			rc = cli_parse_u64(opt, w, &v, err, errlen);
-		}
+		const bool secs = len > 1 && w[len - 1] == 's';
+		const char *digits = w + (w[0] == '-');
+		char *end;
+		errno = 0;
+		double v = strtod(w, &end);
+		/* steps: digits alone; seconds: a decimal number, then s */
+		bool number = end == w + len - secs && errno != ERANGE && isfinite(v) &&
+			      (secs ? (digits[0] == '.' || (digits[0] >= '0' && digits[0] <= '9')) &&
+					      !strpbrk(w, "xX")
+				    : digits[0] != '\0' && strspn(digits, "0123456789") == strlen(digits));
+		if (m->n == CLI_MAX_MOMENTS)
+			rc = cli_moment_error(err, errlen, opt, s, false, "more than %d values",
+					      CLI_MAX_MOMENTS);
+		else if (!number)
+			rc = cli_moment_error(err, errlen, opt, s, false,
+					      "'%s' is neither a whole number of steps nor seconds "
+					      "of flow ending in s", w);
+		else if (v < 0 || v > (secs ? CLI_MOMENT_MAX_SECONDS : CLI_MOMENT_MAX_STEPS))
+			rc = cli_moment_error(err, errlen, opt, s, false, "%s is out of range", w);
 		if (rc == CLI_OK) {
-			m->step[m->n] = v < ULONG_MAX ? (unsigned long)v : ULONG_MAX;
-			m->secs[m->n++] = t;
+			m->step[m->n] = secs ? 0 : (unsigned long)v;
+			m->secs[m->n++] = secs ? v : NAN;
 		}
 	}
 	free(copy);
@@ -149,11 +176,21 @@ int cli_moments_steps(const char *opt, const struct cli_moments *m, double dt,
 			const double step = round(m->secs[k] / dt);
 			steps[k] = step <= (double)max_step ? (unsigned long)step : max_step + 1;
 		}
-		if (steps[k] > max_step || (ascending && k > 0 && steps[k] <= steps[k - 1])) {
-			snprintf(err, errlen,
-				 "%s '%s': at most %d %ssteps, each <= %lu (seconds are steps of %.4g s "
-				 "here)",
-				 opt, m->arg, CLI_MAX_MOMENTS, ascending ? "ascending " : "", max_step, dt);
+		if (steps[k] > max_step && isfinite(m->secs[k])) {
+			cli_moment_error(err, errlen, opt, m->arg, ascending,
+					 "%gs is %.0f steps of %.4g s here, more than %lu", m->secs[k],
+					 round(m->secs[k] / dt), dt, max_step);
+			return -1;
+		}
+		if (steps[k] > max_step) {
+			cli_moment_error(err, errlen, opt, m->arg, ascending, "%lu steps is more than %lu",
+					 steps[k], max_step);
+			return -1;
+		}
+		if (ascending && k > 0 && steps[k] <= steps[k - 1]) {
+			cli_moment_error(err, errlen, opt, m->arg, ascending,
+					 "value %zu is step %lu, not after step %lu before it (seconds are "
+					 "steps of %.4g s here)", k + 1, steps[k], steps[k - 1], dt);
 			return -1;
 		}
 	}
@@ -322,22 +359,73 @@ int cli_parse_suite_n(const char *s, size_t ranks, size_t **out, size_t *count, 
 	return rc;
 }
 
+/* The family of a name: its text before the first '-' ("tiled" of
+ * "tiled-p32"), its whole length when it has none. */
+static size_t cli_family_len(const char *name)
+{
+	return strcspn(name, "-");
+}
+
+/* Writes name(i)'s family as a list item: the name itself when no other
+ * name shares the family, else the family's glob and how many it holds
+ * ("tiled-* (6)"); "" for a name whose family an earlier name showed. */
+static void cli_family_item(const char *(*name)(size_t), size_t count, size_t i, char *item,
+			    size_t len)
+{
+	const char *n = name(i);
+	const size_t f = cli_family_len(n);
+	size_t members = 0;
+	item[0] = '\0';
+	for (size_t j = 0; j < count; j++) {
+		const bool same = cli_family_len(name(j)) == f && strncmp(name(j), n, f) == 0;
+		if (same && j < i)
+			return; /* shown with its family's first name */
+		members += same;
+	}
+	if (members == 1)
+		snprintf(item, len, "%s", n);
+	else
+		snprintf(item, len, "%.*s-* (%zu)", (int)f, n, members);
+}
+
 void cli_names_list(char *out, size_t len, size_t used, const char *(*name)(size_t),
 		    size_t count, const char *list_cmd, const char *whole, const char *cut)
 {
-	size_t i = 0;
+	size_t all = 0;
+	for (size_t i = 0; i < count; i++)
+		all += strlen(name(i)) + 2;
+	/* more than a line's worth: by family, each a glob that selects it */
+	const bool families = all > CLI_NAMES_WIDTH;
+	size_t i = 0, shown = 0;
 	for (; i < count; i++) {
-		/* after the name, room for the end or for how many are left out */
+		char item[128];
+		if (families)
+			cli_family_item(name, count, i, item, sizeof item);
+		else
+			snprintf(item, sizeof item, "%s", name(i));
+		if (!item[0])
+			continue;
+		/* after the item, room for the end or for how many are left out */
 		size_t tail = i + 1 < count ? strlen(cut) + strlen(list_cmd) + 48 : strlen(whole);
-		if (used + 2 + strlen(name(i)) + tail >= len)
+		if (used + 2 + strlen(item) + tail >= len)
 			break;
-		used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", name(i));
+		used += (size_t)snprintf(out + used, len - used, "%s%s", shown++ ? ", " : "", item);
 	}
 	if (used >= len)
 		return;
+	/* the names left out: those from i on whose family was not shown */
+	size_t left = 0;
+	for (size_t j = i; j < count; j++) {
+		const size_t f = cli_family_len(name(j));
+		size_t first = 0;
+		while (families && !(cli_family_len(name(first)) == f &&
+				     strncmp(name(first), name(j), f) == 0))
+			first++;
+		left += !families || first >= i;
+	}
 	if (i < count)
-		snprintf(out + used, len - used, "%s... and %zu more, see '%s'%s", i ? ", " : "",
-			 count - i, list_cmd, cut);
+		snprintf(out + used, len - used, "%s... and %zu more, see '%s'%s", shown ? ", " : "",
+			 left, list_cmd, cut);
 	else
 		snprintf(out + used, len - used, "%s", whole);
 }
@@ -423,15 +511,16 @@ int cli_use_gpu(int index, bool gpu_wanted, char *err, size_t errlen)
 	char env[160] = "";
 	if (visible)
 		snprintf(env, sizeof env, " with CUDA_VISIBLE_DEVICES='%.100s'", visible);
-	if (count == 0 && !gpu_wanted)
-		return CLI_OK;
 	if (index >= count) {
+		/* the same rule whatever was selected: an index names a GPU that is there */
+		const char *cpu_only = gpu_wanted ? "" : "; the CPU variants selected need no --gpu";
 		if (count == 0)
-			snprintf(err, errlen, "--gpu %d: 0 GPUs are visible here%s: %s", index, env,
-				 gpu_unavailable_reason() ? gpu_unavailable_reason() : "no CUDA device");
+			snprintf(err, errlen, "--gpu %d: 0 GPUs are visible here%s: %s%s", index, env,
+				 gpu_unavailable_reason() ? gpu_unavailable_reason() : "no CUDA device",
+				 cpu_only);
 		else
-			snprintf(err, errlen, "--gpu %d: %d GPU%s visible here%s (allowed: 0 to %d)",
-				 index, count, count > 1 ? "s are" : " is", env, count - 1);
+			snprintf(err, errlen, "--gpu %d: %d GPU%s visible here%s (allowed: 0 to %d)%s",
+				 index, count, count > 1 ? "s are" : " is", env, count - 1, cpu_only);
 		return CLI_USAGE;
 	}
 	if (gpu_device_select(index) != 0) {

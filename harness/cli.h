@@ -76,20 +76,35 @@ int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out, char
 		  size_t errlen);
 /* Moments of a flow: step counts, or seconds of flow where a value ends
  * in 's' ("0,0.1s,0.2s"), each turned into a step by cli_moments_steps
- * once the scene's time step is known. */
+ * once the scene's time step is known. One rule for every option that
+ * takes them (--warm-steps, --at): at most CLI_MAX_MOMENTS values, steps
+ * from 0 to CLI_MOMENT_MAX_STEPS, seconds from 0 to CLI_MOMENT_MAX_SECONDS,
+ * and a time in seconds may not come to more steps than that either.
+ * CLI_MOMENTS_RULE (its two halves CLI_MOMENTS_STEPS and _SECONDS) states
+ * it, units and all, for --help and the messages. */
 #define CLI_MAX_MOMENTS 16
+#define CLI_MOMENT_MAX_STEPS 1000000
+#define CLI_MOMENT_MAX_SECONDS 10
+#define CLI_TEXT_(x) #x
+#define CLI_TEXT(x) CLI_TEXT_(x)
+#define CLI_MOMENTS_STEPS "0 <= steps <= " CLI_TEXT(CLI_MOMENT_MAX_STEPS)
+#define CLI_MOMENTS_SECONDS "0s <= seconds of flow <= " CLI_TEXT(CLI_MOMENT_MAX_SECONDS) "s"
+#define CLI_MOMENTS_RULE CLI_MOMENTS_STEPS " or " CLI_MOMENTS_SECONDS
 struct cli_moments {
 	size_t n;
 	unsigned long step[CLI_MAX_MOMENTS]; /* as given, or 0 where secs is */
 	double secs[CLI_MAX_MOMENTS];        /* seconds of flow where given, else NAN */
 	const char *arg;                     /* the option's text */
 };
-/* At most CLI_MAX_MOMENTS values into m. */
+/* At most CLI_MAX_MOMENTS values into m, each within the rule above;
+ * else CLI_USAGE with one line in err naming the value as given (its
+ * unit too) and the rule. */
 int cli_parse_moments(const char *opt, const char *s, struct cli_moments *m, char *err,
 		      size_t errlen);
 /* m's moments as steps of dt (seconds to the nearest step) into steps[]:
- * each <= max_step and, when ascending, each later than the one before;
- * else -1 with one line in err. */
+ * each <= max_step (CLI_MOMENT_MAX_STEPS, the rule's) and, when
+ * ascending, each later than the one before; else -1 with one line in
+ * err. */
 int cli_moments_steps(const char *opt, const struct cli_moments *m, double dt,
 		      unsigned long max_step, bool ascending, unsigned long *steps, char *err,
 		      size_t errlen);
@@ -99,9 +114,13 @@ int cli_parse_steps(const char *opt, const char *s, size_t max_count, unsigned l
 		    unsigned long *at, size_t *count, char *err, size_t errlen);
 
 /* Writes into out (len bytes, used of them taken) the count names
- * name(0) .. name(count - 1), comma-separated, then whole; when they do
- * not all fit, as many as fit, "... and K more, see 'LIST_CMD'" and cut
- * (an unknown variant's line). */
+ * name(0) .. name(count - 1), comma-separated, then whole; where they
+ * would take more than CLI_NAMES_WIDTH characters, their families
+ * instead, as globs with how many names each holds ("tiled-* (6)", a
+ * family of one by its name); when even those do not fit, as many as
+ * fit, "... and K more, see 'LIST_CMD'" and cut (an unknown variant's
+ * line). */
+#define CLI_NAMES_WIDTH 200
 void cli_names_list(char *out, size_t len, size_t used, const char *(*name)(size_t),
 		    size_t count, const char *list_cmd, const char *whole, const char *cut);
 
@@ -147,9 +166,9 @@ int cli_filter_names(const char *re, const char *(*name)(size_t), size_t count, 
 /* --gpu INDEX: makes the GPU of that index among the visible ones (the
  * CUDA runtime's numbering, after CUDA_VISIBLE_DEVICES) this process's.
  * CLI_OK, or CLI_USAGE with one line in err naming how many GPUs are
- * visible when there is no such GPU; with none visible at all, an index
- * is accepted (and nothing selected) when gpu_wanted is false: only CPU
- * variants were selected. */
+ * visible when there is no such GPU, whatever the variants selected
+ * (gpu_wanted false: only CPU variants, which the line then says need no
+ * --gpu). */
 int cli_use_gpu(int index, bool gpu_wanted, char *err, size_t errlen);
 
 /* The --gpu value: a whole number from 0. CLI_OK or CLI_USAGE with err. */

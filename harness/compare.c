@@ -738,9 +738,9 @@ static int compare_read_incomplete(const struct json_in_value *v, const char *si
 }
 
 /* What the sidecars say of their runs, into r: NEW's skipped variants,
- * and each side's rows never run when its run was interrupted (nothing
- * for a file without sidecar). 0, or -1 with err when a record is
- * malformed. */
+ * each side's rows never run when its run was interrupted, and in its
+ * note whether it ran on a busy machine (nothing for a file without
+ * sidecar). 0, or -1 with err when a record is malformed. */
 static int compare_read_sidecars(const char *const paths[2], struct compare_report *r, char *err,
 				 size_t errlen)
 {
@@ -755,6 +755,7 @@ static int compare_read_sidecars(const char *const paths[2], struct compare_repo
 		} else if (access(side, F_OK) == 0 && json_in_read_file(side, &v, err, errlen) == 0) {
 			rc = compare_read_incomplete(&v, side, &r->incomplete[k], r->incomplete_note[k],
 						     sizeof r->incomplete_note[k], err, errlen);
+			results_busy_note(&v, r->notes[k], sizeof r->notes[k]);
 			if (rc == 0 && k == 1 && skips_from_sidecar(&v, sk) != 0) {
 				snprintf(err, errlen, "%s: 'skipped' is not a list of {variant, why}", side);
 				rc = -1;
@@ -1319,7 +1320,8 @@ int compare_write_verdicts(const char *csv_path, const struct compare_report *r,
 
 #define COMPARE_USAGE \
 	"usage: harness compare BASE.csv NEW.csv [--threshold PCT] [--min-change PCT]\n" \
-	"                       [--allow-missing] [--allow-inconclusive] [--across-devices] [--out FILE.csv]"
+	"                       [--allow-missing] [--allow-inconclusive] [--across-devices] [--out FILE.csv]\n" \
+	"                       [--unchecked]"
 
 static int compare_usage_error(const char *what, const char *value)
 {
@@ -1362,11 +1364,15 @@ static void compare_help(void)
 	       "                        row's pct_of_ceiling, which then decides regressions\n"
 	       "  --out FILE.csv        write each row's verdict, change and resolution there\n"
 	       "                        (with a sidecar)\n"
-	       "A CSV whose sidecar stamps another file is refused.\n\n"
+	       "  --unchecked           compare a CSV its sidecar cannot check (it has none, or\n"
+	       "                        one without a checksum) as it is; else such a file is\n"
+	       "                        bad input. A CSV whose sidecar stamps another file is\n"
+	       "                        refused either way.\n\n"
 	       "Exit status:\n"
 	       "  0  every row compared and decided, none slower by more than PCT\n"
 	       "  1  a regression: a row SLOWER, or a row that failed validation or timing in NEW\n"
-	       "  2  bad input: an unreadable or malformed file, a bad option, other devices\n"
+	       "  2  bad input: an unreadable or malformed file, a bad option, other devices,\n"
+	       "     a file its sidecar cannot check (unless --unchecked)\n"
 	       "  3  not a pass: a row inconclusive, a row of BASE missing in NEW or not\n"
 	       "     compared, variants NEW skipped, rows an interrupted run never ran (unless\n"
 	       "     allowed), or nothing compared at all\n",
@@ -1388,8 +1394,9 @@ static int compare_parse_pct(const char *s, double *out)
 static bool compare_flag(const char *a, struct compare_opts *o)
 {
 	static const char *const names[] = { "--across-devices", "--allow-missing",
-					     "--allow-inconclusive" };
-	bool *dest[] = { &o->across_devices, &o->allow_missing, &o->allow_inconclusive };
+					     "--allow-inconclusive", "--unchecked" };
+	bool *dest[] = { &o->across_devices, &o->allow_missing, &o->allow_inconclusive,
+			 &o->unchecked };
 	for (size_t k = 0; k < sizeof names / sizeof *names; k++)
 		if (strcmp(a, names[k]) == 0)
 			return *dest[k] = true;
@@ -1462,6 +1469,11 @@ int compare_command(int argc, char **argv)
 		fprintf(stderr, "harness: %s\n", err);
 		return COMPARE_BAD_INPUT;
 	}
+	for (int k = 0; k < 2 && !o.unchecked; k++)
+		if (results_require_checked(paths[k], "--unchecked", err, sizeof err) != 0) {
+			compare_report_free(&r);
+			return compare_usage_error(err, NULL);
+		}
 	compare_print(stdout, &r, paths[0], paths[1]);
 	rc = compare_exit_status(&r);
 	if (out && compare_write_verdicts(out, &r, paths[0], paths[1], argc, argv, err, sizeof err) != 0) {

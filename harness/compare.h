@@ -111,6 +111,7 @@ struct compare_opts {
 	double min_change_pct; /* MIN above; >= 0 (0: the resolution alone decides) */
 	bool allow_missing;    /* rows only in BASE, not compared, or skipped by NEW: exit 0 */
 	bool allow_inconclusive; /* inconclusive rows: exit 0 */
+	bool unchecked;        /* --unchecked: a file its sidecar cannot check is compared as it is */
 };
 
 #define COMPARE_MAX_KEYS 10

@@ -721,9 +721,7 @@ static int main_finish(int argc, char **argv, const struct cli_options *o, const
 			fprintf(stderr, "harness: %s\n", err);
 			status = CLI_FAILED;
 		} else if (!o->quiet) {
-			char *side = results_sidecar_path(out);
-			printf("wrote %s and %s\n", out, side ? side : "its sidecar");
-			free(side);
+			results_say_wrote(out);
 		}
 	}
 	interrupt_unlock();
@@ -908,9 +906,9 @@ static int main_suite(const struct cli_options *o, const char *name, const char 
 	if (!skipped)
 		return cli_usage_error(NULL, "out of memory");
 	if (main_suite_per_ranks(name))
-		snprintf(out, sizeof out, "%s/%s-p%d.csv", dir, name, dist_size());
+		atomic_path_in(out, sizeof out, dir, "%s-p%d.csv", name, dist_size());
 	else
-		snprintf(out, sizeof out, "%s/%s.csv", dir, name);
+		atomic_path_in(out, sizeof out, dir, "%s.csv", name);
 	int unwritable = dist_rank() == 0 && atomic_path_writable(out, err, sizeof err) != 0;
 	if (dist_agree(unwritable, err, sizeof err) >= 0) {
 		free(skipped);
@@ -1272,17 +1270,17 @@ static const struct main_cmd *main_find_cmd(const char *name)
 }
 
 /* The help overview, from main_cmds (continuation lines indented). */
-static void main_help(void)
+static void main_help(FILE *fp)
 {
-	printf("usage: harness COMMAND [options]   (harness COMMAND --help for details)\n\n");
+	fprintf(fp, "usage: harness COMMAND [options]   (harness COMMAND --help for details)\n\n");
 	for (size_t i = 0; i < MAIN_NCMDS; i++) {
-		printf("  %-10s ", main_cmds[i].name);
+		fprintf(fp, "  %-10s ", main_cmds[i].name);
 		for (const char *p = main_cmds[i].summary; *p; p++) {
-			putchar(*p);
+			fputc(*p, fp);
 			if (*p == '\n')
-				printf("  %-10s ", "");
+				fprintf(fp, "  %-10s ", "");
 		}
-		putchar('\n');
+		fputc('\n', fp);
 	}
 }
 
@@ -1333,9 +1331,12 @@ static int main_command(int argc, char **argv)
 	}
 	if (strcmp(cmd, "--version") == 0)
 		cmd = "version";
-	if (argc < 2 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
-	    strcmp(cmd, "help") == 0) {
-		main_help();
+	if (argc < 2) { /* no command: the overview, as bad input */
+		main_help(stderr);
+		return CLI_USAGE;
+	}
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		main_help(stdout);
 		return CLI_OK;
 	}
 	const struct main_cmd *mc = main_find_cmd(cmd);
@@ -1385,6 +1386,7 @@ int main(int argc, char **argv)
 {
 	static const struct results_cpu_facts cpu_facts = { nbody_cpu_simd_isa, nbody_cpu_simd_threads };
 	results_set_cpu_facts(&cpu_facts);
+	sysinfo_load_mark(); /* what ran beside the run is counted from here */
 	char err[512];
 	if (dist_init(&argc, &argv, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: %s\n", err);

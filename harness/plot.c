@@ -43,7 +43,10 @@ const struct plot_suite plot_suites[] = {
 const size_t plot_suite_count = sizeof plot_suites / sizeof plot_suites[0];
 
 #define PLOT_RESULTS_ROOT "results"
+/* The committed results a figure falls back on: one H200's, and for the
+ * scaling suites four H200s' (where the scaling model is too). */
 #define PLOT_FALLBACK_DIR "results/h200"
+#define PLOT_FALLBACK_DIR_MULTI "results/h200x4"
 #define PLOT_LOCAL_DIR "local" /* results/local: the user's own runs */
 #define PLOT_DEFAULT_OUT "plots/out"
 #define PLOT_SCRIPTS_DIR "plots"
@@ -59,11 +62,10 @@ const struct plot_suite *plot_suite_find(const char *name)
 	return NULL;
 }
 
-/* Writes dir/name (with a '/' between) into out; false when it does not fit. */
+/* Writes dir/name (with one '/' between) into out; false when it does not fit. */
 static bool plot_path(char *out, size_t len, const char *dir, const char *name)
 {
-	int n = snprintf(out, len, "%s/%s", dir, name);
-	return n >= 0 && (size_t)n < len;
+	return atomic_path_in(out, len, dir, "%s", name) == 0;
 }
 
 /* ---- curves from results tables ------------------------------------------ */
@@ -477,6 +479,13 @@ static void plot_search_top(const char *dir, void *arg)
 enum plot_from_why plot_find_from(const char *root, const char *suite,
 				  const struct plot_machine *m, char *out, size_t outlen)
 {
+	return plot_find_from_or(root, suite, m, strrchr(PLOT_FALLBACK_DIR, '/') + 1, out, outlen);
+}
+
+enum plot_from_why plot_find_from_or(const char *root, const char *suite,
+				     const struct plot_machine *m, const char *fallback_dir,
+				     char *out, size_t outlen)
+{
 	char fallback[4096], csv[4096], name[256];
 	struct plot_search s = { suite, m, 1, out, outlen, { 0, 0 }, false };
 	out[0] = '\0';
@@ -486,7 +495,7 @@ enum plot_from_why plot_find_from(const char *root, const char *suite,
 	if (out[0])
 		return PLOT_FROM_MATCH;
 	snprintf(name, sizeof name, "%s.csv", suite);
-	if (!plot_path(fallback, sizeof fallback, root, strrchr(PLOT_FALLBACK_DIR, '/') + 1) ||
+	if (!plot_path(fallback, sizeof fallback, root, fallback_dir) ||
 	    !plot_path(csv, sizeof csv, fallback, name) || access(csv, R_OK) != 0)
 		return PLOT_FROM_NONE;
 	snprintf(out, outlen, "%s", fallback);
@@ -981,6 +990,29 @@ static int plot_load(const struct plot_suite *suite, const char *path, const cha
 	return rc;
 }
 
+/* What a suite's data is called: "fig31-6.csv", or for a scaling suite
+ * "scaling-pP.csv" then sep and what P is. */
+static void plot_suite_files(const struct plot_suite *suite, const char *sep, char *out,
+			     size_t len)
+{
+	if (suite->scaling)
+		snprintf(out, len, "%s-pP.csv%sone file per number of ranks P", suite->name, sep);
+	else
+		snprintf(out, len, "%s.csv", suite->name);
+}
+
+/* A suite's data missing from dir: one line, for --suite all; a single
+ * suite's is plot_all's error line instead. */
+static void plot_say_missing(const struct plot_opts *o, const struct plot_suite *suite,
+			     const char *dir)
+{
+	char files[300];
+	plot_suite_files(suite, " (", files, sizeof files);
+	if (strcmp(o->suite, "all") == 0)
+		printf("%s: no %s%s in %s (skipped)\n", suite->name, files, suite->scaling ? ")" : "",
+		       dir);
+}
+
 /* A scaling suite's figure from the per-rank CSVs of one directory. */
 static int plot_one_scaling(const struct plot_opts *o, const struct plot_suite *suite, bool *found,
 			    char *err, size_t errlen)
@@ -994,11 +1026,12 @@ static int plot_one_scaling(const struct plot_opts *o, const struct plot_suite *
 	if (o->from)
 		snprintf(dir, sizeof dir, "%s", o->from);
 	else
-		from = plot_find_from(PLOT_RESULTS_ROOT, probe, &o->machine, dir, sizeof dir);
+		from = plot_find_from_or(PLOT_RESULTS_ROOT, probe, &o->machine,
+					 strrchr(PLOT_FALLBACK_DIR_MULTI, '/') + 1, dir, sizeof dir);
 	if (from == PLOT_FROM_NONE) {
 		plot_machine_words(&o->machine, here, sizeof here);
-		printf("%s: no %s.csv under %s/ measured on %s (skipped)\n", suite->name, probe,
-		       PLOT_RESULTS_ROOT, here);
+		printf("%s: no %s.csv under %s/ measured on %s, nor in %s (skipped)\n", suite->name,
+		       probe, PLOT_RESULTS_ROOT, here, PLOT_FALLBACK_DIR_MULTI);
 		return PLOT_OK;
 	}
 	if (!o->from && plot_path(csv, sizeof csv, dir, name))
@@ -1010,7 +1043,7 @@ static int plot_one_scaling(const struct plot_opts *o, const struct plot_suite *
 	*found = files > 0;
 	snprintf(file, sizeof file, "%s.gp", suite->name);
 	if (files == 0)
-		printf("%s: no %s/%s-p*.csv (skipped)\n", suite->name, dir, suite->name);
+		plot_say_missing(o, suite, dir);
 	if (files > 0 && !plot_path(script, sizeof script, o->scripts, file)) {
 		snprintf(err, errlen, "scripts directory name too long: %s", o->scripts);
 		rc = PLOT_BAD_INPUT;
@@ -1047,7 +1080,7 @@ static int plot_one(const struct plot_opts *o, const struct plot_suite *suite, b
 	}
 	snprintf(file, sizeof file, "%s.csv", suite->name);
 	if (!plot_path(csv, sizeof csv, dir, file) || access(csv, F_OK) != 0) {
-		printf("%s: no %s (skipped)\n", suite->name, csv);
+		plot_say_missing(o, suite, dir);
 		return PLOT_OK;
 	}
 	*found = true;
@@ -1241,7 +1274,8 @@ static void plot_help(void)
 	printf("\n--from DIR   default, per suite: the newest <suite>.csv measured on this\n"
 	       "             machine's GPU (without a GPU: on this CPU alone, no GPU in its\n"
 	       "             sidecar) in results/*/ or results/local/*/, else in another\n"
-	       "             results/*/*/ (special-purpose runs); else %s\n"
+	       "             results/*/*/ (special-purpose runs); else %s (the scaling\n"
+	       "             suites: %s, where the scaling model is too)\n"
 	       "--compare DIR1 DIR2 ...  overlay the suite from several directories (devices),\n"
 	       "             raw and as %% of each device's ceiling: compare-<suite>.png/.svg\n"
 	       "--scripts DIR, --published DIR  the .gp scripts (%s) and the published\n"
@@ -1249,7 +1283,7 @@ static void plot_help(void)
 	       "Exit status: 0 drawn (with --compare: something drawn; a figure that\n"
 	       "             cannot be drawn is one line on stderr), 1 a figure failed,\n"
 	       "             2 bad input or no gnuplot.\n",
-	       PLOT_FALLBACK_DIR, PLOT_SCRIPTS_DIR, PLOT_PUBLISHED_DIR);
+	       PLOT_FALLBACK_DIR, PLOT_FALLBACK_DIR_MULTI, PLOT_SCRIPTS_DIR, PLOT_PUBLISHED_DIR);
 }
 
 /* The option's value: "--opt=V" or the next argument. NULL when missing. */
@@ -1366,11 +1400,14 @@ static int plot_all(const struct plot_opts *o)
 	if (failed && (!o->ncompare || drawn == 0) && status < PLOT_FAILED)
 		status = PLOT_FAILED;
 	if (found_csv == 0) {
-		fprintf(stderr, "harness: plot: no suite CSV (%s.csv) in %s\n",
-			strcmp(o->suite, "all") ? o->suite : "<suite>",
+		char files[300] = "<suite>.csv";
+		if (strcmp(o->suite, "all") != 0)
+			plot_suite_files(plot_suite_find(o->suite), ": ", files, sizeof files);
+		fprintf(stderr, "harness: plot: no suite CSV (%s) in %s\n", files,
 			o->ncompare ? "the --compare directories"
 			: o->from   ? o->from
-				    : "results/*/ for this machine, nor in " PLOT_FALLBACK_DIR);
+				    : "results/*/ for this machine, nor in " PLOT_FALLBACK_DIR " (the scaling "
+				      "suites: " PLOT_FALLBACK_DIR_MULTI ")");
 		return PLOT_BAD_INPUT;
 	}
 	return status;

@@ -25,9 +25,12 @@
  *             measured on this machine (plot_sidecar_matches), the one
  *             whose CSV was modified last, looked for first in results/X/
  *             and results/local/X/, then in the other results/X/Y/ (see
- *             plot_find_from); else results/h200/ when it holds
- *             <suite>.csv. The line of each figure says which directory
- *             it drew from and why.
+ *             plot_find_from); else results/h200/ (the scaling suites:
+ *             results/h200x4/) when it holds <suite>.csv.
+ *             The line of each figure says which directory it drew from
+ *             and why; a suite missing from a --from DIR is a line
+ *             naming what was looked for (scaling-pP.csv: a file per
+ *             number of ranks P), under --suite all, else the error.
  * --out DIR   where the figures go (default plots/out, created if needed).
  * --scripts DIR, --published DIR  where the scripts (plots) and the
  *             published numbers (every .csv in results/published) are.
@@ -84,7 +87,7 @@ struct plot_machine {
 enum plot_from_why {
 	PLOT_FROM_NONE = -1,   /* nothing fits */
 	PLOT_FROM_MATCH = 0,   /* measured on this machine (its GPU, or its CPU without one) */
-	PLOT_FROM_DEFAULT = 1, /* nothing was: results/h200, the default */
+	PLOT_FROM_DEFAULT = 1, /* nothing was: results/h200 (scaling: results/h200x4), the default */
 };
 
 /*
@@ -100,6 +103,12 @@ enum plot_from_why {
  */
 enum plot_from_why plot_find_from(const char *root, const char *suite,
 				  const struct plot_machine *m, char *out, size_t outlen);
+
+/* The same with root/fallback_dir in place of root/h200: "h200x4" for
+ * the scaling suites' per-rank files, where the scaling model is too. */
+enum plot_from_why plot_find_from_or(const char *root, const char *suite,
+				     const struct plot_machine *m, const char *fallback_dir,
+				     char *out, size_t outlen);
 
 /*
  * Whether the sidecar of csv_path was measured on machine m. With a GPU:

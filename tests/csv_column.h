@@ -14,7 +14,7 @@
 /* src copied to dst with column name set to value on the rows where
  * column key[k] holds key_value[k] for each of the nkeys keys (0: every
  * row); a column src lacks is appended, empty on the other rows. No
- * sidecar: what reads dst reads it unchecked. */
+ * sidecar: what reads dst reads it unchecked (compare: --unchecked). */
 static inline void csv_with_cell(const char *src, const char *dst, size_t nkeys,
 				 const char *const *key, const char *const *key_value,
 				 const char *name, const char *value)

@@ -260,9 +260,16 @@ Test(atomic_file, path_writable_refuses_directory)
 
 	cr_assert_eq(atomic_path_writable(dir, err, sizeof(err)), -1);
 	cr_assert_not_null(strstr(err, "is a directory"), "message: %s", err);
+	/* a name ending in '/' that names nothing: said so, not called a directory */
 	path_in_dir(path, "sub/");
 	cr_assert_eq(atomic_path_writable(path, err, sizeof(err)), -1);
-	cr_assert_not_null(strstr(err, "is a directory"), "message: %s", err);
+	cr_expect_null(strstr(err, "is a directory"), "there is none: %s", err);
+	cr_expect(strstr(err, "names a directory, not a file") && strstr(err, "there is no directory"),
+		  "message: %s", err);
+	cr_assert_eq(mkdir(path, 0777), 0);
+	cr_assert_eq(atomic_path_writable(path, err, sizeof(err)), -1);
+	cr_expect_not_null(strstr(err, "is a directory"), "now there is: %s", err);
+	rmdir(path);
 }
 
 Test(atomic_file, path_writable_parent_is_a_file_fails)

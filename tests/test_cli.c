@@ -1,6 +1,7 @@
 /* test_cli.c - command-line parsing and every user error of bin/harness */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,10 @@ Test(cli_program, user_errors_get_one_line_and_status_2)
 	expect_usage_error("forces --variant cpu-simd", "--out");
 	expect_usage_error("forces --variant 'cpu-*' --out /tmp/x.csv", "exactly one");
 	expect_usage_error("forces --variant cpu-simd --n 8,16 --out /tmp/x.csv", "one N");
+	/* a directory's name that names none is said to be both */
+	expect_usage_error("run --variant cpu-portable --out /nonexistent-dir/nosub/",
+			   "/nonexistent-dir/nosub/: ends in '/', so it names a directory, not a file "
+			   "(and there is no directory /nonexistent-dir/nosub either)");
 }
 
 Test(cli_program, malformed_body_file_is_refused_without_output)
@@ -212,6 +217,27 @@ Test(cli_program, malformed_body_file_is_refused_without_output)
 	cr_expect(access(side, F_OK) != 0, "no sidecar after bad input");
 	unlink(in);
 	rmdir(dir);
+}
+
+/* run and sph run both name the results file and its sidecar they wrote. */
+Test(cli_program, run_and_sph_run_name_the_sidecar_they_wrote, .timeout = 60)
+{
+	char dir[] = "/tmp/harness-cli-XXXXXX", cmd[1024], out[8192], want[256];
+	cr_assert_not_null(mkdtemp(dir));
+	const char *runs[] = {
+		"run --variant cpu-portable --n 16 --min-time 0 --max-time 0.01",
+		"sph run -v sph-cpu-grid --column 6x6x7@4 --warm-steps 1 --window-steps 2 "
+		"--min-samples 3 --min-time 0 --max-time 0.01",
+	};
+	for (size_t k = 0; k < 2; k++) {
+		snprintf(cmd, sizeof cmd, "%s %s --out %s/r%zu.csv 2>/dev/null", harness_bin(), runs[k],
+			 dir, k);
+		cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+		snprintf(want, sizeof want, "wrote %s/r%zu.csv and %s/r%zu.meta.json\n", dir, k, dir, k);
+		cr_expect(strstr(out, want) != NULL, "%s: no '%s' in:\n%s", runs[k], want, out);
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
 }
 
 Test(cli_program, check_and_help_exit_zero)
@@ -258,29 +284,54 @@ Test(cli_program, forces_writes_every_body_next_to_the_reference)
 
 /* ---- finding one's way: the commands, the version, the lists -------- */
 
-/* The names of "unknown command 'x' (allowed: a, b, c)" into names[]. */
-static size_t allowed_commands(char names[][32], size_t max)
+/* The comma-separated items of a message's list: after open, up to the
+ * first of the characters in end, into items[] (64 bytes each). */
+static size_t list_items(const char *msg, const char *open, const char *end, char items[][64],
+			 size_t max)
 {
-	char *e;
-	cr_assert_eq(run_harness("nosuchcommand", &e), 2, "%s", e);
-	const char *p = strstr(e, "(allowed: ");
-	cr_assert_not_null(p, "%s", e);
-	p += strlen("(allowed: ");
+	const char *p = strstr(msg, open);
+	cr_assert_not_null(p, "no '%s' in %s", open, msg);
+	p += strlen(open);
+	char stops[16];
+	snprintf(stops, sizeof stops, ",%s", end);
 	size_t count = 0;
-	while (*p && *p != ')' && count < max) {
-		size_t len = strcspn(p, ",)");
-		cr_assert_lt(len, 32);
-		memcpy(names[count], p, len);
-		names[count++][len] = '\0';
+	while (*p && !strchr(end, *p) && count < max) {
+		size_t len = strcspn(p, stops);
+		cr_assert_lt(len, 64);
+		snprintf(items[count++], 64, "%.*s", (int)len, p);
 		p += len;
-		p += *p == ',' ? 2 : 0;
+		p += strspn(p, ", ");
 	}
 	return count;
 }
 
+/* The names of "unknown command 'x' (allowed: a, b, c)" into names[]. */
+static size_t allowed_commands(char names[][64], size_t max)
+{
+	char *e;
+	cr_assert_eq(run_harness("nosuchcommand", &e), 2, "%s", e);
+	return list_items(e, "(allowed: ", ")", names, max);
+}
+
+/* No command at all is bad input, as an unknown one is: the overview
+ * goes to stderr, nothing to stdout, exit 2; --help is the overview asked
+ * for (stdout, exit 0). */
+Test(cli_program, no_command_is_bad_input_with_the_overview_on_stderr)
+{
+	char cmd[512], out[8192], help[8192];
+	char *e;
+	snprintf(cmd, sizeof cmd, "%s --help", harness_bin());
+	cr_assert_eq(cli_run_stdout(cmd, help, sizeof help), 0);
+	cr_expect_eq(run_harness("", &e), 2, "%s", e);
+	cr_expect_str_eq(e, help, "stderr is the overview");
+	snprintf(cmd, sizeof cmd, "%s 2>/dev/null", harness_bin());
+	cr_expect_eq(cli_run_stdout(cmd, out, sizeof out), 2);
+	cr_expect_str_empty(out, "nothing on stdout: %s", out);
+}
+
 Test(cli_program, help_and_unknown_command_name_the_same_commands)
 {
-	char names[32][32], help[8192], cmd[512];
+	char names[32][64], help[8192], cmd[512];
 	size_t count = allowed_commands(names, 32);
 	snprintf(cmd, sizeof cmd, "%s --help", harness_bin());
 	cr_assert_eq(cli_run_stdout(cmd, help, sizeof help), 0);
@@ -326,15 +377,40 @@ Test(cli_program, version_names_the_commit_and_the_build_options)
 	expect_usage_error("version extra", "extra");
 }
 
-Test(cli, unknown_variant_lists_every_name_or_says_how_many_more)
+/* The items of an unknown variant's list: between "known: " and the ';'
+ * after them, each a name or a family's glob ("tiled-* (6)": the glob). */
+static size_t known_items(const char *err, char items[][64], size_t max)
+{
+	size_t n = list_items(err, "(known: ", ";", items, max);
+	for (size_t k = 0; k < n; k++)
+		items[k][strcspn(items[k], " ")] = '\0';
+	return n;
+}
+
+/* An unknown variant's line names every variant on one short line:
+ * each by name, or by its family's glob, which selects it; it points at
+ * 'harness list' for the names; cut short, it says how many it left out. */
+Test(cli, unknown_variant_names_every_variant_by_name_or_family)
 {
 	struct cli_options o;
-	char err[2048], small[200];
+	char err[2048], small[120], items[64][64];
 	memset(&o, 0, sizeof o);
 	cr_assert_eq(cli_select_variants("nosuch", &o, err, sizeof err), CLI_USAGE);
-	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
-		cr_expect(strstr(err, nbody_variants[i].name) != NULL, "lacks %s: %s",
-			  nbody_variants[i].name, err);
+	cr_expect_lt(strlen(err), 300, "one short line: %s", err);
+	cr_expect(strstr(err, "tiled-* (6)") && strstr(err, "see 'harness list'"), "%s", err);
+	const size_t n = known_items(err, items, 64);
+	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
+		size_t k = 0;
+		while (k < n && fnmatch(items[k], nbody_variants[i].name, 0) != 0)
+			k++;
+		cr_expect_lt(k, n, "no item stands for %s: %s", nbody_variants[i].name, err);
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct cli_options sel;
+		memset(&sel, 0, sizeof sel);
+		cr_expect_eq(cli_select_variants(items[k], &sel, small, sizeof small), CLI_OK,
+			     "the item %s selects nothing", items[k]);
+	}
 	cr_expect(strstr(err, "...") == NULL, "%s", err);
 	cr_expect_eq(err[strlen(err) - 1], ')', "%s", err);
 	memset(&o, 0, sizeof o);
@@ -342,12 +418,17 @@ Test(cli, unknown_variant_lists_every_name_or_says_how_many_more)
 	cr_expect(strstr(small, "... and ") != NULL && strstr(small, " more, see 'harness list'"),
 		  "a cut list says how many it left out: %s", small);
 	cr_expect_eq(small[strlen(small) - 1], ')', "%s", small);
-	size_t k;
-	cr_assert_eq(sscanf(strstr(small, "... and ") + 8, "%zu", &k), 1);
-	size_t named = 0;
-	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++)
-		named += strstr(small, nbody_variants[i].name) != NULL;
-	cr_expect_geq(named + k, NBODY_VARIANT_COUNT, "%zu named + %zu more: %s", named, k, small);
+	size_t left, covered = 0;
+	cr_assert_eq(sscanf(strstr(small, "... and ") + 8, "%zu", &left), 1);
+	const size_t shown = known_items(small, items, 64) - 1; /* the last is "..." */
+	for (size_t i = 0; i < NBODY_VARIANT_COUNT; i++) {
+		size_t k = 0;
+		while (k < shown && fnmatch(items[k], nbody_variants[i].name, 0) != 0)
+			k++;
+		covered += k < shown;
+	}
+	cr_expect_eq(covered + left, NBODY_VARIANT_COUNT, "%zu shown + %zu more: %s", covered, left,
+		     small);
 }
 
 /* The lines of out that end "(unavailable: WHY)": no WHY twice, and each
@@ -515,7 +596,7 @@ Test(cli_program, new_options_refuse_bad_values_in_one_line)
 	expect_usage_error("run --gpu -1", "--gpu -1");
 	expect_usage_error("run --gpu first", "'first'");
 	expect_usage_error("run --filter '(cpu'", "'(cpu'");
-	expect_usage_error("run --filter nosuch", "--filter 'nosuch' matches no variant (known: cpu-portable");
+	expect_usage_error("run --filter nosuch", "--filter 'nosuch' matches no variant (known: cpu-* (2)");
 	expect_usage_error("check --filter '^cpu-' --device gpu", "no variant is selected");
 	expect_usage_error("check --filter '^cpu-' --variant naive", "no variant is selected");
 	cli_expect_usage("sph", "run --min-samples 0", "--min-samples 0");
@@ -527,8 +608,9 @@ Test(cli_program, new_options_refuse_bad_values_in_one_line)
 	cli_expect_usage("sph render", "--gpu y --variant sph-cpu-grid --at 1 --out /tmp/x", "'y'");
 }
 
-/* --gpu past the visible GPUs, with a GPU variant asked for: one line that
- * says how many there are (none on a machine without a GPU). */
+/* --gpu past the visible GPUs: one line that says how many there are
+ * (none on a machine without a GPU), with a GPU variant asked for or
+ * only CPU variants. */
 Test(cli_program, gpu_out_of_range_says_how_many_are_visible)
 {
 	int count = gpu_device_count(), index = count > 0 ? count : 1;
@@ -544,10 +626,13 @@ Test(cli_program, gpu_out_of_range_says_how_many_are_visible)
 	cli_expect_usage("sph physics", args, mention);
 	snprintf(args, sizeof args, "--gpu %d --variant sph-gpu-verlet --at 1 --out /tmp/x", index);
 	cli_expect_usage("sph render", args, mention);
-	if (count == 0) {
-		/* only CPU variants: the index has nothing to choose from, and no
-		 * GPU to stand in for; the run goes on */
-		char *e;
-		cr_expect_eq(run_harness("check --gpu 1 --variant cpu-portable --n 3", &e), 0, "%s", e);
-	}
+	/* only CPU variants: the index still names no GPU, and the line says
+	 * they need none */
+	snprintf(args, sizeof args, "check --gpu %d --variant cpu-portable --n 3", index);
+	expect_usage_error(args, mention);
+	expect_usage_error(args, "the CPU variants selected need no --gpu");
+	snprintf(args, sizeof args, "check --gpu %d --variant sph-cpu-grid --column 6x6x7@4", index);
+	cli_expect_usage("sph", args, "need no --gpu");
+	snprintf(args, sizeof args, "--gpu %d --variant sph-cpu-grid --at 1 --out /tmp/x", index);
+	cli_expect_usage("sph render", args, "need no --gpu");
 }

@@ -730,8 +730,8 @@ Test(compare, differences_under_the_floor_are_same)
 	compare_report_free(&r);
 	char cmd[512], err[4096];
 	/* (its CPU rows are too noisy to decide at 5 %: allowed here) */
-	snprintf(cmd, sizeof cmd, "%s compare %s %s --min-change 0.5 --allow-inconclusive",
-		 harness_bin(), b.path, e.path);
+	snprintf(cmd, sizeof cmd, "%s compare %s %s --min-change 0.5 --allow-inconclusive "
+		 "--unchecked", harness_bin(), b.path, e.path);
 	cr_expect_eq(run(cmd, err, sizeof err), 0, "%s", err);
 	edited_close(&b);
 	edited_close(&e);
@@ -851,8 +851,8 @@ Test(compare, an_empty_join_is_no_pass)
 	cr_expect_eq(compare_exit_status(&r), COMPARE_UNDECIDED);
 	compare_report_free(&r);
 	char cmd[512], err[4096];
-	snprintf(cmd, sizeof cmd, "%s compare " FIX "base.csv %s --allow-missing --allow-inconclusive",
-		 harness_bin(), e.path);
+	snprintf(cmd, sizeof cmd, "%s compare " FIX "base.csv %s --allow-missing --allow-inconclusive "
+		 "--unchecked", harness_bin(), e.path);
 	cr_expect_eq(run(cmd, err, sizeof err), 3, "%s", err);
 	cr_expect(strstr(err, "nothing compared"), "%s", err);
 	edited_close(&e);
@@ -892,7 +892,7 @@ Test(compare, variants_new_skipped_are_not_measured)
 	cr_expect_eq(compare_exit_status(&r), COMPARE_OK);
 	compare_report_free(&r);
 	char cmd[512], err[4096];
-	snprintf(cmd, sizeof cmd, "%s compare %s %s", harness_bin(), e.path, e.path);
+	snprintf(cmd, sizeof cmd, "%s compare %s %s --unchecked", harness_bin(), e.path, e.path);
 	cr_expect_eq(run(cmd, err, sizeof err), 3, "%s", err);
 	cr_expect(strstr(err, "NEW's run skipped 2 variants") && strstr(err, "naive"), "%s", err);
 
@@ -972,7 +972,7 @@ static void compare_untimed(const char *file, size_t nkeys, const char *const *k
 	snprintf(cmd, sizeof cmd, "%s compare %s %s", cli_harness_bin(), file, file);
 	*same = cli_run_capture(cmd, ">%s 2>&1", out, outlen);
 	csv_with_cell(file, copy, nkeys, key, at, col, value);
-	snprintf(cmd, sizeof cmd, "%s compare %s %s", cli_harness_bin(), file, copy);
+	snprintf(cmd, sizeof cmd, "%s compare %s %s --unchecked", cli_harness_bin(), file, copy);
 	*changed = cli_run_capture(cmd, ">%s 2>&1", out, outlen);
 	unlink(copy);
 	rmdir(dir);
@@ -1045,8 +1045,8 @@ Test(compare, timed_against_untimed_is_not_a_pass)
 	edited_open(&e, "results/h200/sph-table.csv");
 	edited_set(&e, SIZE_MAX, "steps_per_s", "", 0);
 	edited_write(&e, false);
-	snprintf(cmd, sizeof cmd, "%s compare %s results/h200/sph-table.csv", cli_harness_bin(),
-		 e.path);
+	snprintf(cmd, sizeof cmd, "%s compare --unchecked %s results/h200/sph-table.csv",
+		 cli_harness_bin(), e.path);
 	cr_expect_eq(cli_run_capture(cmd, ">%s 2>&1", out, sizeof out), 3, "%s", out);
 	cr_expect(strstr(out, "not timed in BASE"), "%s", out);
 	edited_close(&e);

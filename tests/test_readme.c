@@ -354,7 +354,28 @@ Test(readme, compare_example_is_what_compare_prints)
 	example_of("compare", "compare --across-devices results/h200/steps.csv results/h100/steps.csv", 0);
 }
 
-/* A headline table is made of lines `harness report ARGS` prints. */
+/* Every row of the table in out whose header is the block's (its first
+ * line) that report marks **missed** is a row of the block: a headline
+ * may leave rows out, never a target missed. */
+static void block_has_every_missed_row(const struct block *b, const char *name, char *out)
+{
+	static char *lines[8192];
+	size_t n = split_lines(out, lines, 8192), k = 0;
+	while (k < n && strcmp(lines[k], b->lines[0]) != 0)
+		k++;
+	for (k++; k < n && lines[k][0] == '|'; k++) {
+		if (!strstr(lines[k], "**missed**"))
+			continue;
+		size_t i = 0;
+		while (i < b->n && strcmp(b->lines[i], lines[k]) != 0)
+			i++;
+		cr_expect_lt(i, b->n, "%s, table %s lacks a row report marks missed:\n%s", b->file,
+			     name, lines[k]);
+	}
+}
+
+/* A headline table is made of lines `harness report ARGS` prints, and
+ * shows every row of its table that report marks missed. */
 static void headline_from_report(const char *name, const char *args)
 {
 	struct block b;
@@ -365,6 +386,8 @@ static void headline_from_report(const char *name, const char *args)
 	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
 	cr_expect_geq(b.n, 3, "%s: the table %s has a header, a rule and rows", b.file, name);
 	table_expect_lines_of(&b, name, out, cmd);
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out); /* split in place above */
+	block_has_every_missed_row(&b, name, out);
 	block_free(&b);
 }
 
@@ -396,6 +419,40 @@ Test(readme, the_walkthrough_without_a_gpu_ran_as_shown)
 			  b.lines[i], k < nlog ? logged[k] : "no exit status");
 	}
 	free(log);
+	block_free(&b);
+}
+
+/*
+ * The walk-through's mpirun lines run as they stand, for root as for any
+ * other user: nothing of the environment this test runs in lets mpirun
+ * start as root (OpenMPI refuses root unless told, and the line is what
+ * tells it). Each runs with its file written here instead.
+ */
+Test(readme, the_walkthroughs_mpirun_lines_run_as_shown_for_root_too, .timeout = 240)
+{
+	if (system("command -v mpirun >/dev/null 2>&1") != 0)
+		cr_skip_test("mpirun is not installed (apt-get install openmpi-bin, or make test)");
+	if (!can_run_here("dist-ring-cpu"))
+		cr_skip_test("the distributed variants cannot run here (a build without MPI)");
+	struct block b;
+	block_find("without-gpu", &b);
+	char dir[64], cmd[2048];
+	static char out[1 << 16];
+	tmp_dir_make(dir, "readme-mpirun");
+	size_t ran = 0;
+	for (size_t i = 0; i < b.n; i++) {
+		if (!strstr(b.lines[i], "mpirun "))
+			continue;
+		snprintf(cmd, sizeof cmd,
+			 "env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM bash -c \"%s -q "
+			 "--out %s/m%zu.csv\"",
+			 b.lines[i], dir, i);
+		cr_expect_eq(run_all(cmd, out, sizeof out), 0, "%s: '%s' as uid %d:\n%s", b.file,
+			     b.lines[i], (int)getuid(), out);
+		ran++;
+	}
+	cr_expect_gt(ran, 0, "%s: the walk-through has no mpirun line", b.file);
+	tmp_dir_remove(dir);
 	block_free(&b);
 }
 

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,9 +44,13 @@ static int atomic_check_not_dir(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "empty output file name");
 		return -1;
 	}
-	if (path[len - 1] == '/' ||
-	    (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s: is a directory, not a file name", path);
+		return -1;
+	}
+	if (path[len - 1] == '/') {
+		snprintf(err, errlen, "%s: ends in '/', so it names a directory, not a file (and "
+			 "there is no directory %.*s either)", path, (int)(len > 1 ? len - 1 : len), path);
 		return -1;
 	}
 	return 0;
@@ -239,6 +245,19 @@ int atomic_path_writable(const char *path, char *err, size_t errlen)
 out_free_dir:
 	free(dir);
 	return rc;
+}
+
+int atomic_path_in(char *out, size_t len, const char *dir, const char *fmt, ...)
+{
+	const size_t dlen = strlen(dir);
+	int n = snprintf(out, len, "%s%s", dir, dlen > 0 && dir[dlen - 1] == '/' ? "" : "/");
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	int m = vsnprintf(out + n, len - (size_t)n, fmt, ap);
+	va_end(ap);
+	return m >= 0 && (size_t)m < len - (size_t)n ? 0 : -1;
 }
 
 int atomic_mkdir_p(const char *dir)

@@ -51,6 +51,12 @@ void atomic_file_abort(struct atomic_file *af);
  */
 int atomic_path_writable(const char *path, char *err, size_t errlen);
 
+/* The path of the file fmt names (printf-style) in directory dir, into
+ * out: "dir/name", with no second '/' after a dir that ends in one.
+ * Returns 0, or -1 when it does not fit in len bytes. */
+int atomic_path_in(char *out, size_t len, const char *dir, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* mkdir -p: creates dir and its missing parents (mode 0777 less umask).
  * Returns 0 when dir exists afterwards as a directory, else -1; callers
  * that go on to write there get the precise error from atomic_file_open. */

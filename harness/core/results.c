@@ -141,6 +141,7 @@ static void results_json_ranks(struct json_out *j, const struct results_meta *me
 		json_kv_int(j, "rank", r);
 		json_kv_string(j, "host", f->host);
 		json_kv_string(j, "cpu_model", f->cpu_model);
+		json_kv_double(j, "cpu_s", f->cpu_s);
 		if (f->gpu_name[0]) {
 			json_kv_string(j, "gpu", f->gpu_name);
 			json_kv_string(j, "gpu_pci_bus_id", f->gpu_bus);
@@ -201,6 +202,110 @@ static void results_json_incomplete(struct json_out *j, const struct results_inc
 	json_end_object(j);
 }
 
+/* One reading of sysinfo_load, as machine_load's start and end hold it. */
+static void results_json_reading(struct json_out *j, const char *key, const struct sysinfo_load *l)
+{
+	json_key(j, key);
+	if (!l) {
+		json_null(j);
+		return;
+	}
+	json_begin_object(j);
+	json_kv_string(j, "utc", l->utc);
+	json_key(j, "loadavg");
+	json_begin_array(j);
+	for (int k = 0; k < 3; k++)
+		json_double(j, l->loadavg[k]);
+	json_end_array(j);
+	json_kv_double(j, "cpu_mhz", l->cpu_mhz);
+	json_end_object(j);
+}
+
+/* What the last sidecar written found of the machine's load, for
+ * results_say_wrote. */
+static struct {
+	char csv[4096];
+	struct sysinfo_busy busy;
+	struct sysinfo_load start, end;
+} results_last_load;
+
+/* machine_load: how busy the machine was over what this file measured,
+ * from the load mark (the program's start, or the last file written) to
+ * now: the readings at both ends, the CPU time its other processes took
+ * (less the run's own, its other ranks on this host included) and the
+ * verdict (sysinfo.h). Then marks the start of what comes next. */
+static void results_json_load(struct json_out *j, const char *csv_path,
+			      const struct results_meta *meta)
+{
+	const struct sysinfo_load *start = sysinfo_load_marked();
+	struct sysinfo_load end;
+	struct sysinfo_host h;
+	struct sysinfo_busy b = { .busy = -1 };
+	sysinfo_load_read(&end);
+	sysinfo_host_read(&h);
+	double run_cpu = start ? end.own_cpu_s - start->own_cpu_s : NAN;
+	for (int r = 1; meta->ranks && r < meta->nranks; r++)
+		if (strcmp(meta->ranks[r].host, meta->ranks[0].host) == 0)
+			run_cpu += meta->ranks[r].cpu_s;
+	if (start)
+		sysinfo_busy_judge(start, &end, run_cpu, h.logical_cpus, &b);
+	json_key(j, "machine_load");
+	json_begin_object(j);
+	results_json_reading(j, "start", start);
+	results_json_reading(j, "end", &end);
+	json_kv_int(j, "cpus", h.logical_cpus);
+	json_kv_double(j, "wall_s", start ? b.wall_s : NAN);
+	json_kv_double(j, "busy_cpu_s", start ? end.busy_cpu_s - start->busy_cpu_s : NAN);
+	json_kv_double(j, "run_cpu_s", run_cpu);
+	json_kv_double(j, "others_cpu_s", start ? b.others_cpu_s : NAN);
+	json_kv_double(j, "others_cpus", start ? b.others_cpus : NAN);
+	json_kv_double(j, "busy_threshold_cpus", sysinfo_busy_threshold(h.logical_cpus));
+	if (b.busy < 0)
+		json_kv_null(j, "busy");
+	else
+		json_kv_bool(j, "busy", b.busy);
+	json_kv_string(j, "rule", SYSINFO_BUSY_RULE);
+	json_end_object(j);
+	snprintf(results_last_load.csv, sizeof results_last_load.csv, "%s", csv_path);
+	results_last_load.busy = b;
+	results_last_load.start = start ? *start : end;
+	results_last_load.end = end;
+	sysinfo_load_mark();
+}
+
+void results_say_wrote(const char *csv_path)
+{
+	char *side = results_sidecar_path(csv_path);
+	printf("wrote %s and %s\n", csv_path, side ? side : "its sidecar");
+	fflush(stdout);
+	if (strcmp(results_last_load.csv, csv_path) == 0 && results_last_load.busy.busy == 1) {
+		char says[256];
+		sysinfo_busy_say(&results_last_load.busy, says, sizeof says);
+		fprintf(stderr, "harness: warning: the machine was busy during this run: %s (load "
+			"average %.2f at the start, %.2f at the end), so its timings may be slow or "
+			"noisy (%s: machine_load)\n", says, results_last_load.start.loadavg[0],
+			results_last_load.end.loadavg[0], side ? side : csv_path);
+	}
+	free(side);
+}
+
+void results_busy_note(const struct json_in_value *side, char *note, size_t len)
+{
+	const struct json_in_value *load = json_in_member(side, "machine_load");
+	const struct json_in_value *busy = json_in_member(load, "busy");
+	const struct json_in_value *others = json_in_member(load, "others_cpus");
+	const struct json_in_value *cpus = json_in_member(load, "cpus");
+	if (!busy || busy->type != JSON_IN_BOOL || !busy->boolean)
+		return;
+	struct sysinfo_busy b = { .busy = 1 };
+	b.others_cpus = others && others->type == JSON_IN_NUMBER ? others->number : NAN;
+	b.cpus = cpus && cpus->type == JSON_IN_NUMBER ? (int)cpus->number : 0;
+	char says[256];
+	sysinfo_busy_say(&b, says, sizeof says);
+	size_t used = strlen(note);
+	snprintf(note + used, len - used, "%sran on a busy machine: %s", used ? "; " : "", says);
+}
+
 /* The sidecar: who measured what, where, with which build; the problem's
  * own part comes from table->json. */
 static void results_json(FILE *fp, const char *csv_path, const struct results_table *table,
@@ -240,6 +345,7 @@ static void results_json(FILE *fp, const char *csv_path, const struct results_ta
 		if (testhook_active(TESTHOOK_DRIFT))
 			json_kv_string(&j, "test_hook_drift", testhook_active(TESTHOOK_DRIFT));
 		json_end_object(&j);
+		results_json_load(&j, csv_path, meta);
 	}
 	if (meta->skipped)
 		skips_json(&j, meta->skipped);
@@ -459,6 +565,24 @@ int results_pair_check(const char *csv_path, char *msg, size_t msglen)
 	json_in_free(&side);
 	free(side_path);
 	return rc;
+}
+
+int results_require_checked(const char *csv_path, const char *option, char *err, size_t errlen)
+{
+	char note[1024];
+	char *side = results_sidecar_path(csv_path);
+	const int pair = results_pair_check(csv_path, note, sizeof note);
+	if (pair == RESULTS_PAIR_NO_SIDECAR)
+		snprintf(err, errlen, "%s has no sidecar %s, so it cannot be checked against one: %s "
+			 "takes it as it is", csv_path, side ? side : "", option);
+	else if (pair == RESULTS_PAIR_UNSTAMPED)
+		snprintf(err, errlen, "%s: its sidecar %s records no checksum (written before "
+			 "checksums, or edited), so it cannot be checked: %s takes it as it is",
+			 csv_path, side ? side : "", option);
+	else if (pair == RESULTS_PAIR_MISMATCH)
+		snprintf(err, errlen, "%s", note);
+	free(side);
+	return pair == RESULTS_PAIR_OK ? 0 : -1;
 }
 
 /* What results_write_table hands results_write_files. */

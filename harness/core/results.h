@@ -120,11 +120,29 @@ enum results_pair_status {
 	RESULTS_PAIR_NO_SIDECAR = 2, /* a CSV alone (hand-made, a test fixture): taken as is */
 };
 
+/* After results_write_table wrote csv_path: "wrote CSV and SIDECAR" on
+ * stdout and, when the sidecar found the machine busy over the run
+ * (machine_load, sysinfo.h), one line saying so on stderr. */
+void results_say_wrote(const char *csv_path);
+
+/* What a parsed sidecar says of the machine's load when it found it
+ * busy ("ran on a busy machine: other processes kept 0.93 of its 2 CPUs
+ * busy"), appended to note (len bytes, "; " after what it holds);
+ * nothing when the sidecar found it not busy or does not say. */
+struct json_in_value;
+void results_busy_note(const struct json_in_value *side, char *note, size_t len);
+
 /* Checks the CSV at csv_path against its sidecar. Returns a
  * results_pair_status with one line in msg: for MISMATCH what differs and
  * what to do, for the others a note for the reader ("12 rows, checksum
  * matches its sidecar", "sidecar predates checksums: not checked"). */
 int results_pair_check(const char *csv_path, char *msg, size_t msglen);
+
+/* Whether the CSV at csv_path can be checked against its sidecar (its
+ * pair matches): 0, or -1 with one line in err saying why it cannot be
+ * (no sidecar, or one that records no checksum, or one that stamps
+ * another file) and, for the first two, that option takes it as it is. */
+int results_require_checked(const char *csv_path, const char *option, char *err, size_t errlen);
 
 /* For tests only: when set, called after the sidecar's commit and before
  * the CSV's; a non-zero return abandons the CSV as a failed write would,

@@ -2,9 +2,12 @@
 #define _GNU_SOURCE
 #include "sysinfo.h"
 
+#include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -241,4 +244,131 @@ int sysinfo_check_memory(const char *what, size_t count, size_t bytes_each, cons
 			 char *err, size_t errlen)
 {
 	return sysinfo_check_memory_plus(what, count, bytes_each, 0.0, unit, err, errlen);
+}
+
+/* Seconds all CPUs spent busy since boot: the "cpu" line of /proc/stat,
+ * user + nice + system + irq + softirq + steal (guest time is inside
+ * user), in clock ticks; NAN when unreadable. */
+static double sysinfo_busy_cpu_s(void)
+{
+	FILE *fp = fopen("/proc/stat", "r");
+	unsigned long long v[8] = { 0 };
+	int got = fp ? fscanf(fp, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+			      &v[3], &v[4], &v[5], &v[6], &v[7])
+		     : 0;
+	if (fp)
+		fclose(fp);
+	long hz = sysconf(_SC_CLK_TCK);
+	if (got < 7 || hz <= 0)
+		return NAN;
+	/* user nice system idle iowait irq softirq steal */
+	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)hz;
+}
+
+/* The mean current clock of the CPUs in MHz: cpufreq where the kernel
+ * has it, else /proc/cpuinfo; NAN when neither says. */
+static double sysinfo_cpu_mhz(void)
+{
+	double sum = 0;
+	size_t n = 0;
+	glob_t g;
+	if (glob("/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_cur_freq", 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			FILE *fp = fopen(g.gl_pathv[i], "r");
+			double khz;
+			if (fp && fscanf(fp, "%lf", &khz) == 1 && khz > 0) {
+				sum += khz / 1000.0;
+				n++;
+			}
+			if (fp)
+				fclose(fp);
+		}
+		globfree(&g);
+	}
+	FILE *fp = n ? NULL : fopen("/proc/cpuinfo", "r");
+	char line[512];
+	double mhz;
+	while (fp && fgets(line, sizeof line, fp)) {
+		const char *colon = strchr(line, ':');
+		if (strncmp(line, "cpu MHz", 7) == 0 && colon && sscanf(colon + 1, "%lf", &mhz) == 1) {
+			sum += mhz;
+			n++;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	return n ? sum / (double)n : NAN;
+}
+
+void sysinfo_load_read(struct sysinfo_load *l)
+{
+	struct timespec t;
+	struct rusage ru;
+	memset(l, 0, sizeof *l);
+	sysinfo_utc_now(l->utc, sizeof l->utc);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	l->wall_s = (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+	FILE *fp = fopen("/proc/loadavg", "r");
+	if (!fp || fscanf(fp, "%lf %lf %lf", &l->loadavg[0], &l->loadavg[1], &l->loadavg[2]) != 3)
+		l->loadavg[0] = l->loadavg[1] = l->loadavg[2] = NAN;
+	if (fp)
+		fclose(fp);
+	l->busy_cpu_s = sysinfo_busy_cpu_s();
+	l->own_cpu_s = getrusage(RUSAGE_SELF, &ru) == 0
+			       ? (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+					 (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec
+			       : NAN;
+	l->cpu_mhz = sysinfo_cpu_mhz();
+}
+
+static struct sysinfo_load sysinfo_mark;
+static bool sysinfo_marked;
+
+void sysinfo_load_mark(void)
+{
+	sysinfo_load_read(&sysinfo_mark);
+	sysinfo_marked = true;
+}
+
+const struct sysinfo_load *sysinfo_load_marked(void)
+{
+	return sysinfo_marked ? &sysinfo_mark : NULL;
+}
+
+double sysinfo_load_own_cpu(void)
+{
+	struct sysinfo_load now;
+	if (!sysinfo_marked)
+		return 0.0;
+	sysinfo_load_read(&now);
+	return now.own_cpu_s - sysinfo_mark.own_cpu_s;
+}
+
+void sysinfo_busy_judge(const struct sysinfo_load *start, const struct sysinfo_load *end,
+			double run_cpu_s, int cpus, struct sysinfo_busy *b)
+{
+	b->cpus = cpus;
+	b->wall_s = end->wall_s - start->wall_s;
+	b->others_cpu_s = end->busy_cpu_s - start->busy_cpu_s - run_cpu_s;
+	if (b->others_cpu_s < 0) /* the counters' ticks are coarser than getrusage's */
+		b->others_cpu_s = 0;
+	b->others_cpus = b->wall_s > 0 ? b->others_cpu_s / b->wall_s : NAN;
+	b->threshold_cpus = sysinfo_busy_threshold(cpus);
+	b->busy = isfinite(b->others_cpus) ? b->others_cpus >= b->threshold_cpus : -1;
+	if (!isfinite(b->others_cpus))
+		b->others_cpu_s = NAN;
+}
+
+double sysinfo_busy_threshold(int cpus)
+{
+	return fmax(SYSINFO_BUSY_CPUS, SYSINFO_BUSY_SHARE * cpus);
+}
+
+void sysinfo_busy_say(const struct sysinfo_busy *b, char *out, size_t len)
+{
+	if (b->busy < 0)
+		snprintf(out, len, "how busy the machine was is unknown (no /proc/stat)");
+	else
+		snprintf(out, len, "other processes kept %.2f of its %d CPU%s busy", b->others_cpus,
+			 b->cpus, b->cpus == 1 ? "" : "s");
 }

@@ -823,6 +823,9 @@ int dist_rank_facts_gather(struct sysinfo_rank **out)
 	snprintf(mine.host, sizeof mine.host, "%.127s", h.hostname);
 	snprintf(mine.cpu_model, sizeof mine.cpu_model, "%.127s", h.cpu_model);
 	dist_gpu_device(mine.gpu_name, sizeof mine.gpu_name, mine.gpu_bus, sizeof mine.gpu_bus);
+	mine.cpu_s = sysinfo_load_own_cpu();
+	if (dist_rank() != 0) /* rank 0 marks when it writes what they measured */
+		sysinfo_load_mark();
 	*out = dist_rank() == 0 ? calloc((size_t)dist_size(), sizeof **out) : NULL;
 	if (dist_rank() == 0 && !*out)
 		dist_fatal("out of memory gathering the ranks' facts");

@@ -98,9 +98,10 @@ const char *dist_instance_error(const struct dist_instance *d);
 
 void dist_instance_destroy(struct dist_instance *d);
 
-/* Gathers every rank's host and device (for the sidecar) to rank 0:
- * returns the number of ranks with a malloc'ed array in *out on rank 0
- * (NULL elsewhere), or -1. */
+/* Gathers every rank's host and device, and its CPU time since its load
+ * mark (the run's own, sysinfo.h), for the sidecar to rank 0, the other
+ * ranks marking anew: returns the number of ranks with a malloc'ed array
+ * in *out on rank 0 (NULL elsewhere), or -1. */
 int dist_rank_facts_gather(struct sysinfo_rank **out);
 
 #endif

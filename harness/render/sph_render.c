@@ -42,15 +42,12 @@ struct render_options {
 	bool quiet, help, converge;
 };
 
-
-/* The largest step --at may name. */
-#define RENDER_MAX_STEP 1000000UL
-
-/* --at's moments as ascending steps of dt, each at most RENDER_MAX_STEP,
+/* --at's moments as ascending steps of dt (cli.h's CLI_MOMENTS_RULE),
  * else err. */
 static int render_at_steps(struct render_options *o, double dt, char *err, size_t errlen)
 {
-	return cli_moments_steps("--at", &o->at_m, dt, RENDER_MAX_STEP, true, o->at, err, errlen);
+	return cli_moments_steps("--at", &o->at_m, dt, CLI_MOMENT_MAX_STEPS, true, o->at, err,
+				 errlen);
 }
 
 static void render_help(void)
@@ -69,7 +66,9 @@ static void render_help(void)
 	       "  --variant, -v NAME  one SPH variant (see harness sph list)\n"
 	       "  --column C          a named column or NXxNYxNZ[@L] (16128)\n"
 	       "  --at LIST           ascending steps, comma-separated, at most %d; a value\n"
-	       "                      ending in s is seconds of flow (0.1s: the nearest step)\n"
+	       "                      ending in s is seconds of flow (0.1s: the nearest step);\n"
+	       "                      each " CLI_MOMENTS_STEPS " or\n"
+	       "                      " CLI_MOMENTS_SECONDS "\n"
 	       "  --out, -o DIR       where the frames go (created)\n"
 	       "  --width W, --height H  pixels (%d x %d; at most %d a side)\n"
 	       "  --res R             distance-field voxels along the box's longest side\n"
@@ -501,7 +500,7 @@ int sph_render_command(int argc, char **argv)
 	char probe[1200];
 	const bool made = access(o.out, F_OK) != 0;
 	atomic_mkdir_p(o.out);
-	snprintf(probe, sizeof probe, "%s/%s-%s-%lu.png", o.out, v->name, o.col.name, o.at[0]);
+	atomic_path_in(probe, sizeof probe, o.out, "%s-%s-%lu.png", v->name, o.col.name, o.at[0]);
 	if (atomic_path_writable(probe, err, sizeof err) != 0) {
 		if (made)
 			rmdir(o.out);
@@ -551,7 +550,7 @@ int sph_render_command(int argc, char **argv)
 		char path[1200];
 		size_t m = 0, speckle = 0;
 		struct render_cpu_times t = { 0 };
-		snprintf(path, sizeof path, "%s/%s-%s-%lu.png", o.out, v->name, o.col.name, done);
+		atomic_path_in(path, sizeof path, o.out, "%s-%s-%lu.png", v->name, o.col.name, done);
 		if (rg ? render_frame_gpu(v->ops, ctx, rg, &rp, o.width, o.height, path, &m) != 0
 		       : render_frame(&o, &sc, &rp, pos4, path, &m, &t, &speckle) != 0)
 			goto out_destroy;

@@ -45,9 +45,9 @@
 #define SPH_RUN_WINDOW_GPU 128
 #define SPH_RUN_WINDOW_CPU 16
 
-/* --warm-steps: the most one moment may take. Its default is the flow,
- * SPH_FLOW_MOMENTS (sph_flow.h), "flow" names it. */
-#define SPH_RUN_MAX_WARM 1000000UL
+/* --warm-steps: the most one moment may take (cli.h's rule). Its default
+ * is the flow, SPH_FLOW_MOMENTS (sph_flow.h), "flow" names it. */
+#define SPH_RUN_MAX_WARM CLI_MOMENT_MAX_STEPS
 
 struct sph_options {
 	enum { SPH_LIST, SPH_CHECK, SPH_RUN, SPH_SNAPSHOT } cmd;
@@ -153,9 +153,10 @@ static void sph_help(void)
 	       "  --seed S            jitter of the lattice (42)\n"
 	       "  --warm-steps LIST   the moments of the flow validated and timed: steps, or\n"
 	       "                      seconds of flow where a value ends in s (0.1s: the\n"
-	       "                      nearest step), each a row of its own; 'flow' (the\n"
-	       "                      default) is %s: the column's fall and its\n"
-	       "                      surge toward the far wall, and a row of the whole flow\n"
+	       "                      nearest step), each a row of its own, at most %d values,\n"
+	       "                      each " CLI_MOMENTS_STEPS " or " CLI_MOMENTS_SECONDS ";\n"
+	       "                      'flow' (the default) is %s: the column's fall\n"
+	       "                      and its surge toward the far wall, and a row of the whole flow\n"
 	       "  --states DIR        keep the flow's states there (sph-state/1 files) and read\n"
 	       "                      them back in a later run of the same build (temporary)\n"
 	       "  --window-steps K    the steps of every timed call: each call starts again from\n"
@@ -201,7 +202,8 @@ static void sph_help(void)
 	       "writes no file.\n"
 	       "Exit status: 0 all valid, 1 a variant failed, 2 bad input, or nothing selected\n"
 	       "can run here.\n",
-	       SPH_FLOW_MOMENTS, SPH_RUN_WINDOW_GPU, SPH_RUN_WINDOW_CPU, RENDER_RUN_FRAMES, RENDER_RUN_WIDTH,
+	       CLI_MAX_MOMENTS, SPH_FLOW_MOMENTS, SPH_RUN_WINDOW_GPU, SPH_RUN_WINDOW_CPU,
+	       RENDER_RUN_FRAMES, RENDER_RUN_WIDTH,
 	       RENDER_RUN_HEIGHT);
 }
 
@@ -1681,7 +1683,7 @@ static int sph_finish(int argc, char **argv, const struct sph_options *o, const 
 		fprintf(stderr, "harness: sph: %s\n", err);
 		status = CLI_FAILED;
 	} else if (out && !o->quiet) {
-		printf("wrote %s\n", out);
+		results_say_wrote(out);
 	}
 	interrupt_unlock();
 	interrupt_set_keeper(NULL, NULL);

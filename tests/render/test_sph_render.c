@@ -133,6 +133,29 @@ Test(sph_render, frames_are_whole_pngs, .timeout = 60)
 #endif
 }
 
+/* --out DIR/ (a trailing '/', as shells complete directories): the
+ * frames go in DIR and their line names each with one '/' before it. */
+Test(sph_render, a_directory_given_with_its_slash_names_frames_with_one, .timeout = 60)
+{
+	need_png();
+#ifdef HARNESS_HAVE_PNG
+	char dir[64], cmd[1024], out[4096], want[300], path[256];
+	tmp_dir_make(dir, "sph-render-slash");
+	snprintf(cmd, sizeof cmd,
+		 "%s sph render --variant sph-cpu-grid --column 6x6x6@2 --at 0 --out %s/ --width 48 "
+		 "--height 27 --res 32 2>/dev/null",
+		 cli_harness_bin(), dir);
+	cr_assert_eq(cli_run_stdout(cmd, out, sizeof out), 0, "%s", out);
+	snprintf(path, sizeof path, "%s/sph-cpu-grid-6x6x6@2-0.png", dir);
+	snprintf(want, sizeof want, "wrote %s: ", path);
+	cr_expect(strstr(out, want) != NULL, "no '%s' in:\n%s", want, out);
+	cr_expect(strstr(out, "//") == NULL, "a double slash:\n%s", out);
+	cr_expect(png_is(path, 48, 27), "%s is not a 48 x 27 PNG", path);
+	unlink(path);
+	tmp_dir_remove(dir);
+#endif
+}
+
 /* --at in seconds of flow: each the nearest step of the column's dt, the
  * frame named by that step; times that round to one step, or past the
  * largest step, are one line and exit 2. */
