@@ -13,7 +13,7 @@ that reach its line (Mull's and cargo-mutants' test selection):
   counters there; a process that ends itself by a signal (the harness
   does after an interrupt) or by _exit first writes them too: a small
   library in LD_PRELOAD calls __gcov_dump (then __gcov_reset) before
-  kill(self), raise and _exit;
+  kill(self), raise, _exit, abort and a failed assert();
 - gcov --json-format reads each test's counters (only the objects with
   a counter above zero): the lines it executed, the functions it
   entered, the objects it touched.
@@ -52,7 +52,8 @@ NOT_KEY = {"mutate.py", "mutate_rules.py", "mutate_cover.py", "mutations.txt",
            "mutation-survivors.txt"}
 COVER_CC = "cc --coverage -Wl,-u,__gcov_dump -Wl,-u,__gcov_reset -rdynamic"
 
-# Writes the counters before a process ends itself by a signal or _exit,
+# Writes the counters before a process ends itself by a signal, _exit,
+# abort or a failed assert(),
 # so that they are kept; then zeroes them, so that a process that goes on
 # (a signal it handles) writes the rest at its exit, added to the file.
 # A signal that stops, continues or is ignored by default writes nothing
@@ -92,6 +93,24 @@ void _exit(int status)
 {
 	cover_dump(-1);
 	syscall(SYS_exit_group, status);
+	for (;;)
+		;
+}
+void abort(void)
+{
+	cover_dump(-1);
+	void (*a)(void) = (void (*)(void))dlsym(RTLD_NEXT, "abort");
+	a();
+	for (;;)
+		;
+}
+void __assert_fail(const char *what, const char *file, unsigned int line, const char *fn)
+{
+	cover_dump(-1);
+	void (*a)(const char *, const char *, unsigned int, const char *) =
+		(void (*)(const char *, const char *, unsigned int, const char *))
+		dlsym(RTLD_NEXT, "__assert_fail");
+	a(what, file, line, fn);
 	for (;;)
 		;
 }
