@@ -8,15 +8,17 @@
 #   make sass/ptx   machine code and PTX of the CUDA objects
 #   make mutate     the mutation run: each bug of tests/mutations.txt
 #                   planted alone in a scratch copy, built CPU-only and
-#                   run through the CPU tests; report in
-#                   results/dev-cpu/mutation (MUTATE_ARGS=... passes
-#                   options to tests/mutate.py; about an hour on 2 cores).
+#                   run through the CPU tests that execute its lines (a
+#                   coverage map, built once per tree and cached in
+#                   build/mutate/; --whole runs the whole suite instead),
+#                   two at once; report in results/dev-cpu/mutation
+#                   (MUTATE_ARGS=... passes options to tests/mutate.py).
 #                   MUTATE_ARGS='--rules --seed 1 --count 300' runs
 #                   mutants made by rule instead (comparisons, constants,
 #                   bounds, && and ||, terms, early exits, !), a seeded
-#                   sample, to results/dev-cpu/mutation-rules (hours on 2
-#                   cores: --part K/M runs a part of it, --merge joins
-#                   the parts; tests/mutate.py --help)
+#                   sample, to results/dev-cpu/mutation-rules
+#                   (tests/mutate.py --help; results/testing.md has the
+#                   times)
 #   make regress BASE=REV [SUITE=NAME]
 #                   the regression gate: bin/harness ab against revision REV
 #                   (exit 0 a pass, 1 a regression, 3 undecided or incomplete)
@@ -337,7 +339,8 @@ test: deps-test
 	[ $$gpu -eq 0 ] && [ $$cpu -eq 0 ]
 
 # The mutation run: how many realistic bugs the CPU suite catches (slow;
-# not part of make test). It builds its own scratch copy under /tmp.
+# not part of make test). It builds its own scratch copies under /tmp and
+# its coverage map (a gcov build, each test run alone) the first time.
 # The list's bugs by default; with MUTATE_ARGS='--rules --seed S --count N'
 # N mutants made by rule (tests/mutate_rules.py, Python's standard
 # library only), the same ones for the same seed and sources.

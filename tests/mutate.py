@@ -16,11 +16,29 @@ as `make test` runs it (HARNESS_BIN=bin/harness bin/tests), with
               tried again
   survived    every test passed
   not-built   the mutated tree did not compile (left out of the score)
+  no-coverage no CPU test executes the mutated lines (the coverage map):
+              neither built nor run, left out of the score
 
-To save time the tests that exercise the mutated file (the list's `focus`
-filter) run first; when they all pass, the rest of the suite runs (the
-filter `!(focus)`), so every test of the suite runs once at most and the
-verdict is the whole suite's.
+Each mutant runs only the tests that execute its lines: a coverage
+map, built once per tree (tests/mutate_cover.py: a gcov build, each test
+run alone, cached in build/mutate/ by the tree's sources, tests and build
+files), gives the tests of each line; a mutant on a line that no CPU
+test executes is `no coverage`, neither built nor run, listed by file in
+the report and left out of the score. Of its tests, those of the list's
+focus filter run first (stage `focus`), then the others (stage `rest`),
+of each those that took at most 2 s in the map first, with a time limit
+of 3 x their seconds in the map + 30 s. --whole runs
+the whole suite on every mutant instead (the focus filter, then
+`!(focus)`, each test once at most, as before the map).
+
+A mutant rebuilds only the objects whose compile reads the mutated file
+and relinks only the programs they are part of (make's own commands,
+without make); two mutants run at once (--workers), each in its own
+scratch copy with its own control copy, their tests one at a time
+(--jobs 1), so that the two cores are used and a wall-clock test sees the
+load a make test on two cores gives it. The unmutated suite's pass is
+kept under the same key as the map, so a second run of the same tree
+does not run it again.
 
 With --rules the mutants are not the list's but made by rule over the C
 sources (tests/mutate_rules.py: comparisons made strict or non-strict
@@ -44,6 +62,7 @@ Usage: tests/mutate.py [--list FILE] [--out DIR] [--scratch DIR] [--rev REV]
                        [--notes DIR] [--check]
                        [--rules [--seed S] [--count N] [--part K/M] [--show]]
                        [--rerun DIR] [--merge DIR,DIR...]
+                       [--whole] [--workers N] [--agree DIR,DIR]
   --rev     take the sources and tests from a revision (git archive), e.g.
             to measure the suite as it was before a change
   --recheck run again the mutations of DIR's report that a wall-clock test
@@ -71,6 +90,11 @@ Usage: tests/mutate.py [--list FILE] [--out DIR] [--scratch DIR] [--rev REV]
   --merge   join the reports of the parts of one sample (the same commit,
             seed and count) into one, in --out (default
             results/dev-cpu/mutation-rules)
+  --whole   the whole suite on every mutant instead of the map's tests
+  --workers mutants run at once, each in its own scratch copy (default 2)
+  --agree   compare the verdicts of two reports on the mutants they share
+            (exit 1 when one differs): a run with the map against one with
+            --whole
 Examples: make mutate MUTATE_ARGS='--rules --seed 1 --count 300'
           tests/mutate.py --rules --seed 1 --count 300 --part 2/4 --rev HEAD
 Exit status: 0 when the run finished (whatever the score), 1 when the
@@ -85,13 +109,18 @@ import json
 import os
 import re
 import shutil
+import queue
 import signal
+import statistics
 import subprocess
 import sys
+import threading
 import time
+import concurrent.futures
 
 sys.dont_write_bytecode = True     # no __pycache__ in the tree the run copies
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mutate_cover  # noqa: E402
 import mutate_rules  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -232,16 +261,20 @@ def test_env(tree):
     # the planted bug moves its own snippet, which the test of the list
     # (mutations::every_snippet_is_found_once) would catch every time
     env["HARNESS_MUTATION_RUN"] = "1"
+    # as make test runs them: OpenMP threads wait passively
+    env.setdefault("OMP_WAIT_POLICY", "passive")
     return env
 
 
-def suite(tree, filt, timeout):
+def suite(tree, filt, timeout, jobs=None):
     """Runs the CPU suite of tree (filtered by filt when set) with
-    --fail-fast. Returns (verdict, test, seconds): verdict pass, fail or
-    timeout."""
+    --fail-fast (and --jobs jobs when set). Returns (verdict, test,
+    seconds): verdict pass, fail or timeout."""
     cmd = ["nice", "-n", "10", "bin/tests", "--fail-fast"]
     if filt:
         cmd += ["--filter", filt]
+    if jobs:
+        cmd += ["--jobs", str(jobs)]
     rc, out, secs = run(cmd, tree, timeout=timeout, env=test_env(tree))
     if rc is None:
         return "timeout", "", secs
@@ -253,7 +286,7 @@ def suite(tree, filt, timeout):
     return "fail", failed[0] if failed else "(suite exit %d)" % rc, secs
 
 
-def confirmed(tree, control, filt, limit, row, tries=3):
+def confirmed(tree, control, filt, limit, row, tries=3, jobs=None):
     """suite(), with a failure confirmed: the failing test must fail twice
     more when run alone on the mutant and pass alone in the control, an
     unmutated copy of the tree with its own build whose mutated file has
@@ -265,14 +298,14 @@ def confirmed(tree, control, filt, limit, row, tries=3):
     tried again (tries in all), after which the stage counts as passed."""
     secs = 0.0
     for _ in range(tries):
-        verdict, test, s = suite(tree, filt, limit)
+        verdict, test, s = suite(tree, filt, limit, jobs)
         secs += s
         if verdict != "fail" or "::" not in test:
             return verdict, test, secs
         alone = test.replace("::", "/")
         ok = True
         for where in ("mutant", "control", "mutant"):
-            v, _, s = suite(tree if where == "mutant" else control(), alone, limit)
+            v, _, s = suite(tree if where == "mutant" else control(), alone, limit, jobs)
             secs += s
             if (v == "pass") != (where == "control"):
                 ok = False
@@ -283,28 +316,202 @@ def confirmed(tree, control, filt, limit, row, tries=3):
     return "pass", "", secs
 
 
+class Builder:
+    """The CPU-only build of a prepared tree, run without make: each
+    object's compile command and the files it reads (make's dry run and
+    the .d files), and each program's link. A mutant rebuilds only the
+    objects whose compile reads the mutated file and relinks only the
+    programs they are part of; undoing it puts back the objects and
+    programs of the unmutated build (kept aside) and the file's time."""
+
+    def __init__(self, tree):
+        cmds, self.link = mutate_rules.build_commands(tree)
+        self.compile = {w[w.index("-o") + 1]: w for w in cmds}
+        self.reads = mutate_cover.object_reads(tree)
+        if not self.compile or set(self.link) != set(TARGETS):
+            die("make -n NVCC= lists no compile or link command in " + tree, 1)
+
+    def keep_programs(self, tree):
+        d = os.path.join(tree, "bin", ".unmutated")
+        os.makedirs(d, exist_ok=True)
+        for t in TARGETS:
+            shutil.copy2(os.path.join(tree, t), os.path.join(d, os.path.basename(t)))
+
+    def plant(self, tree, rel, text):
+        """Writes text to tree's rel and rebuilds what reads it: (built,
+        seconds, what unplant needs)."""
+        t0 = time.monotonic()
+        path = os.path.join(tree, rel)
+        st = os.stat(path)
+        orig = open(path, encoding="utf-8").read()
+        objs = sorted(o for o in self.compile if rel in self.reads.get(o, ()))
+        for o in objs:
+            shutil.copy2(os.path.join(tree, o), os.path.join(tree, o) + ".unmutated")
+        with open(path, "w", encoding="utf-8") as fp:
+            fp.write(text)
+        ok = True
+        for o in objs:
+            if run(["nice", "-n", "10"] + self.compile[o], tree)[0] != 0:
+                ok = False
+                break
+        progs = [t for t in TARGETS if any(o in self.link[t] for o in objs)]
+        for t in progs if ok else []:
+            if run(["nice", "-n", "10"] + self.link[t], tree)[0] != 0:
+                ok = False
+                break
+        return ok, time.monotonic() - t0, (path, orig, st, objs, progs)
+
+    def unplant(self, tree, undo):
+        path, orig, st, objs, progs = undo
+        with open(path, "w", encoding="utf-8") as fp:
+            fp.write(orig)
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+        for o in objs:
+            os.replace(os.path.join(tree, o) + ".unmutated", os.path.join(tree, o))
+        for t in progs:
+            shutil.copy2(os.path.join(tree, "bin", ".unmutated", os.path.basename(t)),
+                         os.path.join(tree, t))
+
+
 class Control:
     """The control tree for one mutation: base with a comment appended to
     the mutated file, built on first use; restore() undoes the edit."""
 
-    def __init__(self, base, path):
-        self.base, self.path, self.orig, self.ready = base, os.path.join(base, path), None, False
+    def __init__(self, builder, base, path):
+        self.builder, self.base, self.path, self.undo = builder, base, path, None
 
     def __call__(self):
-        if not self.ready:
-            self.orig = open(self.path, encoding="utf-8").read()
-            with open(self.path, "w", encoding="utf-8") as fp:
-                fp.write(self.orig + "\n/* a do-nothing edit: the mutation run's control */\n")
-            run(MAKE + TARGETS, self.base)
-            self.ready = True
+        if self.undo is None:
+            text = open(os.path.join(self.base, self.path), encoding="utf-8").read()
+            _, _, self.undo = self.builder.plant(
+                self.base, self.path, text + "\n/* a do-nothing edit: the mutation run's control */\n")
         return self.base
 
     def restore(self):
-        if self.ready:
-            with open(self.path, "w", encoding="utf-8") as fp:
-                fp.write(self.orig)
-            run(MAKE + TARGETS, self.base)
-            self.ready = False
+        if self.undo is not None:
+            self.builder.unplant(self.base, self.undo)
+            self.undo = None
+
+
+def baseline(tree, key):
+    """(seconds, cached): the unmutated suite of tree must pass; a
+    wall-clock test that fails on a busy machine and passes alone is
+    retried (three runs at most). A pass is kept in build/mutate/ under
+    the tree's key (mutate_cover.tree_key without the map's module), so
+    that the same sources and tests are not run again."""
+    cache = os.path.join(ROOT, "build", "mutate", "baseline-%s.json" % key[:16])
+    if os.path.exists(cache):
+        with open(cache, encoding="utf-8") as fp:
+            d = json.load(fp)
+        if d.get("key") == key and d.get("passed"):
+            return d["seconds"], True
+    for attempt in range(3):
+        verdict, test, base_s = suite(tree, None, None)
+        if verdict == "pass":
+            break
+        alone, _, _ = suite(tree, test.replace("::", "/"), None) if "::" in test else ("fail", 0, 0)
+        if alone != "pass":
+            die(f"the unmutated tree fails its own suite ({test})", 1)
+        print(f"mutate: {test} failed in the unmutated suite and passed alone: run again",
+              flush=True)
+    else:
+        die(f"the unmutated suite failed three times ({test})", 1)
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    atomic_write(cache, json.dumps({"key": key, "passed": True, "seconds": round(base_s, 1)}) + "\n")
+    return base_s, False
+
+
+def changed_lines(m):
+    """The source lines a mutation changes (those of its snippet that its
+    replacement does not keep), at least one."""
+    f, r = m["find"].split("\n"), m["repl"].split("\n")
+    head = 0
+    while head < min(len(f), len(r)) and f[head] == r[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(f), len(r)) - head and f[-1 - tail] == r[-1 - tail]:
+        tail += 1
+    last = max(len(f) - tail - 1, head)
+    return list(range(m["src_line"] + head, m["src_line"] + last + 1))
+
+
+def glob_matcher(glob):
+    """A test name matcher for a Criterion filter of @(...), * and ?
+    (the list's focus filters); None for any other."""
+    if glob is None or re.search(r"[!+*?]\(", glob):
+        return None
+    out = ""
+    for c in glob:
+        out += {"@": "", "(": "(?:", ")": ")", "|": "|", "*": ".*", "?": "."}.get(c, re.escape(c))
+    rx = re.compile("^(?:" + out + ")$")
+    return lambda name: bool(rx.match(name))
+
+
+QUICK_S = 2.0
+
+
+def run_mutant(m, w, builder, cmap, limit, jobs, rules):
+    """Plants m in worker w's tree, builds it and runs its tests: the
+    coverage map's (cmap) for its lines, the focus suites' first, or with
+    no map the whole suite (focus, then the rest). limit: seconds per
+    run, None for 3 x the map's seconds of the run's tests + 30 s."""
+    t0 = time.monotonic()
+    row = {"id": m["id"], "file": m["file"], "line": m["src_line"], "why": m["why"],
+           "caught_by": "", "stage": "", "build_s": 0.0, "test_s": 0.0, "flaky": "",
+           "selected": "", "selection": "", "wall_s": 0.0}
+    if rules:
+        row.update({k: m[k] for k in RULE_COLS})
+    if cmap is None:
+        stages = ([("focus", m["focus"], limit), ("rest", "!(%s)" % m["focus"], limit)]
+                  if m["focus"] else [("suite", None, limit)])
+    else:
+        sel, hows = set(), set()
+        for ln in changed_lines(m):
+            t, how = cmap.select(m["file"], ln)
+            sel.update(t)
+            hows.add(how)
+        row["selected"], row["selection"] = len(sel), "+".join(sorted(hows))
+        if not sel:
+            row["status"] = "no-coverage"
+            row["wall_s"] = time.monotonic() - t0
+            return row
+        names = [cmap.tests[i] for i in sorted(sel)]
+        secs = {n: cmap.seconds[i] for n, i in zip(names, sorted(sel))}
+        focus = glob_matcher(m["focus"]) or (lambda n: False)
+        # the focus suites' tests first, then the others; of each, those
+        # that took at most QUICK_S seconds in the map first (Criterion
+        # runs a filter's tests in its own order, a slow suite's first)
+        stages = []
+        for stage, group in (("focus", [n for n in names if focus(n)]),
+                             ("rest", [n for n in names if not focus(n)])):
+            for part in ([n for n in group if secs[n] <= QUICK_S],
+                         [n for n in group if secs[n] > QUICK_S]):
+                if part:
+                    stages.append((stage, "@(%s)" % "|".join(part),
+                                   limit or max(60.0, 3.0 * sum(secs[n] for n in part) + 30.0)))
+    control = Control(builder, w["base"], m["file"])
+    path = os.path.join(w["tree"], m["file"])
+    orig = open(path, encoding="utf-8").read()
+    ok, row["build_s"], undo = builder.plant(w["tree"], m["file"],
+                                             orig.replace(m["find"], m["repl"], 1))
+    try:
+        if not ok:
+            row["status"] = "not-built"
+        else:
+            row["status"] = "survived"
+            for stage, filt, lim in stages:
+                verdict, test, secs = confirmed(w["tree"], control, filt, lim, row, jobs=jobs)
+                row["test_s"] += secs
+                if verdict != "pass":
+                    row["status"] = "caught"
+                    row["caught_by"] = test if verdict == "fail" else "(time limit)"
+                    row["stage"] = stage
+                    break
+    finally:
+        builder.unplant(w["tree"], undo)
+        control.restore()
+    row["wall_s"] = time.monotonic() - t0
+    return row
 
 
 # Suites whose tests measure wall-clock time (timing, the planted
@@ -316,6 +523,9 @@ CSV_COLS = ["id", "file", "line", "status", "caught_by", "stage", "build_s", "te
             "failed_alone_passed", "why"]
 # a rule mutant's row also has its rule and the changed line, before and after
 RULE_COLS = ["rule", "before", "after"]
+# and, run with the coverage map, how many tests reach its lines, how the
+# map chose them (line, function or file-scope) and its wall-clock seconds
+SEL_COLS = ["selected", "selection", "wall_s"]
 
 SURVIVORS = os.path.join(ROOT, "tests", "mutation-survivors.txt")
 SURVIVOR_CLASSES = ("gap", "unreachable", "equivalent")
@@ -331,9 +541,11 @@ def read_report(out):
                    "stage": r["stage"], "build_s": float(r["build_s"]),
                    "test_s": float(r["test_s"]), "flaky": r["failed_alone_passed"],
                    "why": r["why"]}
-            for k in RULE_COLS:
+            for k in RULE_COLS + SEL_COLS:
                 if k in r:
                     row[k] = r[k]
+            if row.get("wall_s"):
+                row["wall_s"] = float(row["wall_s"])
             rows.append(row)
     with open(os.path.join(out, "mutation.meta.json"), encoding="utf-8") as fp:
         return rows, json.load(fp)
@@ -395,11 +607,12 @@ def parse_survivors(path):
 def score(rows, notes=None):
     """The counts of a report's rows; with notes, its survivors by class
     and the score of the mutants that are not equivalent."""
-    scored = [r for r in rows if r["status"] != "not-built"]
+    scored = [r for r in rows if r["status"] not in ("not-built", "no-coverage")]
     caught = sum(r["status"] == "caught" for r in scored)
     x = {"mutations": len(rows), "scored": len(scored), "caught": caught,
          "survived": sum(r["status"] == "survived" for r in rows),
          "not_built": sum(r["status"] == "not-built" for r in rows),
+         "no_coverage": sum(r["status"] == "no-coverage" for r in rows),
          "score_pct": round(100.0 * caught / max(len(scored), 1), 1), "csv_rows": len(rows)}
     if notes is not None:
         surv = [r for r in rows if r["status"] == "survived"]
@@ -422,11 +635,14 @@ def write_report(out, muts, rows, meta):
     rules = "rules" in meta
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_COLS + (RULE_COLS if rules else []))
+    sel = any("selected" in r for r in rows)
+    w.writerow(CSV_COLS + (RULE_COLS if rules else []) + (SEL_COLS if sel else []))
     for r in rows:
         w.writerow([r["id"], r["file"], r["line"], r["status"], r["caught_by"], r["stage"],
                     "%.1f" % r["build_s"], "%.1f" % r["test_s"], r["flaky"], r["why"]]
-                   + ([r.get(k, "") for k in RULE_COLS] if rules else []))
+                   + ([r.get(k, "") for k in RULE_COLS] if rules else [])
+                   + ([r.get("selected", ""), r.get("selection", ""),
+                       "%.1f" % float(r.get("wall_s") or 0)] if sel else []))
     atomic_write(os.path.join(out, "mutation.csv"), buf.getvalue())
     if rules:
         notes = parse_survivors(SURVIVORS)
@@ -442,7 +658,7 @@ def by_file_table(rows):
     md = ["| file | mutations | caught |", "| --- | ---: | ---: |"]
     files = {}
     for r in rows:
-        if r["status"] == "not-built":
+        if r["status"] in ("not-built", "no-coverage"):
             continue
         f = files.setdefault(r["file"], [0, 0])
         f[0] += 1
@@ -503,10 +719,12 @@ def rules_md(meta, rows, notes):
            f"Seed {ru['seed']}, count {ru['count']}: {ru['sample']} of the {ru['candidates']} "
            f"mutants that `tests/mutate_rules.py` makes over {ru['files']} files{part}."), "",
           f"**{meta['caught']} of {meta['scored']} mutants caught ({meta['score_pct']:.1f} %)**; "
-          f"{meta['survived']} survived, {meta['not_built']} did not build (not scored). "
+          f"{meta['survived']} survived, {meta['not_built']} did not build (not scored)"
+          + (f", {meta['no_coverage']} on lines no CPU test executes (`no coverage`, not "
+             "built, not scored)" if meta.get("no_coverage") else "") + ". "
           f"Without the {meta['equivalent']} equivalent ones: **{meta['caught']} of "
           f"{meta['scored'] - meta['equivalent']} caught ({meta['score_non_equivalent_pct']:.1f} %)**. "
-          f"Unmutated suite: {meta['baseline_s']:.0f} s.", ""]
+          f"Unmutated suite: {meta['baseline_s']:.0f} s.", ""] + timing_md(meta)
     for x in meta.get("reruns", []):
         md += [f"The {len(x['ids'])} mutants that had survived were run again at commit "
                f"`{x['commit'][:12]}`{' (with uncommitted changes)' if x['dirty'] else ''}, "
@@ -540,10 +758,23 @@ def rules_md(meta, rows, notes):
             if c:
                 md.append(f"  - {notes[r['id']]['why']}")
         md.append("")
+    nocov = [r for r in rows if r["status"] == "no-coverage"]
+    if nocov:
+        md += ["## No coverage, by file", "",
+               "Mutants on lines that no CPU test executes (the coverage map's verdict; none "
+               "was built or run):", ""]
+        byf = {}
+        for r in nocov:
+            byf.setdefault(r["file"], []).append(r)
+        for f, group in sorted(byf.items()):
+            md.append(f"- `{f}`: " + ", ".join(
+                f"line {r['line']} ({r.get('rule') or r['id'].rsplit(':', 1)[1]})"
+                for r in sorted(group, key=lambda r: id_key(r["id"]))))
+        md.append("")
     md += ["## Caught, by rule", "", "| rule | mutants | caught |", "| --- | ---: | ---: |"]
     rules = {}
     for r in rows:
-        if r["status"] == "not-built":
+        if r["status"] in ("not-built", "no-coverage"):
             continue
         x = rules.setdefault(r.get("rule") or r["id"].rsplit(":", 1)[1], [0, 0])
         x[0] += 1
@@ -563,6 +794,23 @@ def rules_md(meta, rows, notes):
                "leaves out, or a header no file of it includes), by file: "
                + ", ".join(f"`{f}` {n}" for f, n in sorted(nc.items()))]
     return md
+
+
+def timing_md(meta):
+    """The lines of a report's page that say how the run was made and how
+    long it took (a run with the coverage map, or with the whole suite)."""
+    t = meta.get("timing")
+    if not t:
+        return []
+    how = ("each mutant ran only the tests that the coverage map says execute its lines "
+           f"({t['map_tests']} tests in the map, "
+           + ("cached" if t["map_cached"] else f"built in {t['map_s'] / 60:.1f} min") + ")"
+           if t["selection"] == "coverage" else "each mutant ran the whole suite")
+    return [f"Run on {t['workers']} workers (two mutants at once, each in its own scratch "
+            f"copy): {how}. **{meta['mutations']} mutants in {t['mutants_s'] / 60:.1f} min, "
+            f"{t['wall_s'] / 60:.1f} min with the preparation**; the median mutant took "
+            f"{t['median_mutant_s']:.0f} s. Load average {t['loadavg_start'][0]:.1f} at the start, "
+            f"{t['loadavg_end'][0]:.1f} at the end.", ""]
 
 
 def parse_part(text):
@@ -636,6 +884,30 @@ def merge(dirs, out):
           f"{meta['scored']} caught) into {out}")
 
 
+def agree(dirs):
+    """Prints, for the mutants two reports share, whether they reached the
+    same verdict, a caught mutant's being the same whatever test caught
+    it, and a mutant no CPU test executes (no coverage) agreeing with one
+    that survived. Exit status 0 when every shared mutant agrees."""
+    if len(dirs) != 2:
+        die("--agree takes two report folders, DIR,DIR")
+    (ra, ma), (rb, mb) = read_report(dirs[0]), read_report(dirs[1])
+    b = {r["id"]: r for r in rb}
+
+    def verdict(r):
+        return "not caught" if r["status"] in ("survived", "no-coverage") else r["status"]
+    shared = [(r, b[r["id"]]) for r in ra if r["id"] in b]
+    differ = [(x, y) for x, y in shared if verdict(x) != verdict(y)]
+    print(f"# {dirs[0]} (at {ma['commit'][:12]}) against {dirs[1]} (at {mb['commit'][:12]})\n")
+    print(f"{len(shared)} mutants in both, {len(shared) - len(differ)} with the same verdict, "
+          f"{len(differ)} differ\n")
+    print("| mutant | " + dirs[0] + " | " + dirs[1] + " |\n| --- | --- | --- |")
+    for x, y in shared:
+        print(f"| `{x['id']}` | {x['status']}{' (' + x['caught_by'] + ')' if x['caught_by'] else ''}"
+              f" | {y['status']}{' (' + y['caught_by'] + ')' if y['caught_by'] else ''} |")
+    return 1 if differ else 0
+
+
 def main():
     ap = argparse.ArgumentParser(
         description="the project's mutation run: the list's bugs, or mutants made by rule",
@@ -675,7 +947,19 @@ def main():
                          "rewrite the report (--out) with their new rows")
     ap.add_argument("--merge", default=None, metavar="DIR,DIR...",
                     help="join the reports of a sample's parts into --out")
+    ap.add_argument("--whole", action="store_true",
+                    help="run the whole suite on every mutant instead of the tests the coverage "
+                         "map selects for its lines")
+    ap.add_argument("--workers", type=int, default=2,
+                    help="mutants run at once, each in its own scratch copy (2)")
+    ap.add_argument("--agree", default=None, metavar="DIR,DIR",
+                    help="compare the verdicts of two reports on the mutants they share (a run "
+                         "with the coverage map against one with the whole suite)")
     a = ap.parse_args()
+    if a.workers < 1:
+        die(f"--workers {a.workers}: expected 1 or more")
+    if a.agree:
+        return agree(a.agree.split(","))
 
     rules_dir = os.path.join(ROOT, "results", "dev-cpu", "mutation-rules")
     if a.merge:
@@ -791,67 +1075,77 @@ def main():
               f"{', part ' + a.part if a.part else ''}) of {rinfo['candidates']}", flush=True)
     elif check_snippets(muts, tree):
         die("the list does not fit the sources of the run (above)")
+    t_start = time.monotonic()
+    load_start = os.getloadavg()
     rc, log, _ = run(MAKE + TARGETS, tree)
     if rc != 0:
         print(log[-3000:], file=sys.stderr)
         die("the unmutated tree does not build", 1)
-    base = os.path.join(a.scratch, "base")
-    if os.path.exists(base):
-        shutil.rmtree(base)
-    shutil.copytree(tree, base, symlinks=True)
-    # the unmutated suite must pass; a wall-clock test that fails on a busy
-    # machine and passes alone is retried (three runs at most)
-    for attempt in range(3):
-        verdict, test, base_s = suite(tree, None, None)
-        if verdict == "pass":
-            break
-        alone, _, _ = suite(tree, test.replace("::", "/"), None) if "::" in test else ("fail", 0, 0)
-        if alone != "pass":
-            die(f"the unmutated tree fails its own suite ({test})", 1)
-        print(f"mutate: {test} failed in the unmutated suite and passed alone: run again",
-              flush=True)
-    else:
-        die(f"the unmutated suite failed three times ({test})", 1)
+    base_s, cached_base = baseline(tree, mutate_cover.tree_key(tree, module=False))
+    cmap = None
+    if not a.whole:
+        cmap, key, map_cached = mutate_cover.load_or_build(
+            ROOT, tree, a.scratch, mutate_rules.SOURCE_DIRS,
+            log=lambda t: print(t, flush=True))
     limit = a.timeout if a.timeout > 0 else max(300.0, 3.0 * base_s)
-    print(f"mutate: unmutated suite passes in {base_s:.0f} s; limit per run {limit:.0f} s",
+    print(f"mutate: unmutated suite passes in {base_s:.0f} s{' (cached)' if cached_base else ''}; "
+          + ("limit per run %.0f s" % limit if a.whole else
+             "each mutant runs the tests that reach its lines, limit 3 x their seconds + 30 s"),
           flush=True)
+    builder = Builder(tree)
+    workers = []
+    for k in range(a.workers):
+        w = {"tree": os.path.join(a.scratch, "w%d" % k, "tree"),
+             "base": os.path.join(a.scratch, "w%d" % k, "base")}
+        for d in (w["tree"], w["base"]):
+            if os.path.exists(d):
+                shutil.rmtree(d)
+            shutil.copytree(tree, d, symlinks=True)
+            builder.keep_programs(d)
+        workers.append(w)
+    jobs = 1 if a.workers > 1 else None
+    t_mutants = time.monotonic()
+    pool = queue.Queue()
+    for w in workers:
+        pool.put(w)
+    lock = threading.Lock()
+    done = [0]
 
-    rows = []
-    for k, m in enumerate(muts, 1):
-        path = os.path.join(tree, m["file"])
-        orig = open(path, encoding="utf-8").read()
-        row = {"id": m["id"], "file": m["file"], "line": m["src_line"], "why": m["why"],
-               "caught_by": "", "stage": "", "build_s": 0.0, "test_s": 0.0, "flaky": ""}
-        if a.rules:
-            row.update({k: m[k] for k in RULE_COLS})
-        control = Control(base, m["file"])
+    def one(m):
+        w = pool.get()
         try:
-            with open(path, "w", encoding="utf-8") as fp:
-                fp.write(orig.replace(m["find"], m["repl"], 1))
-            rc, log, row["build_s"] = run(MAKE + TARGETS, tree)
-            if rc != 0:
-                row["status"] = "not-built"
-            else:
-                # the focused tests, then every other test: the whole suite once
-                stages = ([("focus", m["focus"]), ("rest", "!(%s)" % m["focus"])]
-                          if m["focus"] else [("suite", None)])
-                row["status"] = "survived"
-                for stage, filt in stages:
-                    verdict, test, secs = confirmed(tree, control, filt, limit, row)
-                    row["test_s"] += secs
-                    if verdict != "pass":
-                        row["status"] = "caught"
-                        row["caught_by"] = test if verdict == "fail" else "(time limit)"
-                        row["stage"] = stage
-                        break
+            row = run_mutant(m, w, builder, cmap, limit if a.whole or a.timeout > 0 else None,
+                             jobs, a.rules)
         finally:
-            with open(path, "w", encoding="utf-8") as fp:
-                fp.write(orig)
-            control.restore()
-        rows.append(row)
-        print(f"mutate: [{k}/{len(muts)}] {m['id']}: {row['status']}"
-              f"{' by ' + row['caught_by'] if row['caught_by'] else ''}"
-              f" ({row['build_s']:.0f} + {row['test_s']:.0f} s)", flush=True)
+            pool.put(w)
+        with lock:
+            done[0] += 1
+            print(f"mutate: [{done[0]}/{len(muts)}] {m['id']}: {row['status']}"
+                  f"{' by ' + row['caught_by'] if row['caught_by'] else ''}"
+                  f" ({row['build_s']:.0f} + {row['test_s']:.0f} s"
+                  f"{', %s tests (%s)' % (row['selected'], row['selection']) if cmap else ''})",
+                  flush=True)
+        return row
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.workers) as ex:
+        rows = list(ex.map(one, muts))
+    mutants_s = time.monotonic() - t_mutants
+    wall_s = time.monotonic() - t_start
+    timing = {"workers": a.workers, "wall_s": round(wall_s, 1), "mutants_s": round(mutants_s, 1),
+              "median_mutant_s": round(statistics.median([r["wall_s"] for r in rows]), 1)
+              if rows else 0.0,
+              "loadavg_start": [round(x, 2) for x in load_start],
+              "loadavg_end": [round(x, 2) for x in os.getloadavg()],
+              "baseline_cached": cached_base}
+    if cmap is not None:
+        timing.update({"selection": "coverage", "map_cached": map_cached,
+                       "map_s": cmap.d.get("map_s"), "map_tests": len(cmap.tests),
+                       "map_key": key})
+    else:
+        timing["selection"] = "whole suite"
+    print(f"mutate: {len(muts)} mutants in {mutants_s:.0f} s on {a.workers} workers "
+          f"({wall_s:.0f} s with the preparation; median per mutant {timing['median_mutant_s']:.0f} s)",
+          flush=True)
 
     x = score(rows)
     print(f"mutate: {x['caught']} of {x['scored']} caught ({x['score_pct']:.1f} %)")
@@ -873,12 +1167,17 @@ def main():
             "host_cpu": cpu,
             "list": os.path.relpath(a.list, ROOT),
             "list_sha256": hashlib.sha256(open(a.list, "rb").read()).hexdigest(),
-            "suite": "HARNESS_BIN=bin/harness bin/tests --fail-fast: the focus filter, then !(focus)",
-            "build": "make NVCC= -j2 bin/harness bin/tests",
+            "suite": ("HARNESS_BIN=bin/harness bin/tests --fail-fast: the focus filter, then !(focus)"
+                      if a.whole else
+                      "HARNESS_BIN=bin/harness bin/tests --fail-fast --jobs 1 --filter (the tests "
+                      "the coverage map says reach the mutated lines): the focus suites' first"),
+            "build": "the objects whose compile reads the mutated file (make NVCC='s commands) "
+                     "and the programs they are part of",
             "baseline_s": round(base_s, 1), "limit_s": round(limit, 1),
         }
         if rinfo is not None:
             meta["rules"] = rinfo
+        meta["timing"] = timing
         meta.update(x)
         if prev_rows is not None and a.rerun:
             again = {r["id"]: r for r in rows}

@@ -466,17 +466,25 @@ def source_files(tree):
     return sorted(files), left
 
 
-def compile_commands(tree):
-    """The CPU-only build's compile commands (make's dry run), as lists."""
+def build_commands(tree):
+    """The CPU-only build's commands (make's dry run), as lists: (the
+    compile commands, {program: its link command})."""
     p = subprocess.run(["make", "--no-print-directory", "-n", "-B", "NVCC=", "V=1",
                         "bin/harness", "bin/tests"], cwd=tree, stdout=subprocess.PIPE,
                        stderr=subprocess.DEVNULL)
-    cmds = []
+    cmds, links = [], {}
     for line in p.stdout.decode("utf-8", "replace").splitlines():
         w = line.split()
         if "-c" in w and "-o" in w and w[-1].endswith(".c") and w[w.index("-o") + 1].startswith("build/"):
             cmds.append(w)
-    return cmds
+        elif len(w) > 2 and w[1] == "-o" and w[2] in ("bin/harness", "bin/tests"):
+            links[w[2]] = w
+    return cmds, links
+
+
+def compile_commands(tree):
+    """The CPU-only build's compile commands (make's dry run), as lists."""
+    return build_commands(tree)[0]
 
 
 def preprocessed_lines(tree, cmd, tmp):
