@@ -42,7 +42,9 @@
  *
  * sends the process SIGNAL (INT, TERM or HUP) once ROWS rows (1 <= ROWS
  * <= 1e6) of a measuring command are finished, as a user's Ctrl-C would:
- * an interruption at a moment a test can name (interrupt.h).
+ * an interruption at a moment a test can name (interrupt.h); sph physics
+ * counts each checkpoint it writes as a row too, so that a test can cut
+ * a run just after a named checkpoint.
  *
  * A sidecar written while a hook is active names it.
  */

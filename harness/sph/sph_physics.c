@@ -20,6 +20,8 @@
 #include "../core/progress.h"
 #include "../core/results.h"
 #include "../core/sysinfo.h"
+#include "../core/timing.h"
+#include "sph_checkpoint.h"
 
 /*
  * Martin and Moyce (1952), "An experimental study of the collapse of
@@ -104,6 +106,44 @@ struct phys_options {
 	double cfl;	 /* --cfl: dt = cfl h / c; 0: the scene's (SPH_WATER_CFL) */
 	int gpu;	 /* --gpu INDEX; -1: not given */
 	const char *out;
+	const char *checkpoint; /* --checkpoint FILE: where checkpoints go */
+	double ck_every_s;	/* --checkpoint-every S s: at the first look this long after the last */
+	long ck_every_steps;	/* --checkpoint-every STEPS: ... this many steps after */
+	const char *restart;	/* --restart FILE */
+};
+
+/* The checks in the order they run: the dam break, water at rest, then
+ * one leak check per leak column (PHYS_CHECK_LEAK + c). */
+enum { PHYS_CHECK_DAMBREAK, PHYS_CHECK_REST, PHYS_CHECK_LEAK, PHYS_CHECKS = PHYS_CHECK_LEAK + SPH_PHYSICS_LEAK_MAX_COLUMNS };
+
+/* What a check keeps from look to look, so that a checkpoint holds it:
+ * arrays of a value per look (samples + 1 each) and scalars. */
+#define PHYS_MAX_SERIES 8
+#define PHYS_MAX_EXTRAS 4
+struct phys_series {
+	size_t count, nextra;
+	double *v[PHYS_MAX_SERIES];
+	double *extra[PHYS_MAX_EXTRAS];
+};
+
+/* A restart: the checkpoint, and what it says of the check under way. */
+struct phys_resume {
+	const char *path;
+	struct sph_checkpoint ck; /* the particles at look k */
+	int check;
+	size_t k, samples;
+	long every;
+	unsigned long long clamps; /* the check's, from its start to look k */
+	size_t nser, nextra;
+	double *ser[PHYS_MAX_SERIES]; /* k + 1 values each */
+	double extra[PHYS_MAX_EXTRAS];
+};
+
+/* The state a check ended on: its last look's particles' hash. */
+struct phys_end {
+	int check;
+	unsigned long step;
+	uint64_t fnv;
 };
 
 /* The options' changes to a scene just built: the time step. */
@@ -141,6 +181,19 @@ struct phys_rows {
 	 * finished, and their labels; changed under interrupt_lock */
 	size_t kept, checks_done;
 	char done[SPH_PHYSICS_LEAK_MAX_COLUMNS + 2][KEEP_LABEL];
+	/* checkpoints and restarts (sph_checkpoint.h) */
+	const struct phys_options *o;
+	char options[SPH_CHECKPOINT_OPTIONS_LEN]; /* phys_options_text */
+	int check;			  /* the check under way (PHYS_CHECK_*) */
+	struct sph_state_meta start;	  /* its scene as built (phys_begin), step 0 */
+	struct phys_resume *resume;	  /* the restart's, NULL when none */
+	double ck_last_s;		  /* when the last checkpoint was written */
+	long ck_steps;			  /* steps run since */
+	size_t checkpoints;		  /* written */
+	struct keep *keep;		  /* whose `later` names the last checkpoint */
+	struct phys_end ends[PHYS_CHECKS];
+	size_t nends;
+	char *names;			  /* the restored rows' check and quantity names */
 };
 
 /* For the line an interruption prints: check on column is under way. */
@@ -221,55 +274,357 @@ static int phys_add_judged(struct phys_rows *rs, const struct phys_row *proto, c
  * on 2 cores (64 steps, measured: 14 to 23 s between lines). */
 #define PHYS_STEPS_CHUNK 16
 
-/* Runs v on sc for samples + 1 samples, every `every` steps apart; at each
- * the callback gets the positions and densities (evaluated there). */
+/* Runs v on sc for samples + 1 looks, every `every` steps apart; at each
+ * the callback gets the positions and densities (evaluated there) and
+ * keeps what it needs in ser. */
 typedef int (*phys_sample_fn)(void *arg, size_t k, double t, const float *pos4, const float *rho);
 
-static int phys_run(struct phys_rows *rs, const struct sph_scene *sc, long every,
-		    size_t samples, phys_sample_fn fn, void *arg, unsigned long long *clamps)
+/* ---- checkpoints ----------------------------------------------------------- */
+
+/* The options that change what sph physics computes, as text: a
+ * checkpoint goes on only under the same (sph_checkpoint_check). */
+static void phys_options_text(const struct phys_options *o, char *out, size_t len)
+{
+	int at = snprintf(out, len, "checks=%s%s%s column=%s rest-column=%s leak-columns=",
+			  o->dambreak ? "dambreak," : "", o->rest ? "rest," : "", o->leak ? "leak" : "",
+			  o->dam_col.name, o->rest_col.name);
+	for (size_t c = 0; c < o->nleak && at > 0 && (size_t)at < len; c++)
+		at += snprintf(out + at, len - (size_t)at, "%s%s", c ? "," : "", o->leak_cols[c].name);
+	if (at > 0 && (size_t)at < len)
+		snprintf(out + at, len - (size_t)at,
+			 " leak-seconds=%.17g wall-layers=%d lid=%d wall-height=%.17g seed=%llu "
+			 "wall-friction=%.17g cfl=%.17g",
+			 o->leak_s, o->layers, o->lid, o->top, (unsigned long long)o->seed, o->friction,
+			 o->cfl);
+}
+
+/* Whether a checkpoint is due at a look: --checkpoint given, and its
+ * steps or seconds since the last one have passed. */
+static bool phys_checkpoint_due(const struct phys_rows *rs)
+{
+	const struct phys_options *o = rs->o;
+	if (!o->checkpoint)
+		return false;
+	if (o->ck_every_steps > 0)
+		return rs->ck_steps >= o->ck_every_steps;
+	return timing_now() - rs->ck_last_s >= o->ck_every_s;
+}
+
+/* A finished row into w: names in fixed widths, numbers as they are. */
+static void phys_put_row(struct sph_checkpoint_buf *w, const struct phys_row *r)
+{
+	sph_checkpoint_put_str(w, r->check, 16);
+	sph_checkpoint_put_str(w, r->quantity, 40);
+	sph_checkpoint_put_str(w, r->column, sizeof r->column);
+	sph_checkpoint_put_u64(w, r->n);
+	sph_checkpoint_put_u64(w, r->nb);
+	const double d[6] = { r->T, r->t, r->sim, r->meas, r->rel, r->tol };
+	for (int i = 0; i < 6; i++)
+		sph_checkpoint_put_f64(w, d[i]);
+	sph_checkpoint_put_u64(w, r->judged);
+	sph_checkpoint_put_u64(w, r->pass);
+	sph_checkpoint_put_u64(w, r->clamps);
+}
+
+/*
+ * Writes the checkpoint of look k of the check under way (its particles
+ * pos4, vel4 on sc; the check's clamps so far; what ser holds up to k)
+ * with the rows and ends of the checks finished, under the interrupt
+ * lock so that an interruption waits for it, and names it in what an
+ * interruption says.
+ */
+static int phys_checkpoint(struct phys_rows *rs, size_t k, size_t samples, long every,
+			   const float *pos4, const float *vel4, unsigned long long clamps,
+			   const struct phys_series *ser)
+{
+	const struct phys_options *o = rs->o;
+	struct sph_checkpoint_buf w = { 0 };
+	sph_checkpoint_put_u64(&w, (uint64_t)rs->check);
+	sph_checkpoint_put_u64(&w, k);
+	sph_checkpoint_put_u64(&w, samples);
+	sph_checkpoint_put_u64(&w, (uint64_t)every);
+	sph_checkpoint_put_u64(&w, clamps);
+	sph_checkpoint_put_u64(&w, ser->count);
+	for (size_t q = 0; q < ser->count; q++)
+		sph_checkpoint_put(&w, ser->v[q], (k + 1) * sizeof *ser->v[q]);
+	sph_checkpoint_put_u64(&w, ser->nextra);
+	for (size_t q = 0; q < ser->nextra; q++)
+		sph_checkpoint_put_f64(&w, *ser->extra[q]);
+	sph_checkpoint_put_u64(&w, rs->kept);
+	for (size_t r = 0; r < rs->kept; r++)
+		phys_put_row(&w, &rs->r[r]);
+	sph_checkpoint_put_u64(&w, rs->checks_done);
+	for (size_t c = 0; c < rs->checks_done; c++)
+		sph_checkpoint_put_str(&w, rs->done[c], KEEP_LABEL);
+	sph_checkpoint_put_u64(&w, rs->nends);
+	for (size_t e = 0; e < rs->nends; e++) {
+		sph_checkpoint_put_u64(&w, (uint64_t)rs->ends[e].check);
+		sph_checkpoint_put_u64(&w, rs->ends[e].step);
+		sph_checkpoint_put_u64(&w, rs->ends[e].fnv);
+	}
+	struct sph_checkpoint ck = { .progress = w.b, .progress_len = w.len };
+	snprintf(ck.command, sizeof ck.command, "sph physics");
+	snprintf(ck.options, sizeof ck.options, "%s", rs->options);
+	ck.state = rs->start;
+	ck.state.step = (unsigned long)(k * (size_t)every);
+	ck.state.time_s = (double)ck.state.step * ck.state.dt; /* as sph_state_meta_of */
+	ck.state.clamps = clamps;
+	char err[512];
+	int rc = -1;
+	interrupt_lock();
+	if (w.failed)
+		snprintf(err, sizeof err, "out of memory for the checkpoint %s", o->checkpoint);
+	else
+		rc = sph_checkpoint_write(o->checkpoint, &ck, pos4, vel4, err, sizeof err);
+	if (rc == 0 && rs->keep)
+		snprintf(rs->keep->later, sizeof rs->keep->later,
+			 "its last checkpoint, %s, holds step %lu of the %s check of %s: the same "
+			 "command with --restart %s goes on from there",
+			 o->checkpoint, ck.state.step, rs->check == PHYS_CHECK_DAMBREAK ? "dambreak"
+			 : rs->check == PHYS_CHECK_REST ? "rest" : "leak",
+			 rs->start.col.name, o->checkpoint);
+	interrupt_unlock();
+	free(w.b);
+	if (rc != 0) {
+		fprintf(stderr, "harness: sph physics: %s\n", err);
+		return -1;
+	}
+	rs->checkpoints++;
+	rs->ck_steps = 0;
+	rs->ck_last_s = timing_now();
+	interrupt_row_finished(); /* the test hook counts checkpoints as rows */
+	return 0;
+}
+
+/* Reads the restart's checkpoint (o->restart) into res: the check under
+ * way, its looks so far, and the rows and ends of the checks before it
+ * added to rs. 0, or -1 with one line in err. */
+static int phys_resume_read(struct phys_rows *rs, struct phys_resume *res, char *err, size_t errlen)
+{
+	const struct phys_options *o = rs->o;
+	memset(res, 0, sizeof *res);
+	res->path = o->restart;
+	if (sph_checkpoint_read(o->restart, &res->ck, err, errlen) != 0)
+		return -1;
+	struct sph_checkpoint_buf r = { .b = res->ck.progress, .len = res->ck.progress_len };
+	res->check = (int)sph_checkpoint_get_u64(&r);
+	res->k = (size_t)sph_checkpoint_get_u64(&r);
+	res->samples = (size_t)sph_checkpoint_get_u64(&r);
+	res->every = (long)sph_checkpoint_get_u64(&r);
+	res->clamps = sph_checkpoint_get_u64(&r);
+	res->nser = (size_t)sph_checkpoint_get_u64(&r);
+	bool bad = r.failed || res->check < 0 || res->check >= PHYS_CHECKS || res->k > res->samples ||
+		   res->nser > PHYS_MAX_SERIES;
+	for (size_t q = 0; !bad && q < res->nser; q++) {
+		res->ser[q] = malloc((res->k + 1) * sizeof *res->ser[q]);
+		bad = !res->ser[q];
+		if (!bad)
+			sph_checkpoint_get(&r, res->ser[q], (res->k + 1) * sizeof *res->ser[q]);
+	}
+	res->nextra = bad ? 0 : (size_t)sph_checkpoint_get_u64(&r);
+	bad = bad || r.failed || res->nextra > PHYS_MAX_EXTRAS;
+	for (size_t q = 0; !bad && q < res->nextra; q++)
+		res->extra[q] = sph_checkpoint_get_f64(&r);
+	const size_t nrows = bad ? 0 : (size_t)sph_checkpoint_get_u64(&r);
+	bad = bad || r.failed || nrows > (r.len - r.at) / 64;
+	if (!bad && nrows && !(rs->names = malloc(nrows * 56)))
+		bad = true;
+	for (size_t i = 0; !bad && i < nrows; i++) {
+		struct phys_row *row = phys_add(rs);
+		if (!row) {
+			bad = true;
+			break;
+		}
+		char *check = rs->names + 56 * i, *quantity = check + 16;
+		sph_checkpoint_get_str(&r, check, 16);
+		sph_checkpoint_get_str(&r, quantity, 40);
+		row->check = check;
+		row->quantity = quantity;
+		sph_checkpoint_get_str(&r, row->column, sizeof row->column);
+		row->n = (size_t)sph_checkpoint_get_u64(&r);
+		row->nb = (size_t)sph_checkpoint_get_u64(&r);
+		double *d[6] = { &row->T, &row->t, &row->sim, &row->meas, &row->rel, &row->tol };
+		for (int j = 0; j < 6; j++)
+			*d[j] = sph_checkpoint_get_f64(&r);
+		row->judged = sph_checkpoint_get_u64(&r) != 0;
+		row->pass = sph_checkpoint_get_u64(&r) != 0;
+		row->clamps = sph_checkpoint_get_u64(&r);
+	}
+	const size_t ndone = bad ? 0 : (size_t)sph_checkpoint_get_u64(&r);
+	bad = bad || r.failed || ndone > SPH_PHYSICS_LEAK_MAX_COLUMNS + 2;
+	for (size_t c = 0; !bad && c < ndone; c++)
+		sph_checkpoint_get_str(&r, rs->done[c], KEEP_LABEL);
+	const size_t nends = bad ? 0 : (size_t)sph_checkpoint_get_u64(&r);
+	bad = bad || r.failed || nends > PHYS_CHECKS;
+	for (size_t e = 0; !bad && e < nends; e++) {
+		rs->ends[e].check = (int)sph_checkpoint_get_u64(&r);
+		rs->ends[e].step = (unsigned long)sph_checkpoint_get_u64(&r);
+		rs->ends[e].fnv = sph_checkpoint_get_u64(&r);
+	}
+	if (bad || r.failed || r.at != r.len) {
+		snprintf(err, errlen, "%s: its progress is not that of sph physics: the file is damaged "
+			 "or of another build", o->restart);
+		return -1;
+	}
+	rs->nends = nends;
+	rs->checks_done = ndone;
+	rs->kept = rs->n;
+	return 0;
+}
+
+static void phys_resume_free(struct phys_resume *res)
+{
+	for (size_t q = 0; q < res->nser; q++)
+		free(res->ser[q]);
+	sph_checkpoint_free(&res->ck);
+}
+
+/* Whether check is before the restart's: finished, its rows restored. */
+static bool phys_restored(const struct phys_rows *rs, int check)
+{
+	return rs->resume && check < rs->resume->check;
+}
+
+/* The check under way starts on sc, built from col and not yet changed
+ * (water at rest relaxes it first): what its checkpoints say of its
+ * scene. */
+static void phys_begin(struct phys_rows *rs, const struct sph_column *col, const struct sph_scene *sc)
+{
+	sph_state_meta_of(&rs->start, col, rs->o->seed, sc, 0, rs->v->name);
+}
+
+/*
+ * The restart's state, when it is of the check under way: checked
+ * against the checkpoint (one line of refusal in err, -1), and its looks
+ * so far copied into ser. 0 with *res NULL when the check starts from its
+ * beginning.
+ */
+static int phys_resume_take(struct phys_rows *rs, size_t samples, long every,
+			    struct phys_series *ser, const struct phys_resume **res, char *err,
+			    size_t errlen)
+{
+	struct phys_resume *r = rs->resume;
+	*res = NULL;
+	if (!r || r->check != rs->check)
+		return 0;
+	if (sph_checkpoint_check(&r->ck, r->path, "sph physics", rs->v->name, rs->options, &rs->start,
+				 err, errlen) != 0)
+		return -1;
+	if (r->samples != samples || r->every != every || r->nser != ser->count ||
+	    r->nextra != ser->nextra || r->ck.state.step != r->k * (size_t)every) {
+		snprintf(err, errlen, "%s: its looks are not this check's (%zu every %ld steps, not "
+			 "%zu every %ld)", r->path, r->samples, r->every, samples, every);
+		return -1;
+	}
+	for (size_t q = 0; q < ser->count; q++)
+		memcpy(ser->v[q], r->ser[q], (r->k + 1) * sizeof *ser->v[q]);
+	for (size_t q = 0; q < ser->nextra; q++)
+		*ser->extra[q] = r->extra[q];
+	*res = r;
+	return 0;
+}
+
+/* The check under way ended on the particles pos4, vel4 at step. */
+static void phys_ended(struct phys_rows *rs, unsigned long step, const float *pos4,
+		       const float *vel4, size_t n)
+{
+	if (rs->nends < PHYS_CHECKS)
+		rs->ends[rs->nends++] = (struct phys_end){ rs->check, step,
+							   sph_state_payload_hash(pos4, vel4, n) };
+}
+
+/* Makes v's state from pos4, vel4 on sc into *ctx. 0, or -1 said. */
+static int phys_create(const struct sph_variant *v, const struct sph_scene *sc, const float *pos4,
+		       const float *vel4, void **ctx)
+{
+	char err[256];
+	const struct sph_input in = { sc->n, pos4, vel4, sc->nb, sc->bnd4 };
+	if (v->ops->create(ctx, &in, &sc->p, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph physics: %s: %s\n", v->name, err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The looks of a check: from its start, or from the restart's look when
+ * the restart is of this check. Between two looks the variant is made
+ * again from the particles of the look, as a restart from a checkpoint
+ * of that look makes it: the GPU variants keep their particles in the
+ * order of their last sort and their Verlet lists from their last
+ * rebuild, which a variant made fresh from the same particles does not
+ * share, so that only this makes a restarted run end bit for bit where
+ * an unbroken one does, at whatever look it was cut.
+ */
+static int phys_run(struct phys_rows *rs, const struct sph_scene *sc, long every, size_t samples, phys_sample_fn fn, void *arg,
+		    struct phys_series *ser, unsigned long long *clamps)
 {
 	const struct sph_variant *v = rs->v;
-	char err[256];
+	char err[512];
 	void *ctx = NULL;
 	int rc = -1;
 	float *pos4 = malloc(4 * sc->n * sizeof *pos4), *rho = malloc(sc->n * sizeof *rho);
-	float *vel4 = rs->want_motion ? malloc(4 * sc->n * sizeof *vel4) : NULL;
+	float *vel4 = malloc(4 * sc->n * sizeof *vel4);
 	float *acc4 = rs->want_motion ? malloc(4 * sc->n * sizeof *acc4) : NULL;
-	const struct sph_input in = { sc->n, sc->pos4, sc->vel4, sc->nb, sc->bnd4 };
 	rs->vel4 = vel4;
 	rs->acc4 = acc4;
-	if (!pos4 || !rho || (rs->want_motion && (!vel4 || !acc4))) {
+	const struct phys_resume *res = NULL;
+	if (!pos4 || !rho || !vel4 || (rs->want_motion && !acc4)) {
 		fprintf(stderr, "harness: sph physics: out of memory for %zu particles\n", sc->n);
 		goto out;
 	}
-	if (v->ops->create(&ctx, &in, &sc->p, err, sizeof err) != 0) {
-		fprintf(stderr, "harness: sph physics: %s: %s\n", v->name, err);
+	if (phys_resume_take(rs, samples, every, ser, &res, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph physics: %s\n", err);
 		goto out;
 	}
-	for (size_t k = 0; k <= samples; k++) {
-		struct sph_phase_times t = { 0 };
-		int failed = 0;
-		/* the steps between two looks in chunks, each counted as done, so
-		 * that a slow variant's progress moves between looks minutes apart */
-		for (long done = 0; k > 0 && done < every && !failed; done += PHYS_STEPS_CHUNK) {
-			const long chunk = every - done < PHYS_STEPS_CHUNK ? every - done : PHYS_STEPS_CHUNK;
-			failed = v->ops->steps(ctx, (int)chunk, &t) != 0;
-			phys_advance(rs, chunk);
+	/* the clamps of the variants made before the one stepping now */
+	unsigned long long before = res ? res->clamps : 0;
+	const size_t k0 = res ? res->k : 0;
+	if (phys_create(v, sc, res ? res->ck.pos4 : sc->pos4, res ? res->ck.vel4 : sc->vel4, &ctx) != 0)
+		goto out;
+	if (res)
+		phys_advance(rs, (long)k0 * every);
+	struct sph_counts now = { 0 };
+	for (size_t k = k0; k <= samples; k++) {
+		const bool look = !res || k > k0; /* the restart's look k0 was taken */
+		if (look) {
+			struct sph_phase_times t = { 0 };
+			int failed = 0;
+			/* the steps between two looks in chunks, each counted as done, so
+			 * that a slow variant's progress moves between looks minutes apart */
+			for (long done = 0; k > 0 && done < every && !failed; done += PHYS_STEPS_CHUNK) {
+				const long chunk = every - done < PHYS_STEPS_CHUNK ? every - done : PHYS_STEPS_CHUNK;
+				failed = v->ops->steps(ctx, (int)chunk, &t) != 0;
+				phys_advance(rs, chunk);
+				rs->ck_steps += chunk;
+			}
+			if (failed || v->ops->evaluate(ctx, 0) != 0 ||
+			    v->ops->read(ctx, pos4, vel4, rho, acc4) != 0) {
+				fprintf(stderr, "harness: sph physics: %s failed at step %ld: %s\n", v->name,
+					(long)k * every, v->ops->error(ctx));
+				goto out_destroy;
+			}
+			v->ops->counts(ctx, &now);
+			rs->clamps_now = before + now.clamps;
+			if (fn(arg, k, (double)k * (double)every * sc->p.dt, pos4, rho) != 0)
+				goto out_destroy;
 		}
-		if (failed || v->ops->evaluate(ctx, 0) != 0 || v->ops->read(ctx, pos4, vel4, rho, acc4) != 0) {
-			fprintf(stderr, "harness: sph physics: %s failed at step %ld: %s\n", v->name,
-				(long)k * every, v->ops->error(ctx));
-			goto out_destroy;
+		if (k == samples) {
+			phys_ended(rs, (unsigned long)(k * (size_t)every), pos4, vel4, sc->n);
+			break;
 		}
-		struct sph_counts now;
-		v->ops->counts(ctx, &now);
-		rs->clamps_now = now.clamps;
-		if (fn(arg, k, (double)k * (double)every * sc->p.dt, pos4, rho) != 0)
+		if (!look)
+			continue;
+		before += now.clamps;
+		v->ops->destroy(ctx);
+		ctx = NULL;
+		if (phys_create(v, sc, pos4, vel4, &ctx) != 0)
+			goto out;
+		if (phys_checkpoint_due(rs) &&
+		    phys_checkpoint(rs, k, samples, every, pos4, vel4, before, ser) != 0)
 			goto out_destroy;
 	}
-	struct sph_counts c;
-	v->ops->counts(ctx, &c);
-	*clamps = c.clamps;
+	*clamps = before + now.clamps;
 	rc = 0;
 out_destroy:
 	v->ops->destroy(ctx);
@@ -374,12 +729,16 @@ static int phys_dambreak(const struct phys_options *o, struct phys_rows *rs, boo
 {
 	char err[256];
 	struct sph_scene sc;
+	rs->check = PHYS_CHECK_DAMBREAK;
+	if (phys_restored(rs, rs->check))
+		return 0;
 	if (sph_scene_build(&o->dam_col, o->seed, &sc, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: sph physics: %s\n", err);
 		return -1;
 	}
 	sc.p.wall_friction = o->friction;
 	phys_scene_apply(o, &sc);
+	phys_begin(rs, &o->dam_col, &sc);
 	struct dam_state d = { .sc = &sc };
 	long every;
 	size_t samples;
@@ -401,7 +760,8 @@ static int phys_dambreak(const struct phys_options *o, struct phys_rows *rs, boo
 	phys_doing("the dam break", o->dam_col.name);
 	rs->steps_done = 0;
 	rs->steps_total = (long)samples * every;
-	if (phys_run(rs, &sc, every, samples, dam_sample, &d, &clamps) != 0)
+	struct phys_series ser = { .count = 3, .v = { d.T, d.front, d.height } };
+	if (phys_run(rs, &sc, every, samples, dam_sample, &d, &ser, &clamps) != 0)
 		goto out;
 	progress_end(rs->pg);
 	struct phys_row proto = { .check = "dambreak", .n = sc.n, .nb = sc.nb, .clamps = clamps };
@@ -446,7 +806,9 @@ struct rest_state {
 	struct phys_rows *rs;
 	const struct phys_row *proto;
 	bool *all_pass;
-	double height0; /* residual height at the start of the judged second */
+	double *height, *bulk, *densest; /* at each look */
+	double relaxed;	      /* the relaxed height over the lattice's */
+	double relax_clamps;  /* the clamps while relaxing */
 };
 
 /* A rest row: sim against meas, relative, within REST_TOL when judged. */
@@ -486,13 +848,25 @@ static int rest_sample(void *arg, size_t k, double t, const float *pos4, const f
 			bulk++;
 		}
 	}
-	double mean = bulk ? sum / (double)bulk : NAN;
-	if (k == 0)
-		st->height0 = height;
-	if (rest_row(st, "rest_height", t, height, st->height0, true) != 0 ||
-	    rest_row(st, "rest_density_bulk", t, mean, sc->p.rho0, true) != 0 ||
-	    rest_row(st, "rest_density_max", t, rho_max, sc->p.rho0, false) != 0)
-		return -1;
+	(void)t;
+	st->height[k] = height;
+	st->bulk[k] = bulk ? sum / (double)bulk : NAN;
+	st->densest[k] = rho_max;
+	return 0;
+}
+
+/* The rows of the looks of st, samples + 1 of them every steps apart:
+ * the height over its value at the first, the bulk's and the densest
+ * particle's density over rho0. */
+static int rest_rows(struct rest_state *st, size_t samples, long every)
+{
+	for (size_t k = 0; k <= samples; k++) {
+		const double t = (double)k * (double)every * st->sc->p.dt; /* as phys_run's */
+		if (rest_row(st, "rest_height", t, st->height[k], st->height[0], true) != 0 ||
+		    rest_row(st, "rest_density_bulk", t, st->bulk[k], st->sc->p.rho0, true) != 0 ||
+		    rest_row(st, "rest_density_max", t, st->densest[k], st->sc->p.rho0, false) != 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -556,56 +930,77 @@ static int phys_rest(const struct phys_options *o, struct phys_rows *rs, bool *a
 {
 	char err[256];
 	struct sph_scene sc;
+	rs->check = PHYS_CHECK_REST;
+	if (phys_restored(rs, rs->check))
+		return 0;
 	if (sph_scene_build(&o->rest_col, o->seed, &sc, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: sph physics: %s\n", err);
 		return -1;
 	}
 	phys_scene_apply(o, &sc);
+	phys_begin(rs, &o->rest_col, &sc);
 	long every, cycle;
 	int cycles;
 	size_t samples;
 	phys_rest_schedule(&sc, &cycle, &cycles, &every, &samples);
 	struct phys_row proto = { .check = "rest", .n = sc.n, .nb = sc.nb };
 	snprintf(proto.column, sizeof proto.column, "%s", o->rest_col.name);
-	struct rest_state st = { &sc, rs, &proto, all_pass, NAN };
+	struct rest_state st = { &sc, rs, &proto, all_pass, calloc(samples + 1, sizeof(double)),
+				 calloc(samples + 1, sizeof(double)), calloc(samples + 1, sizeof(double)),
+				 NAN, 0 };
+	int rc = -1;
+	if (!st.height || !st.bulk || !st.densest) {
+		fprintf(stderr, "harness: sph physics: out of memory for %zu looks\n", samples + 1);
+		goto out;
+	}
 	if (!o->quiet)
 		fprintf(stderr, "sph physics: water at rest in %s (%zu + %zu boundary particles), "
 				"%ld steps relaxing, %zu judged\n",
 			o->rest_col.name, sc.n, sc.nb, cycle * cycles, samples * (size_t)every);
 	size_t first = rs->n;
 	unsigned long long clamps = 0, relax_clamps = 0;
-	double front, lattice_height;
-	sph_scene_surge(&sc, sc.pos4, &front, &lattice_height);
 	rs->steps_done = 0;
 	rs->steps_total = cycle * cycles + (long)samples * every;
 	progress_begin(rs->pg, (double)(sc.n + sc.nb) * (double)rs->steps_total, 0,
 		       "water at rest in %s", o->rest_col.name);
 	phys_doing("water at rest", o->rest_col.name);
-	if (phys_relax(rs, &sc, cycle, cycles, &relax_clamps) != 0) {
-		sph_scene_free(&sc);
-		return -1;
+	if (rs->resume && rs->resume->check == rs->check) {
+		phys_advance(rs, cycle * cycles); /* relaxed before the checkpoint */
+	} else {
+		double front, lattice_height, relaxed_height;
+		sph_scene_surge(&sc, sc.pos4, &front, &lattice_height);
+		if (phys_relax(rs, &sc, cycle, cycles, &relax_clamps) != 0)
+			goto out;
+		/* what relaxing did, shown and not judged: the free surface settles */
+		sph_scene_surge(&sc, sc.pos4, &front, &relaxed_height);
+		st.relaxed = relaxed_height / lattice_height;
+		st.relax_clamps = (double)relax_clamps;
 	}
-	/* what relaxing did, shown and not judged: the free surface settles */
-	double relaxed_height;
-	sph_scene_surge(&sc, sc.pos4, &front, &relaxed_height);
+	struct phys_series ser = { .count = 3, .v = { st.height, st.bulk, st.densest },
+				   .nextra = 2, .extra = { &st.relaxed, &st.relax_clamps } };
+	if (phys_run(rs, &sc, every, samples, rest_sample, &st, &ser, &clamps) != 0)
+		goto out;
+	progress_end(rs->pg);
 	struct phys_row *row = phys_add(rs);
-	if (!row) {
-		sph_scene_free(&sc);
-		return -1;
-	}
+	if (!row)
+		goto out;
 	*row = proto;
 	row->quantity = "rest_relaxed_height";
 	row->t = 0.0;
 	row->T = row->meas = row->rel = row->tol = NAN;
-	row->sim = relaxed_height / lattice_height;
-	int rc = phys_run(rs, &sc, every, samples, rest_sample, &st, &clamps);
-	progress_end(rs->pg);
-	clamps += relax_clamps;
+	row->sim = st.relaxed;
+	if (rest_rows(&st, samples, every) != 0)
+		goto out;
+	clamps += (unsigned long long)st.relax_clamps;
 	for (size_t r = first; r < rs->n; r++)
 		rs->r[r].clamps = clamps;
+	phys_check_done(rs, "rest", o->rest_col.name);
+	rc = 0;
+out:
+	free(st.height);
+	free(st.bulk);
+	free(st.densest);
 	sph_scene_free(&sc);
-	if (rc == 0)
-		phys_check_done(rs, "rest", o->rest_col.name);
 	return rc;
 }
 
@@ -624,7 +1019,7 @@ struct leak_state {
 	const struct phys_rows *rs;
 	double *t;		   /* seconds of flow at each look */
 	double *curve[LEAK_CURVES]; /* each look's value */
-	size_t outside;		   /* most particles outside the box at one look */
+	double outside;		   /* most particles outside the box at one look */
 	double vmax, amax; /* the fastest and the most accelerated particle's, at the looks */
 };
 
@@ -649,8 +1044,8 @@ static int leak_sample(void *arg, size_t k, double t, const float *pos4, const f
 		out += !in;
 		xsum += pos4[4 * i];
 	}
-	if (out > l->outside)
-		l->outside = out;
+	if ((double)out > l->outside)
+		l->outside = (double)out;
 	for (size_t i = 0; l->rs->vel4 && l->rs->acc4 && i < l->sc->n; i++) {
 		const float *v = &l->rs->vel4[4 * i], *a = &l->rs->acc4[4 * i];
 		const double v2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2];
@@ -738,12 +1133,16 @@ static int phys_leak(const struct phys_options *o, struct phys_rows *rs, bool *a
 	for (size_t c = 0; c < o->nleak; c++) {
 		char err[256];
 		struct sph_scene sc;
+		rs->check = PHYS_CHECK_LEAK + (int)c;
+		if (phys_restored(rs, rs->check))
+			continue;
 		if (sph_scene_build(&o->leak_cols[c], o->seed, &sc, err, sizeof err) != 0) {
 			fprintf(stderr, "harness: sph physics: %s\n", err);
 			return -1;
 		}
 		sc.p.wall_friction = o->friction;
 		phys_scene_apply(o, &sc);
+		phys_begin(rs, &o->leak_cols[c], &sc);
 		long every;
 		size_t samples;
 		phys_leak_schedule(&sc, o->leak_s, &every, &samples);
@@ -761,7 +1160,12 @@ static int phys_leak(const struct phys_options *o, struct phys_rows *rs, bool *a
 			have = (l.curve[q] = calloc(samples + 1, sizeof *l.curve[q])) != NULL && have;
 		unsigned long long clamps = 0;
 		rs->want_motion = true;
-		int rc = have ? phys_run(rs, &sc, every, samples, leak_sample, &l, &clamps) : -1;
+		struct phys_series ser = { .count = 1 + LEAK_CURVES, .v = { l.t },
+					   .nextra = 3, .extra = { &l.outside, &l.vmax, &l.amax } };
+		for (int q = 0; q < LEAK_CURVES; q++)
+			ser.v[1 + q] = l.curve[q];
+		int rc = have ? phys_run(rs, &sc, every, samples, leak_sample, &l,
+					 &ser, &clamps) : -1;
 		if (!have)
 			fprintf(stderr, "harness: sph physics: out of memory for %zu looks\n", samples + 1);
 		rs->want_motion = false;
@@ -825,6 +1229,21 @@ static void phys_plan(const struct phys_options *o, struct progress *pg, struct 
 }
 
 /* ---- output ------------------------------------------------------------- */
+
+/* "leak on 255600": check's name and column, as phys_plan labels it. */
+static const char *phys_check_label(const struct phys_options *o, int check)
+{
+	static char label[KEEP_LABEL];
+	if (check == PHYS_CHECK_DAMBREAK)
+		snprintf(label, sizeof label, "dambreak on %s", o->dam_col.name);
+	else if (check == PHYS_CHECK_REST)
+		snprintf(label, sizeof label, "rest on %s", o->rest_col.name);
+	else if (check - PHYS_CHECK_LEAK < (int)o->nleak)
+		snprintf(label, sizeof label, "leak on %s", o->leak_cols[check - PHYS_CHECK_LEAK].name);
+	else
+		snprintf(label, sizeof label, "check %d", check);
+	return label;
+}
 
 static const char *const phys_columns[] = {
 	"variant", "device_name", "check", "column", "n", "boundary_particles", "clamps",
@@ -902,6 +1321,39 @@ static void phys_json(struct json_out *j, const void *ctx)
 		       "and leak_force_curve (that look's fastest and most accelerated particle)");
 	json_end_object(j);
 	json_kv_string(j, "physics", "reference/sph_ref.h: Mueller 2003, clamped pressure, walls of boundary particles (Akinci 2012), symplectic Euler");
+	json_kv_string(j, "looks", "between two looks the variant is made again from the look's "
+		       "particles, as a restart from a checkpoint makes it");
+	json_key(j, "ends");
+	json_begin_array(j);
+	for (size_t e = 0; e < rs->nends; e++) {
+		char hex[17];
+		snprintf(hex, sizeof hex, "%016llx", (unsigned long long)rs->ends[e].fnv);
+		json_begin_object(j);
+		json_kv_string(j, "check", phys_check_label(rs->o, rs->ends[e].check));
+		json_kv_int(j, "step", (long long)rs->ends[e].step);
+		json_kv_string(j, "state_fnv1a64", hex);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	if (rs->o->checkpoint) {
+		json_key(j, "checkpoints");
+		json_begin_object(j);
+		json_kv_string(j, "path", rs->o->checkpoint);
+		if (rs->o->ck_every_steps > 0)
+			json_kv_int(j, "every_steps", rs->o->ck_every_steps);
+		else
+			json_kv_double(j, "every_s", rs->o->ck_every_s);
+		json_kv_int(j, "written", (long long)rs->checkpoints);
+		json_end_object(j);
+	}
+	if (rs->resume) {
+		json_key(j, "restarted_from");
+		json_begin_object(j);
+		json_kv_string(j, "checkpoint", rs->resume->path);
+		json_kv_string(j, "check", phys_check_label(rs->o, rs->resume->check));
+		json_kv_int(j, "step", (long long)rs->resume->ck.state.step);
+		json_end_object(j);
+	}
 }
 
 /* ---- the command ---------------------------------------------------------- */
@@ -910,7 +1362,9 @@ static void phys_help(void)
 {
 	printf("usage: harness sph physics [--variant NAME] [--check dambreak|rest|leak|all]\n"
 	       "                           [--column C] [--rest-column C] [--leak-columns LIST]\n"
-	       "                           [--leak-seconds S] [--out FILE.csv]\n\n"
+	       "                           [--leak-seconds S] [--out FILE.csv]\n"
+	       "                           [--checkpoint FILE [--checkpoint-every N|Ss]]\n"
+	       "                           [--restart FILE]\n\n"
 	       "What a variant's water does over time, against experiment and known answers:\n"
 	       "  dambreak  the column of Martin and Moyce (1952), 2 x as high as wide,\n"
 	       "            collapses; against their tables, each within 10 %%, for\n"
@@ -946,10 +1400,21 @@ static void phys_help(void)
 	       "  --cfl C             the time step dt = C h / c, h the support radius (0.14,\n"
 	       "                      the water's: reference/sph_ref.h; 0.01 .. 0.5)\n"
 	       "  --gpu INDEX         the GPU to use among those visible, as for 'harness sph run'\n"
+	       "  --checkpoint FILE   write the run's state there at a look every so often\n"
+	       "                      (atomically; FILE.json names its build, variant, scene\n"
+	       "                      and step), so that a run cut by a time limit goes on\n"
+	       "                      with --restart FILE\n"
+	       "  --checkpoint-every N|Ss  at the first look N steps or S seconds of wall\n"
+	       "                      clock after the last checkpoint (300s)\n"
+	       "  --restart FILE      go on from a checkpoint of the same command: the same\n"
+	       "                      binary, variant and options (else refused); the run\n"
+	       "                      ends bit for bit where an unbroken one does\n"
 	       "  --out, -o FILE.csv  every sample and point (results/local/sph-physics-<UTC>.csv)\n"
 	       "  --quiet, -q         no table, no progress\n"
+	       "Between two looks the variant is made again from the look's particles, as a\n"
+	       "restart makes it. An interrupted run says which checkpoint goes on.\n"
 	       "Exit status: 0 every judged value within its bound, 1 one outside or a\n"
-	       "failure, 2 bad input.\n",
+	       "failure, 2 bad input or a checkpoint refused.\n",
 	       SPH_PHYSICS_REST_COLUMN);
 }
 
@@ -992,12 +1457,37 @@ static int phys_parse_leak_columns(const char *list, struct phys_options *o, cha
 	return CLI_OK;
 }
 
+/* Seconds between checkpoints when --checkpoint-every is not given. */
+#define PHYS_CHECKPOINT_EVERY_S 300.0
+
+/* --checkpoint-every: STEPS, or S seconds of wall clock when it ends in s. */
+static int phys_parse_every(const char *arg, struct phys_options *o, char *err, size_t errlen)
+{
+	const size_t len = strlen(arg);
+	if (len > 1 && arg[len - 1] == 's') {
+		char num[64];
+		snprintf(num, sizeof num, "%.*s", (int)(len - 1), arg);
+		o->ck_every_steps = 0;
+		return cli_parse_double("--checkpoint-every", num, 1, 86400, &o->ck_every_s, err,
+					errlen);
+	}
+	double steps;
+	int rc = cli_parse_double("--checkpoint-every", arg, 1, 1e9, &steps, err, errlen);
+	if (rc == CLI_OK && steps != floor(steps)) {
+		snprintf(err, errlen, "--checkpoint-every: '%s' is neither whole steps nor seconds "
+			 "ending in s", arg);
+		rc = CLI_USAGE;
+	}
+	o->ck_every_steps = (long)steps;
+	return rc;
+}
+
 static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help, char *err,
 		      size_t errlen)
 {
 	enum { OPT_CHECK = 300, OPT_COLUMN, OPT_REST_COLUMN, OPT_SEED, OPT_FRICTION, OPT_LEAK_COLUMNS,
 	       OPT_LEAK_SECONDS, OPT_WALL_LAYERS, OPT_LID, OPT_NO_LID, OPT_WALL_HEIGHT, OPT_CFL,
-	       OPT_GPU };
+	       OPT_GPU, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESTART };
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },
 		{ "check", required_argument, NULL, OPT_CHECK },
@@ -1013,6 +1503,9 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		{ "wall-height", required_argument, NULL, OPT_WALL_HEIGHT },
 		{ "cfl", required_argument, NULL, OPT_CFL },
 		{ "gpu", required_argument, NULL, OPT_GPU },
+		{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
+		{ "checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY },
+		{ "restart", required_argument, NULL, OPT_RESTART },
 		{ "out", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1025,6 +1518,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 	o->leak_s = SPH_PHYSICS_LEAK_MIN_S;
 	o->seed = 42;
 	o->friction = SPH_WATER_FRICTION;
+	o->ck_every_s = PHYS_CHECKPOINT_EVERY_S;
 	*help = false;
 	if (sph_scene_column_parse("martin-moyce", &o->dam_col, err, errlen) != 0 ||
 	    sph_scene_column_parse(SPH_PHYSICS_REST_COLUMN, &o->rest_col, err, errlen) != 0 ||
@@ -1087,6 +1581,9 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 			rc = cli_parse_double("--wall-friction", optarg, 0, 10, &o->friction, err, errlen);
 			break;
 		case OPT_GPU: rc = cli_parse_gpu(optarg, &o->gpu, err, errlen); break;
+		case OPT_CHECKPOINT: o->checkpoint = optarg; break;
+		case OPT_RESTART: o->restart = optarg; break;
+		case OPT_CHECKPOINT_EVERY: rc = phys_parse_every(optarg, o, err, errlen); break;
 		case 'o': o->out = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'h': *help = true; break;
@@ -1232,11 +1729,35 @@ int sph_physics_command(int argc, char **argv)
 				.cfl = o.cfl > 0.0 ? o.cfl : SPH_WATER_CFL };
 	if (v->device == VARIANT_GPU && gpu_device_query(gpu_device_current(), &gpu) == 0)
 		rs.device_name = gpu.name;
+	rs.o = &o;
+	phys_options_text(&o, rs.options, sizeof rs.options);
+	if (o.checkpoint && atomic_path_writable(o.checkpoint, err, sizeof err) != 0)
+		return cli_usage_error("sph physics", err);
+	struct phys_resume resume;
+	if (o.restart) {
+		/* refused now, before any check runs: another binary, command,
+		 * variant or options (the scene: when its check begins) */
+		if (phys_resume_read(&rs, &resume, err, sizeof err) != 0 ||
+		    sph_checkpoint_check(&resume.ck, o.restart, "sph physics", v->name, rs.options,
+					 &resume.ck.state, err, sizeof err) != 0) {
+			if (o.restart && resume.path)
+				phys_resume_free(&resume);
+			free(rs.r);
+			free(rs.names);
+			return cli_usage_error("sph physics", err);
+		}
+		rs.resume = &resume;
+	}
+	rs.ck_last_s = timing_now();
 	bool all_pass = true;
+	for (size_t r = 0; r < rs.n; r++) /* the restored checks' */
+		if (rs.r[r].judged && !rs.r[r].pass)
+			all_pass = false;
 	int status = CLI_OK;
 	struct progress pg;
 	struct phys_keep keep = { .argc = argc, .argv = argv, .rs = &rs, .quiet = o.quiet };
 	keep_init(&keep.k, out, &rs.checks_done, phys_keep_label, phys_keep_write, &keep);
+	rs.keep = &keep.k;
 	keep.k.unit = "check";
 	progress_init(&pg, "sph physics", o.quiet);
 	phys_plan(&o, &pg, &keep.k);
@@ -1249,6 +1770,9 @@ int sph_physics_command(int argc, char **argv)
 		interrupt_set_keeper(NULL, NULL);
 		keep_free(&keep.k);
 		free(rs.r);
+		free(rs.names);
+		if (rs.resume)
+			phys_resume_free(rs.resume);
 		return CLI_FAILED; /* nothing written: the run did not finish */
 	}
 	progress_finish(&pg);
@@ -1266,5 +1790,8 @@ int sph_physics_command(int argc, char **argv)
 	interrupt_set_keeper(NULL, NULL);
 	keep_free(&keep.k);
 	free(rs.r);
+	free(rs.names);
+	if (rs.resume)
+		phys_resume_free(rs.resume);
 	return status;
 }

@@ -237,7 +237,7 @@ static FILE *sph_state_open(const char *path, char *err, size_t errlen)
 {
 	FILE *fp = fopen(path, "rb");
 	if (!fp)
-		snprintf(err, errlen, "cannot open the state file %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 	return fp;
 }
 
@@ -251,8 +251,10 @@ int sph_state_read_meta(const char *path, struct sph_state_meta *m, char *err, s
 	return rc;
 }
 
-int sph_state_fread(FILE *fp, const char *path, struct sph_state_meta *m, float *pos4,
-		    float *vel4, size_t want_n, char *err, size_t errlen)
+/* sph_state_fread, and when more, what follows the particles is left
+ * unread for the caller (a checkpoint's progress) instead of refused. */
+static int sph_state_fread_at(FILE *fp, const char *path, struct sph_state_meta *m, float *pos4,
+			      float *vel4, size_t want_n, bool more, char *err, size_t errlen)
 {
 	if (sph_state_header_read(fp, path, m, err, errlen) != 0)
 		return -1;
@@ -260,7 +262,8 @@ int sph_state_fread(FILE *fp, const char *path, struct sph_state_meta *m, float 
 	if (m->n != want_n) {
 		snprintf(err, errlen, "%s holds %zu fluid particles, not %zu", path, m->n, want_n);
 	} else if (fread(pos4, sizeof *pos4, 4 * m->n, fp) != 4 * m->n ||
-		   fread(vel4, sizeof *vel4, 4 * m->n, fp) != 4 * m->n || fgetc(fp) != EOF) {
+		   fread(vel4, sizeof *vel4, 4 * m->n, fp) != 4 * m->n ||
+		   (!more && fgetc(fp) != EOF)) {
 		snprintf(err, errlen, "%s is not the length its header gives (%zu particles): cut "
 			 "short or grown", path, m->n);
 	} else if (sph_state_payload_hash(pos4, vel4, m->n) != m->payload_fnv) {
@@ -270,6 +273,18 @@ int sph_state_fread(FILE *fp, const char *path, struct sph_state_meta *m, float 
 		rc = 0;
 	}
 	return rc;
+}
+
+int sph_state_fread(FILE *fp, const char *path, struct sph_state_meta *m, float *pos4,
+		    float *vel4, size_t want_n, char *err, size_t errlen)
+{
+	return sph_state_fread_at(fp, path, m, pos4, vel4, want_n, false, err, errlen);
+}
+
+int sph_state_fread_more(FILE *fp, const char *path, struct sph_state_meta *m, float *pos4,
+			 float *vel4, size_t want_n, char *err, size_t errlen)
+{
+	return sph_state_fread_at(fp, path, m, pos4, vel4, want_n, true, err, errlen);
 }
 
 int sph_state_read(const char *path, struct sph_state_meta *m, float *pos4, float *vel4,

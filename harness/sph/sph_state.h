@@ -89,6 +89,11 @@ int sph_state_read(const char *path, struct sph_state_meta *m, float *pos4, floa
 int sph_state_fread(FILE *fp, const char *path, struct sph_state_meta *m, float *pos4,
 		    float *vel4, size_t want_n, char *err, size_t errlen);
 
+/* The same, leaving what follows the particles unread at fp's position
+ * (a checkpoint's progress: sph_checkpoint.h) instead of refusing it. */
+int sph_state_fread_more(FILE *fp, const char *path, struct sph_state_meta *m, float *pos4,
+			 float *vel4, size_t want_n, char *err, size_t errlen);
+
 /* Whether state a is of the same flow as b at the same step (the column,
  * seed, counts, step, dt and the scene's hashes agree; producer and build
  * when same_producer); when not, one line in why saying what differs. */

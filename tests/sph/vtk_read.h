@@ -2,6 +2,7 @@
 #ifndef TESTS_SPH_VTK_READ_H
 #define TESTS_SPH_VTK_READ_H
 
+#include "../file_read.h"
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,19 +49,7 @@ static inline const char *vtk_read_byte_order(void)
 /* The whole of path, NUL-terminated, into a new buffer; *len its size. */
 static inline unsigned char *vtk_read_file(const char *path, size_t *len)
 {
-	FILE *fp = fopen(path, "rb");
-	cr_assert_not_null(fp, "cannot open %s", path);
-	cr_assert_eq(fseek(fp, 0, SEEK_END), 0);
-	long size = ftell(fp);
-	cr_assert_geq(size, 0);
-	rewind(fp);
-	unsigned char *b = malloc((size_t)size + 1);
-	cr_assert_not_null(b);
-	cr_assert_eq(fread(b, 1, (size_t)size, fp), (size_t)size, "%s: short read", path);
-	fclose(fp);
-	b[size] = '\0';
-	*len = (size_t)size;
-	return b;
+	return file_read_whole(path, len);
 }
 
 /* The next line of text at *p (up to '\n', leading blanks skipped) into
