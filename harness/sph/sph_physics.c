@@ -22,6 +22,7 @@
 #include "../core/sysinfo.h"
 #include "../core/timing.h"
 #include "sph_checkpoint.h"
+#include "sph_trace.h"
 
 /*
  * Martin and Moyce (1952), "An experimental study of the collapse of
@@ -110,6 +111,7 @@ struct phys_options {
 	double ck_every_s;	/* --checkpoint-every S s: at the first look this long after the last */
 	long ck_every_steps;	/* --checkpoint-every STEPS: ... this many steps after */
 	const char *restart;	/* --restart FILE */
+	bool trace;		/* --trace: the leak check's fastest particle at each look, closely */
 };
 
 /* The checks in the order they run: the dam break, water at rest, then
@@ -118,7 +120,7 @@ enum { PHYS_CHECK_DAMBREAK, PHYS_CHECK_REST, PHYS_CHECK_LEAK, PHYS_CHECKS = PHYS
 
 /* What a check keeps from look to look, so that a checkpoint holds it:
  * arrays of a value per look (samples + 1 each) and scalars. */
-#define PHYS_MAX_SERIES 8
+#define PHYS_MAX_SERIES 32
 #define PHYS_MAX_EXTRAS 4
 struct phys_series {
 	size_t count, nextra;
@@ -293,9 +295,9 @@ static void phys_options_text(const struct phys_options *o, char *out, size_t le
 	if (at > 0 && (size_t)at < len)
 		snprintf(out + at, len - (size_t)at,
 			 " leak-seconds=%.17g wall-layers=%d lid=%d wall-height=%.17g seed=%llu "
-			 "wall-friction=%.17g cfl=%.17g",
+			 "wall-friction=%.17g cfl=%.17g trace=%d",
 			 o->leak_s, o->layers, o->lid, o->top, (unsigned long long)o->seed, o->friction,
-			 o->cfl);
+			 o->cfl, o->trace);
 }
 
 /* Whether a checkpoint is due at a look: --checkpoint given, and its
@@ -1014,14 +1016,68 @@ static const char *const leak_curve_names[LEAK_CURVES] = {
 	"leak_force_curve"
 };
 
+/* --trace: the fastest particle at each look (sph_trace.h), as curves. */
+enum { TRACE_PARTICLE, TRACE_X, TRACE_Y, TRACE_Z, TRACE_SPEED, TRACE_CFL, TRACE_WALL_H,
+       TRACE_WALLS_NEAR, TRACE_FLUID_H, TRACE_BOUNDARY_H, TRACE_FLUID_NBRS, TRACE_BOUNDARY_NBRS,
+       TRACE_DENSITY, TRACE_ACC, /* SPH_TRACE_TERMS of them */
+       TRACE_ACC_REFERENCE = TRACE_ACC + SPH_TRACE_TERMS, TRACE_ACC_VARIANT, TRACE_DOMINANT,
+       TRACE_CURVES };
+static const char *const trace_curve_names[TRACE_CURVES] = {
+	"trace_particle", "trace_x", "trace_y", "trace_z", "trace_speed", "trace_cfl_number",
+	"trace_wall_h", "trace_walls_near", "trace_fluid_h", "trace_boundary_h",
+	"trace_fluid_neighbours", "trace_boundary_neighbours", "trace_density",
+	"trace_acc_fluid_pressure", "trace_acc_fluid_viscosity", "trace_acc_wall_pressure",
+	"trace_acc_wall_viscosity", "trace_acc_gravity", "trace_acc_reference", "trace_acc_variant",
+	"trace_dominant",
+};
+
 struct leak_state {
 	const struct sph_scene *sc;
 	const struct phys_rows *rs;
 	double *t;		   /* seconds of flow at each look */
 	double *curve[LEAK_CURVES]; /* each look's value */
+	double *trace[TRACE_CURVES]; /* --trace: each look's fastest particle, else NULL */
 	double outside;		   /* most particles outside the box at one look */
 	double vmax, amax; /* the fastest and the most accelerated particle's, at the looks */
 };
+
+static double trace_norm(const double *v)
+{
+	return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+/* --trace at look k: particle i, the fastest, closely (sph_trace.h). */
+static int leak_trace(struct leak_state *l, size_t k, size_t i, const float *pos4)
+{
+	const struct sph_scene *sc = l->sc;
+	struct sph_trace tr;
+	if (sph_trace_particle(&sc->p, pos4, l->rs->vel4, sc->n, sc->bnd4, sc->nb, i, &tr) != 0) {
+		fprintf(stderr, "harness: sph physics: the trace of particle %zu failed\n", i);
+		return -1;
+	}
+	double **c = l->trace;
+	const float *a = &l->rs->acc4[4 * i];
+	const double av[3] = { a[0], a[1], a[2] };
+	c[TRACE_PARTICLE][k] = (double)i;
+	c[TRACE_X][k] = tr.x[0];
+	c[TRACE_Y][k] = tr.x[1];
+	c[TRACE_Z][k] = tr.x[2];
+	c[TRACE_SPEED][k] = tr.speed;
+	c[TRACE_CFL][k] = sc->p.dt * (sqrt(sc->p.k) + tr.speed) / (0.5 * sc->p.h);
+	c[TRACE_WALL_H][k] = tr.wall_h;
+	c[TRACE_WALLS_NEAR][k] = tr.walls_near;
+	c[TRACE_FLUID_H][k] = tr.fluid_h;
+	c[TRACE_BOUNDARY_H][k] = tr.boundary_h;
+	c[TRACE_FLUID_NBRS][k] = (double)tr.fluid_nbrs;
+	c[TRACE_BOUNDARY_NBRS][k] = (double)tr.boundary_nbrs;
+	c[TRACE_DENSITY][k] = tr.rho_rel;
+	for (int t = 0; t < SPH_TRACE_TERMS; t++)
+		c[TRACE_ACC + t][k] = trace_norm(tr.acc[t]);
+	c[TRACE_ACC_REFERENCE][k] = trace_norm(tr.acc_total);
+	c[TRACE_ACC_VARIANT][k] = trace_norm(av);
+	c[TRACE_DOMINANT][k] = tr.dominant;
+	return 0;
+}
 
 /*
  * Look k: particles outside the box (or not finite); the clamps so far;
@@ -1046,13 +1102,18 @@ static int leak_sample(void *arg, size_t k, double t, const float *pos4, const f
 	}
 	if ((double)out > l->outside)
 		l->outside = (double)out;
+	size_t fastest = 0;
 	for (size_t i = 0; l->rs->vel4 && l->rs->acc4 && i < l->sc->n; i++) {
 		const float *v = &l->rs->vel4[4 * i], *a = &l->rs->acc4[4 * i];
 		const double v2 = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2];
 		const double a2 = (double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2];
+		if (sqrt(v2) > vmax)
+			fastest = i;
 		vmax = fmax(vmax, sqrt(v2));
 		amax = fmax(amax, sqrt(a2));
 	}
+	if (l->trace[0] && leak_trace(l, k, fastest, pos4) != 0)
+		return -1;
 	l->vmax = fmax(l->vmax, vmax);
 	l->amax = fmax(l->amax, amax);
 	const double h = 0.5 * p->h;
@@ -1070,16 +1131,18 @@ static int leak_sample(void *arg, size_t k, double t, const float *pos4, const f
 static int leak_curve_rows(struct phys_rows *rs, const struct phys_row *proto,
 			   const struct leak_state *l, size_t samples)
 {
-	for (int q = 0; q < LEAK_CURVES; q++)
+	const int nq = LEAK_CURVES + (l->trace[0] ? TRACE_CURVES : 0);
+	for (int q = 0; q < nq; q++)
 		for (size_t k = 0; k <= samples; k++) {
 			struct phys_row *row = phys_add(rs);
 			if (!row)
 				return -1;
 			*row = *proto;
-			row->quantity = leak_curve_names[q];
+			row->quantity = q < LEAK_CURVES ? leak_curve_names[q]
+							: trace_curve_names[q - LEAK_CURVES];
 			row->T = row->meas = row->rel = row->tol = NAN;
 			row->t = l->t[k];
-			row->sim = l->curve[q][k];
+			row->sim = q < LEAK_CURVES ? l->curve[q][k] : l->trace[q - LEAK_CURVES][k];
 		}
 	return 0;
 }
@@ -1158,12 +1221,16 @@ static int phys_leak(const struct phys_options *o, struct phys_rows *rs, bool *a
 		bool have = l.t != NULL;
 		for (int q = 0; q < LEAK_CURVES; q++)
 			have = (l.curve[q] = calloc(samples + 1, sizeof *l.curve[q])) != NULL && have;
+		for (int q = 0; o->trace && q < TRACE_CURVES; q++)
+			have = (l.trace[q] = calloc(samples + 1, sizeof *l.trace[q])) != NULL && have;
 		unsigned long long clamps = 0;
 		rs->want_motion = true;
 		struct phys_series ser = { .count = 1 + LEAK_CURVES, .v = { l.t },
 					   .nextra = 3, .extra = { &l.outside, &l.vmax, &l.amax } };
 		for (int q = 0; q < LEAK_CURVES; q++)
 			ser.v[1 + q] = l.curve[q];
+		for (int q = 0; o->trace && q < TRACE_CURVES; q++)
+			ser.v[ser.count++] = l.trace[q];
 		int rc = have ? phys_run(rs, &sc, every, samples, leak_sample, &l,
 					 &ser, &clamps) : -1;
 		if (!have)
@@ -1189,6 +1256,8 @@ static int phys_leak(const struct phys_options *o, struct phys_rows *rs, bool *a
 		free(l.t);
 		for (int q = 0; q < LEAK_CURVES; q++)
 			free(l.curve[q]);
+		for (int q = 0; q < TRACE_CURVES; q++)
+			free(l.trace[q]);
 		if (rc)
 			return -1;
 		phys_check_done(rs, "leak", proto.column);
@@ -1318,7 +1387,19 @@ static void phys_json(struct json_out *j, const void *ctx)
 		       "length), judged against Monaghan's 0.4 and 0.25; at every look, not judged: "
 		       "leak_centre_curve (the water's mean x over the box's length, from the back "
 		       "wall), leak_clamps_curve (clamped so far), leak_outside_curve, leak_cfl_curve "
-		       "and leak_force_curve (that look's fastest and most accelerated particle)");
+		       "and leak_force_curve (that look's fastest and most accelerated particle); with "
+		       "--trace, that look's fastest particle closely (harness/sph/sph_trace.h): "
+		       "trace_particle (its index), trace_x, _y, _z [m], trace_speed [m/s], "
+		       "trace_cfl_number, trace_wall_h (to the nearest face of the box, / h), "
+		       "trace_walls_near (faces within h: 1 a wall, 2 an edge, 3 a corner), "
+		       "trace_fluid_h and trace_boundary_h (to the nearest fluid and boundary "
+		       "particle, / h), trace_fluid_neighbours and trace_boundary_neighbours (within "
+		       "h), trace_density (rho / rho0, by the double reference), trace_acc_* (the "
+		       "magnitude of each term of its acceleration by the double reference: fluid and "
+		       "wall pressure and viscosity, gravity, their sum as trace_acc_reference; the "
+		       "variant's own as trace_acc_variant) [m/s^2] and trace_dominant (the largest "
+		       "term: 0 fluid pressure, 1 fluid viscosity, 2 wall pressure, 3 wall viscosity, "
+		       "4 gravity)");
 	json_end_object(j);
 	json_kv_string(j, "physics", "reference/sph_ref.h: Mueller 2003, clamped pressure, walls of boundary particles (Akinci 2012), symplectic Euler");
 	json_kv_string(j, "looks", "between two looks the variant is made again from the look's "
@@ -1400,6 +1481,12 @@ static void phys_help(void)
 	       "  --cfl C             the time step dt = C h / c, h the support radius (0.14,\n"
 	       "                      the water's: reference/sph_ref.h; 0.01 .. 0.5)\n"
 	       "  --gpu INDEX         the GPU to use among those visible, as for 'harness sph run'\n"
+	       "  --trace             the leak check's fastest particle at every look, closely:\n"
+	       "                      its place against the walls and corners, its nearest\n"
+	       "                      fluid and boundary particles, its neighbours, and its\n"
+	       "                      acceleration split into fluid and wall pressure and\n"
+	       "                      viscosity and gravity by the double reference (trace_*\n"
+	       "                      rows)\n"
 	       "  --checkpoint FILE   write the run's state there at a look every so often\n"
 	       "                      (atomically; FILE.json names its build, variant, scene\n"
 	       "                      and step), so that a run cut by a time limit goes on\n"
@@ -1487,7 +1574,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 {
 	enum { OPT_CHECK = 300, OPT_COLUMN, OPT_REST_COLUMN, OPT_SEED, OPT_FRICTION, OPT_LEAK_COLUMNS,
 	       OPT_LEAK_SECONDS, OPT_WALL_LAYERS, OPT_LID, OPT_NO_LID, OPT_WALL_HEIGHT, OPT_CFL,
-	       OPT_GPU, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESTART };
+	       OPT_GPU, OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESTART, OPT_TRACE };
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },
 		{ "check", required_argument, NULL, OPT_CHECK },
@@ -1506,6 +1593,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
 		{ "checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY },
 		{ "restart", required_argument, NULL, OPT_RESTART },
+		{ "trace", no_argument, NULL, OPT_TRACE },
 		{ "out", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1583,6 +1671,7 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 		case OPT_GPU: rc = cli_parse_gpu(optarg, &o->gpu, err, errlen); break;
 		case OPT_CHECKPOINT: o->checkpoint = optarg; break;
 		case OPT_RESTART: o->restart = optarg; break;
+		case OPT_TRACE: o->trace = true; break;
 		case OPT_CHECKPOINT_EVERY: rc = phys_parse_every(optarg, o, err, errlen); break;
 		case 'o': o->out = optarg; break;
 		case 'q': o->quiet = true; break;
@@ -1609,6 +1698,48 @@ static int phys_parse(int argc, char **argv, struct phys_options *o, bool *help,
 
 /* The judged rows of the first nrows of rs, worst first per quantity,
  * as a short table. */
+/* The trace value of quantity q on column at time t (NAN when none). */
+static double phys_trace_at(const struct phys_rows *rs, size_t nrows, const char *column,
+			    const char *q, double t)
+{
+	for (size_t r = 0; r < nrows; r++)
+		if (rs->r[r].t == t && strcmp(rs->r[r].quantity, q) == 0 &&
+		    strcmp(rs->r[r].column, column) == 0)
+			return rs->r[r].sim;
+	return NAN;
+}
+
+/* With --trace: the look of column whose fastest particle had the
+ * largest CFL number, that particle closely. */
+static void phys_print_trace(const struct phys_rows *rs, size_t nrows, const char *column)
+{
+	const struct phys_row *worst = NULL;
+	for (size_t r = 0; r < nrows; r++)
+		if (strcmp(rs->r[r].quantity, "trace_cfl_number") == 0 &&
+		    strcmp(rs->r[r].column, column) == 0 && (!worst || rs->r[r].sim > worst->sim))
+			worst = &rs->r[r];
+	if (!worst)
+		return;
+	const double t = worst->t;
+#define TR(q) phys_trace_at(rs, nrows, column, "trace_" q, t)
+	const int dom = (int)TR("dominant");
+	static const char *const near[4] = { "in the bulk", "at a wall", "at an edge", "in a corner" };
+	const int wn = (int)TR("walls_near");
+	printf("%-20s %-18s its fastest particle at %.3f s (CFL %.3f): particle %.0f at (%.4f, %.4f, "
+	       "%.4f) m, %.2f m/s, %s (%.2f h from the box's face), nearest fluid %.2f h and "
+	       "boundary %.2f h, %.0f fluid and %.0f boundary neighbours, rho / rho0 %.3f; "
+	       "acceleration %.4g m/s^2 (variant %.4g), mostly %s (%.4g)\n",
+	       "trace", column, t, worst->sim, TR("particle"), TR("x"), TR("y"), TR("z"), TR("speed"),
+	       wn >= 0 && wn <= 3 ? near[wn] : "?", TR("wall_h"), TR("fluid_h"), TR("boundary_h"),
+	       TR("fluid_neighbours"), TR("boundary_neighbours"), TR("density"),
+	       TR("acc_reference"), TR("acc_variant"),
+	       dom >= 0 && dom < SPH_TRACE_TERMS ? sph_trace_term_names[dom] : "?",
+	       dom >= 0 && dom < SPH_TRACE_TERMS
+		       ? phys_trace_at(rs, nrows, column, trace_curve_names[TRACE_ACC + dom], t)
+		       : NAN);
+#undef TR
+}
+
 static void phys_print(const struct phys_rows *rs, size_t nrows)
 {
 	static const char *const qs[] = { "surge_front", "surge_speed", "residual_height",
@@ -1649,6 +1780,7 @@ static void phys_print(const struct phys_rows *rs, size_t nrows)
 		       "leak", c->column, c->t, c->sim, o->sim, cf->sim, SPH_PHYSICS_CFL_LIMIT, fo->sim,
 		       SPH_PHYSICS_FORCE_LIMIT,
 		       c->pass && o->pass && cf->pass && fo->pass ? "ok" : "FAIL");
+		phys_print_trace(rs, nrows, c->column);
 	}
 }
 

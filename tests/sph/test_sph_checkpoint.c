@@ -33,14 +33,15 @@ Test(sph_checkpoint, water_at_rest_restarted_ends_where_an_unbroken_one_does, .t
 }
 
 /* Two leak columns cut in the second, once the first is finished: its
- * rows come back from the checkpoint, the second goes on from its look. */
+ * rows come back from the checkpoint, the second goes on from its look
+ * with its curves so far, the trace's among them. */
 Test(sph_checkpoint, a_leak_check_restarted_in_its_second_column_ends_as_unbroken, .timeout = 180)
 {
 	char dir[64];
 	tmp_dir_make(dir, "ck-leak");
 	/* 6x6x7@4: 6,720 steps, checkpoints at 2,016, 4,032, 6,048 (3 rows),
 	 * then its check (4); 8x4x8@4: the first checkpoint is the 5th row */
-	ck_restart_matches(dir, CK_CPU "--check leak --leak-columns 6x6x7@4,8x4x8@4 "
+	ck_restart_matches(dir, CK_CPU "--check leak --leak-columns 6x6x7@4,8x4x8@4 --trace "
 			   "--checkpoint-every 2000", 5);
 	tmp_dir_remove(dir);
 }
