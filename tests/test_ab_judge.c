@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/ab_judge.h"
-#include "../harness/ab_pool.h"
+#include "../harness/gate/ab_judge.h"
+#include "../harness/gate/ab_pool.h"
 #include "../harness/nbody/nbody_results.h"
 #include "../harness/core/results.h"
 #include "../harness/core/stats.h"

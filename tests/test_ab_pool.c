@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../harness/ab_pool.h"
-#include "../harness/compare.h"
+#include "../harness/gate/ab_pool.h"
+#include "../harness/gate/compare.h"
 #include "../harness/core/csv_table.h"
 #include "../harness/core/json_in.h"
 #include "../harness/nbody/nbody_results.h"

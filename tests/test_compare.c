@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "csv_column.h"
-#include "../harness/compare.h"
+#include "../harness/gate/compare.h"
 #include "../harness/core/csv_table.h"
 #include "../harness/core/json_in.h"
 #include "../harness/core/results.h"

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/calibrate.h"
-#include "../harness/compare.h"
-#include "../harness/floors.h"
+#include "../harness/gate/calibrate.h"
+#include "../harness/gate/compare.h"
+#include "../harness/gate/floors.h"
 #include "../harness/core/csv_table.h"
 #include "cli_run.h"
 

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "compare.h"
-#include "core/json_out.h"
-#include "core/results.h"
+#include "../core/json_out.h"
+#include "../core/results.h"
 
 /* One pair: a row of two separate runs. */
 struct calibrate_pair {

@@ -7,12 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/atomic_file.h"
-#include "cli.h"
-#include "core/json_in.h"
-#include "core/json_out.h"
-#include "core/results.h"
-#include "core/skips.h"
+#include "../core/atomic_file.h"
+#include "../cli.h"
+#include "../core/json_in.h"
+#include "../core/json_out.h"
+#include "../core/results.h"
+#include "../core/skips.h"
 
 /* The kinds of results CSV the harness writes. */
 const struct compare_kind compare_kinds[] = {

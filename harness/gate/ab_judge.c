@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/stats.h"
+#include "../core/stats.h"
 
 /* The standard error of a median over its samples' standard deviation,
  * for many samples of a normal spread: sqrt(pi / 2). */

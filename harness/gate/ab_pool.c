@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/csv_table.h"
-#include "core/json_in.h"
-#include "core/json_out.h"
-#include "core/results.h"
-#include "core/stats.h"
-#include "core/sysinfo.h"
+#include "../core/csv_table.h"
+#include "../core/json_in.h"
+#include "../core/json_out.h"
+#include "../core/results.h"
+#include "../core/stats.h"
+#include "../core/sysinfo.h"
 
 /* One round of one side: its table and its sidecar. */
 struct ab_round {

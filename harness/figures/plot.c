@@ -13,13 +13,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/atomic_file.h"
-#include "nbody/ceiling.h"
+#include "../core/atomic_file.h"
+#include "../nbody/ceiling.h"
 #include "plot_scaling.h"
-#include "core/gpu_device.h"
-#include "core/json_in.h"
-#include "core/results.h"
-#include "core/sysinfo.h"
+#include "../core/gpu_device.h"
+#include "../core/json_in.h"
+#include "../core/results.h"
+#include "../core/sysinfo.h"
 
 /*
  * The figures. To add one: a line here, plots/<name>.gp, and a suite that

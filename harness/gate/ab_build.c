@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/atomic_file.h"
-#include "core/subproc.h"
-#include "core/sysinfo.h"
+#include "../core/atomic_file.h"
+#include "../core/subproc.h"
+#include "../core/sysinfo.h"
 
 /* What a make of another tree must not inherit from a make that runs us
  * (`make regress`): its jobserver and its command-line variables. */

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../variants/registry.h"
-#include "core/csv_table.h"
+#include "../../variants/registry.h"
+#include "../core/csv_table.h"
 
 /* One valid, timed row of a scaling CSV. */
 struct scaling_row {

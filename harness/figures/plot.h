@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/csv_table.h"
+#include "../core/csv_table.h"
 #include "plot_curves.h"
 
 /*
