@@ -15,10 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../harness/core/csv_table.h"
-#include "../harness/core/json_in.h"
-#include "cli_run.h"
-#include "tmp_dir.h"
+#include "../../harness/core/csv_table.h"
+#include "../../harness/core/json_in.h"
+#include "../cli_run.h"
+#include "../tmp_dir.h"
 
 /*
  * The timings of these tests are the test hook's wall-clock work

@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/gate/ab_judge.h"
-#include "../harness/gate/ab_pool.h"
-#include "../harness/nbody/nbody_results.h"
-#include "../harness/core/results.h"
-#include "../harness/core/stats.h"
-#include "cpu_row.h"
-#include "tmp_dir.h"
+#include "../../harness/gate/ab_judge.h"
+#include "../../harness/gate/ab_pool.h"
+#include "../../harness/nbody/nbody_results.h"
+#include "../../harness/core/results.h"
+#include "../../harness/core/stats.h"
+#include "../cpu_row.h"
+#include "../tmp_dir.h"
 
 static char dir[64];
 

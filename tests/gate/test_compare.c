@@ -10,12 +10,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "csv_column.h"
-#include "../harness/gate/compare.h"
-#include "../harness/core/csv_table.h"
-#include "../harness/core/json_in.h"
-#include "../harness/core/results.h"
-#include "cli_run.h"
+#include "../csv_column.h"
+#include "../../harness/gate/compare.h"
+#include "../../harness/core/csv_table.h"
+#include "../../harness/core/json_in.h"
+#include "../../harness/core/results.h"
+#include "../cli_run.h"
 
 #define FIX "tests/fixtures/results/compare/"
 

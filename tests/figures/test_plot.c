@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../harness/figures/plot.h"
-#include "../harness/figures/plot_scaling.h"
+#include "../../harness/figures/plot.h"
+#include "../../harness/figures/plot_scaling.h"
 
 #define FIX "tests/fixtures/results/"
 #define H200 FIX "suites-h200"

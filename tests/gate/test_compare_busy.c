@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_run.h"
-#include "tmp_dir.h"
+#include "../cli_run.h"
+#include "../tmp_dir.h"
 
 /* dir/NAME.csv and its sidecar: copies of dir/run's, the sidecar's
  * machine_load made to say busy (true or false) with others CPUs of 2

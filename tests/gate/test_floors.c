@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/gate/calibrate.h"
-#include "../harness/gate/compare.h"
-#include "../harness/gate/floors.h"
-#include "../harness/core/csv_table.h"
-#include "cli_run.h"
+#include "../../harness/gate/calibrate.h"
+#include "../../harness/gate/compare.h"
+#include "../../harness/gate/floors.h"
+#include "../../harness/core/csv_table.h"
+#include "../cli_run.h"
 
 /* e = sqrt(d^2 - n^2) where the difference is beyond the noise, else 0. */
 Test(floors, the_excess_is_the_difference_beyond_the_noise)

@@ -7,14 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../harness/gate/ab_pool.h"
-#include "../harness/gate/compare.h"
-#include "../harness/core/csv_table.h"
-#include "../harness/core/json_in.h"
-#include "../harness/nbody/nbody_results.h"
-#include "../harness/core/results.h"
-#include "cpu_row.h"
-#include "tmp_dir.h"
+#include "../../harness/gate/ab_pool.h"
+#include "../../harness/gate/compare.h"
+#include "../../harness/core/csv_table.h"
+#include "../../harness/core/json_in.h"
+#include "../../harness/nbody/nbody_results.h"
+#include "../../harness/core/results.h"
+#include "../cpu_row.h"
+#include "../tmp_dir.h"
 
 static char dir[64];
 

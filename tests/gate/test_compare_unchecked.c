@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_run.h"
-#include "csv_column.h"
-#include "tmp_dir.h"
+#include "../cli_run.h"
+#include "../csv_column.h"
+#include "../tmp_dir.h"
 
 #define CHECK "results/h200/check-1000003.csv" /* a committed pair; compares by validation */
 

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_run.h"
-#include "tmp_dir.h"
+#include "../cli_run.h"
+#include "../tmp_dir.h"
 
 static void need_gnuplot(void)
 {
