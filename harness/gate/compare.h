@@ -180,6 +180,9 @@ const struct compare_optional *compare_optional_of(const struct compare_kind *ki
 /* The kind whose signature column t has, or NULL. */
 const struct compare_kind *compare_kind_of(const struct csv_table *t);
 
+/* Whether col is one of kind's numeric columns. */
+bool compare_is_numeric(const struct compare_kind *kind, const char *col);
+
 /* What rows are joined on: the kind's key cells, in its order. Owned by
  * the report. */
 struct compare_key {
