@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/atomic_file.h"
+
 void *plot_grow(void *p, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
@@ -292,4 +294,10 @@ void plot_free_list(char **list)
 	for (size_t i = 0; list && list[i]; i++)
 		free(list[i]);
 	free(list);
+}
+
+/* Writes dir/name (with one '/' between) into out; false when it does not fit. */
+bool plot_path(char *out, size_t len, const char *dir, const char *name)
+{
+	return atomic_path_in(out, len, dir, "%s", name) == 0;
 }

@@ -134,4 +134,7 @@ int plot_line_styles(const struct plot_curves *c, struct plot_line_styles *s);
  * when out of memory (p is then unchanged and still owned by the caller). */
 void *plot_grow(void *p, size_t *cap, size_t need, size_t size);
 
+/* Writes dir/name (with one '/' between) into out; false when it does not fit. */
+bool plot_path(char *out, size_t len, const char *dir, const char *name);
+
 #endif
