@@ -23,7 +23,7 @@
  * pairs. compare takes a pair's resolution as sqrt(n^2 + F^2). A class
  * of fewer than FLOORS_MIN_PAIRS pairs gets no floor.
  *
- * The floors compare uses are harness/floors.def, each line derived by
+ * The floors compare uses are harness/gate/floors.def, each line derived by
  * `harness calibrate --def` from the committed runs it names (a test
  * derives them again from those files).
  */
