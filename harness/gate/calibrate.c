@@ -323,7 +323,7 @@ static void calibrate_row(const void *ctx, size_t r, char (*c)[RESULTS_CELL])
 static void calibrate_json(struct json_out *j, const void *ctx)
 {
 	const struct calibrate_json_ctx *c = ctx;
-	json_kv_string(j, "method", "the files of one name are separate runs of one suite, joined pair by pair as compare joins them; for each class (device_name, kind, device, calls under or from 100 us) each valid timed pair gives d = 100 |ln(v2/v1)| and n = sqrt(noise1^2 + noise2^2) percent, and e = sqrt(max(d^2 - n^2, 0)); its floor is the 95th percentile of e by nearest rank, rounded up to 0.05, over every suite (no floor under 20 pairs); within_resolution_pct: the share of pairs with d <= sqrt(n^2 + floor^2), within_noise_pct that with d <= n; false_slower_at_2pct: pairs compare would call SLOWER one way or the other at --threshold 2 with that resolution (harness/floors.h)");
+	json_kv_string(j, "method", "the files of one name are separate runs of one suite, joined pair by pair as compare joins them; for each class (device_name, kind, device, calls under or from 100 us) each valid timed pair gives d = 100 |ln(v2/v1)| and n = sqrt(noise1^2 + noise2^2) percent, and e = sqrt(max(d^2 - n^2, 0)); its floor is the 95th percentile of e by nearest rank, rounded up to 0.05, over every suite (no floor under 20 pairs); within_resolution_pct: the share of pairs with d <= sqrt(n^2 + floor^2), within_noise_pct that with d <= n; false_slower_at_2pct: pairs compare would call SLOWER one way or the other at --threshold 2 with that resolution (harness/gate/floors.h)");
 	json_key(j, "runs");
 	json_begin_array(j);
 	for (size_t i = 0; i < c->n; i++)
@@ -378,13 +378,13 @@ static void calibrate_help(void)
 	       "them) are joined pair by pair, and for each class of rows (device, kind of\n"
 	       "results, device class, calls under or from 100 us) the floor is the 95th\n"
 	       "percentile of their difference beyond their noise, rounded up to 0.05 %%: what\n"
-	       "compare adds to every pair's noise (harness/floors.def, harness/floors.h).\n"
+	       "compare adds to every pair's noise (harness/gate/floors.def, floors.h).\n"
 	       "Printed: each class over every suite, then per suite, with the share of pairs\n"
 	       "the noise alone and the resolution with the floor held, the resolution's median\n"
 	       "and largest, and the pairs compare would call SLOWER at --threshold %g.\n\n"
 	       "  --out FILE.csv   the table, with its sidecar\n"
-	       "  --def SOURCE     print the FLOOR lines of harness/floors.def instead, naming\n"
-	       "                   where the runs are\n"
+	       "  --def SOURCE     print the FLOOR lines of harness/gate/floors.def instead,\n"
+	       "                   naming where the runs are\n"
 	       "Exit status: 0, or 2 for bad input (a suite with one run, unreadable files, files\n"
 	       "of one name of different kinds or devices).\n",
 	       CALIBRATE_THRESHOLD_PCT);

@@ -40,7 +40,7 @@ static void compare_help(void)
 	       "  sqrt(noise_base^2 + noise_new^2 + floor^2): its noise_pct columns and\n"
 	       "  what separate runs of the same code on its device differ by, the floor\n"
 	       "  that harness calibrate measured for its kind and time per call\n"
-	       "  (harness/floors.def; none where no runs calibrated it, said so). With\n"
+	       "  (harness/gate/floors.def; none where no runs calibrated it, said so). With\n"
 	       "  slowdown = 100 (1 - new/base) %%:\n"
 	       "  SLOWER        slowdown - resol > --threshold PCT (default %g) and slowdown >\n"
 	       "                --min-change PCT (default %g): a regression\n"

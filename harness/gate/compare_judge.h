@@ -10,7 +10,7 @@
 /* How compare finds a pair's resolution. */
 #define COMPARE_NOISE_RULE                                                                    \
 	"sqrt(noise_base^2 + noise_new^2 + floor^2): the rows' noise_pct and the between-run "   \
-	"floor of their device, kind and time per call (harness/floors.def; none where not "     \
+	"floor of their device, kind and time per call (harness/gate/floors.def; none where not "\
 	"calibrated)"
 
 /* Judges a joined pair of kind on its raw figures and, across devices, on
