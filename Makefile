@@ -124,14 +124,16 @@ endif
 # atomic writes, statistics, timing, subprocesses, the machine's facts,
 # NVML, skips, progress, test hooks), which includes nothing of the
 # harness above it; harness/nbody/, sph/ and render/ the problems (as
-# kernels/ has them); harness/ itself the commands built on both (main.c
-# is the program). tests/ (and its problem folders) is the Criterion suite.
+# kernels/ has them); harness/gate/ (compare, its floors and calibrate,
+# ab) and harness/figures/ (plot) the tools built on both, harness/ itself
+# the commands of a file or two (main.c is the program). tests/ (its
+# folders as the sources') is the Criterion suite.
 # A *_stub.c file stands in for the .cu of its folder where that cannot be
 # built: without nvcc, or (dist_gpu) without NCCL.
 STUB_C    := $(wildcard harness/*/*_stub.c)
 CORE_C    := $(filter-out $(STUB_C),$(wildcard harness/core/*.c))
 PROBLEM_C := $(filter-out $(STUB_C),$(wildcard harness/nbody/*.c harness/sph/*.c harness/render/*.c))
-CMD_C     := $(filter-out harness/main.c,$(wildcard harness/*.c))
+CMD_C     := $(filter-out harness/main.c,$(wildcard harness/*.c harness/gate/*.c harness/figures/*.c))
 LIB_C   := $(wildcard variants/*.c reference/*.c kernels/*/*.c) $(CORE_C) $(PROBLEM_C) $(CMD_C)
 ifneq ($(NVCC),)
 LIB_CU  := $(wildcard harness/core/*.cu harness/nbody/*.cu harness/sph/*.cu harness/render/*.cu \

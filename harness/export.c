@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/atomic_file.h"
-#include "compare.h"
+#include "gate/compare.h"
 #include "core/json_in.h"
 #include "core/json_out.h"
 #include "core/results.h"

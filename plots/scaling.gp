@@ -1,7 +1,7 @@
 # scaling.gp - strong scaling of the distributed variants: parallel efficiency against P, interactions/s against N
 #
 # Curves: from every scaling-p<P>.csv of the results directory (one file
-# per number of ranks, see harness/plot_scaling.h). Top: the parallel
+# per number of ranks, see harness/figures/plot_scaling.h). Top: the parallel
 # efficiency E(P) = rate(P) / (P x rate of the one-device kernel at the
 # same N), one curve per variant and N, against the ranks P (GPUs); 100 %
 # is perfect scaling. Bottom: interactions/s against N, one curve per

@@ -1,7 +1,7 @@
 # weak-scaling.gp - weak scaling of the distributed variants: a fixed number of bodies per rank
 #
 # Curves: from every weak-scaling-p<P>.csv of the results directory (one
-# file per number of ranks, see harness/plot_scaling.h); the suite runs
+# file per number of ranks, see harness/figures/plot_scaling.h); the suite runs
 # N = P x 262,144 on P GPUs. Top: the parallel efficiency E(P) = rate(P)
 # / (P x rate of the one-device kernel at N / P), one curve per variant,
 # against P; for all-pairs forces the work per rank grows with P (N / P

@@ -116,7 +116,7 @@ Test(mutations, rules_sample_is_the_seeds, .timeout = 60)
 	if (system("command -v python3 >/dev/null 2>&1") != 0)
 		cr_skip_test("python3 is not installed (make mutate needs it)");
 	static char a[65536], b[65536], c[65536];
-	const char *files = "harness/ab_judge.c reference/ic.c harness/core/stats.c";
+	const char *files = "harness/gate/ab_judge.c reference/ic.c harness/core/stats.c";
 	char cmd[512];
 	snprintf(cmd, sizeof cmd, "python3 tests/mutate_rules.py --seed 1 --count 30 %s", files);
 	cr_assert_eq(cli_run_stdout(cmd, a, sizeof a), 0);
@@ -129,7 +129,7 @@ Test(mutations, rules_sample_is_the_seeds, .timeout = 60)
 	for (const char *p = a; (p = strchr(p, '\n')); p++)
 		lines++;
 	cr_expect_eq(lines, 30, "%zu mutants drawn for 30:\n%s", lines, a);
-	cr_expect(strstr(a, "harness/ab_judge.c:") && strstr(a, "reference/ic.c:") &&
+	cr_expect(strstr(a, "harness/gate/ab_judge.c:") && strstr(a, "reference/ic.c:") &&
 		  strstr(a, "harness/core/stats.c:"), "a file without a mutant:\n%s", a);
 }
 

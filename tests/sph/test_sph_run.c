@@ -15,6 +15,7 @@
 #include "../../harness/core/gpu_device.h"
 #include "../../harness/core/json_in.h"
 #include "../../harness/core/stats.h"
+#include "../../harness/sph/sph_row.h"
 #include "../../harness/sph/sph_run.h"
 #include "../../variants/sph_registry.h"
 #include "../../harness/core/sysinfo.h"
