@@ -13,6 +13,8 @@
 #include "../core/skips.h"
 #include "sph_validate.h"
 #include "sph_row.h"
+#include "sph_window.h"
+#include "../core/keep.h"
 
 static const char *const sph_columns_csv[] = {
 	"variant", "method", "device", "device_name", "column", "n", "boundary_particles", "seed",
@@ -216,6 +218,26 @@ static void sph_json(struct json_out *j, const void *ctx)
 	}
 	json_kv_string(j, "moments", "each row's state is that of the flow at warm_steps, made once per column by the variant the states list names (the fastest that ran there: sph-gpu-verlet, else sph-cpu-grid) and read by every variant: all rows of a column time the same water (state_fnv1a64: the payload hash of sph-state/1, harness/sph/sph_state.h)");
 	json_kv_string(j, "flow", "a row with flow_to_steps is the whole flow from warm_steps to flow_to_steps: its seconds per step T / (flow_to_steps - warm_steps) with T = sum w_i t_i over its moments' rows (t_i their median seconds per step, w_i the steps each stands for by the trapezoid rule), so steps_per_s is the rate of that stretch of a run; min and max alike; its noise sqrt(sum (w_i t_i noise_i)^2) / T; its phases the same weighted mean; samples the moments' together; valid when all are, its errors their largest (harness/sph/sph_flow.h)");
+	size_t resumed = 0;
+	for (size_t r = 0; r < t->nrows; r++)
+		resumed += t->rows[r].resumed;
+	if (resumed) {
+		json_key(j, "resumed");
+		json_begin_object(j);
+		json_kv_string(j, "how", "these rows were measured by an earlier, interrupted process of the same binary with the same arguments and taken back from its journal (OUT.rows, harness/sph/sph_journal.h) by --resume; the others by this one");
+		json_key(j, "rows");
+		json_begin_array(j);
+		for (size_t r = 0; r < t->nrows; r++)
+			if (t->rows[r].resumed) {
+				char label[KEEP_LABEL];
+				sph_row_label(t->rows[r].v->name, t->rows[r].col.name,
+					      (unsigned long)t->rows[r].warm_steps, t->rows[r].flow_to, label,
+					      sizeof label);
+				json_string(j, label);
+			}
+		json_end_array(j);
+		json_end_object(j);
+	}
 	json_key(j, "states");
 	json_begin_array(j);
 	for (size_t r = 0; r < t->nrows; r++) {

@@ -14,6 +14,8 @@
 #include "../render/render_run.h"
 #include "sph_validate.h"
 
+struct sph_journal;
+
 /* Most columns one command takes. */
 #define SPH_RUN_MAX_COLUMNS 32
 
@@ -44,6 +46,10 @@ struct sph_options {
 	struct cli_moments warm; /* --warm-steps: the moments of the flow timed */
 	bool warm_given;         /* --warm-steps was given (a suite line's moments else) */
 	const char *states_dir;  /* --states DIR: the flow's states kept there; NULL: temporary */
+	bool resume;             /* --resume: take back the rows an interrupted run kept */
+	const char *args;        /* the arguments, --resume left out, as a journal records them */
+	const char *journal;     /* where the finished rows are kept (sph_journal.h); NULL: nowhere */
+	const struct sph_journal *resumed; /* the rows taken back, NULL when none */
 	int window_steps; /* --window-steps; 0: the variant's device's default */
 	struct timing_opts timing;
 	const char *out;
@@ -85,6 +91,7 @@ struct sph_row {
 	struct sph_phase_times ph; /* summed over ph_steps timed steps */
 	long long ph_steps;
 	struct render_run_result r; /* with --render */
+	bool resumed;		    /* taken back by --resume from an interrupted run's journal */
 };
 
 /*

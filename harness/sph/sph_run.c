@@ -21,6 +21,7 @@
 #include "../core/results.h"
 #include "../core/skips.h"
 #include "sph_flow.h"
+#include "sph_journal.h"
 #include "sph_physics.h"
 #include "../render/sph_render.h"
 #include "../core/sysinfo.h"
@@ -85,6 +86,9 @@ static void sph_help(void)
 	       "                      and its surge toward the far wall, and a row of the whole flow\n"
 	       "  --states DIR        keep the flow's states there (sph-state/1 files) and read\n"
 	       "                      them back in a later run of the same build (temporary)\n"
+	       "  --resume            take back the rows an interrupted run of the same binary\n"
+	       "                      and arguments kept beside its CSV (OUT.rows, written as\n"
+	       "                      each row finishes) and measure only the others\n"
 	       "  --window-steps K    the steps of every timed call: each call starts again from\n"
 	       "                      the state kept after the warm-up and runs the same K steps\n"
 	       "                      (%d on a GPU, whole batches of its captured steps; %d on\n"
@@ -204,7 +208,8 @@ static int sph_parse_moments(const char *s, struct sph_options *o, char *err, si
 enum { SPH_OPT_COLUMN = 300, SPH_OPT_SEED, SPH_OPT_WARM, SPH_OPT_MIN, SPH_OPT_MAX, SPH_OPT_NOISE,
        SPH_OPT_SUITE, SPH_OPT_OUT_DIR, SPH_OPT_AT, SPH_OPT_RENDER, SPH_OPT_WIDTH, SPH_OPT_HEIGHT,
        SPH_OPT_RES, SPH_OPT_SAMPLES, SPH_OPT_SHADING, SPH_OPT_MIN_SAMPLES, SPH_OPT_REPETITIONS,
-       SPH_OPT_FILTER, SPH_OPT_GPU, SPH_OPT_FORMAT, SPH_OPT_WINDOW, SPH_OPT_STATES };
+       SPH_OPT_FILTER, SPH_OPT_GPU, SPH_OPT_FORMAT, SPH_OPT_WINDOW, SPH_OPT_STATES,
+	       SPH_OPT_RESUME };
 
 static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, size_t errlen)
 {
@@ -215,6 +220,7 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 		{ "warm-steps", required_argument, NULL, SPH_OPT_WARM },
 		{ "window-steps", required_argument, NULL, SPH_OPT_WINDOW },
 		{ "states", required_argument, NULL, SPH_OPT_STATES },
+		{ "resume", no_argument, NULL, SPH_OPT_RESUME },
 		{ "min-time", required_argument, NULL, SPH_OPT_MIN },
 		{ "max-time", required_argument, NULL, SPH_OPT_MAX },
 		{ "max-noise", required_argument, NULL, SPH_OPT_NOISE },
@@ -278,6 +284,7 @@ static int sph_parse(int argc, char **argv, struct sph_options *o, char *err, si
 			break;
 		case SPH_OPT_WARM: rc = sph_parse_moments(optarg, o, err, errlen); break;
 		case SPH_OPT_STATES: o->states_dir = optarg; break;
+		case SPH_OPT_RESUME: o->resume = true; break;
 		case SPH_OPT_WINDOW:
 			rc = cli_parse_int("--window-steps", optarg, 1, 100000, &o->window_steps, err,
 					   errlen);
@@ -408,6 +415,72 @@ static int sph_list(void)
  * as needed); those that cannot run here go to skipped. Returns CLI_OK,
  * CLI_FAILED when a variant failed, or CLI_USAGE with the reason in *why
  * when nothing selected can run here. */
+/* Whether a row taken back from a journal passed as its measurement
+ * did: valid, and timed when the run times. */
+static bool sph_row_passed(const struct sph_options *o, const struct sph_row *row)
+{
+	return row->val.pass && (o->cmd != SPH_RUN || row->timed) && (!o->render || row->r.valid);
+}
+
+/* The finished rows into the run's journal, when it keeps one; a failure
+ * is said once and the run goes on (only a later --resume needs it). */
+static void sph_journal_keep(const struct sph_options *o, const struct sph_row *rows, size_t n)
+{
+	static bool said;
+	char err[1200];
+	if (!o->journal)
+		return;
+	interrupt_lock();
+	const int rc = sph_journal_write(o->journal, o->args, rows, n, err, sizeof err);
+	interrupt_unlock();
+	if (rc != 0 && !said) {
+		said = true;
+		fprintf(stderr, "harness: sph: warning: %s (the rows cannot be resumed)\n", err);
+	}
+}
+
+/*
+ * The journal of out (OUT.rows) into o: kept from now on, and with
+ * --resume read back into *j first (refused: one line in err, -1). The
+ * count of rows taken back into *taken.
+ */
+static int sph_journal_open(struct sph_options *o, const char *out, char *path, size_t len,
+			    struct sph_journal *j, size_t *taken, char *err, size_t errlen)
+{
+	*taken = 0;
+	memset(j, 0, sizeof *j);
+	o->journal = NULL;
+	o->resumed = NULL;
+	if (!out)
+		return 0;
+	sph_journal_path(out, path, len);
+	o->journal = path;
+	snprintf(j->path, sizeof j->path, "%s", path);
+	if (!o->resume)
+		return 0;
+	const int rc = sph_journal_read(path, o->args, j, err, errlen);
+	if (rc < 0)
+		return -1;
+	if (rc == 0) {
+		o->resumed = j;
+		*taken = j->n;
+	}
+	return 0;
+}
+
+/* After the run: what --resume took back, said. */
+static void sph_journal_done(const struct sph_options *o, struct sph_journal *j, size_t taken)
+{
+	/* said even with --quiet: where a file's rows come from */
+	if (o->resume && !taken)
+		fprintf(stderr, "harness: sph: nothing to resume at %s: every row measured now\n",
+			j->path);
+	if (taken)
+		fprintf(stderr, "harness: sph: %zu rows taken back from %s (an interrupted run of this "
+			"binary), the others measured now\n", taken, j->path);
+	sph_journal_free(j);
+}
+
 static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_t *nrows,
 		       struct skips *skipped, const char **why_out, struct progress *pg)
 {
@@ -505,15 +578,26 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 				row->warm_steps = (int)warm[m];
 				row->window_steps = sph_window_steps(o, v);
 				row->device_name = v->device == VARIANT_GPU && have_gpu ? gpu.name : host.cpu_model;
-				if (sph_measure(o, &sc, fs, row, &cost, pg) != CLI_OK)
+				const struct sph_row *kept =
+					sph_journal_find(o->resumed, v->name, col->name, row->warm_steps);
+				if (kept) {
+					if (sph_journal_copy(kept, row) != 0 || !sph_row_passed(o, row))
+						status = CLI_FAILED;
+					row->resumed = true;
+				} else if (sph_measure(o, &sc, fs, row, &cost, pg) != CLI_OK) {
 					status = CLI_FAILED;
+				}
 				progress_end(pg);
+				/* kept before it counts: an interruption then finds it there */
+				sph_journal_keep(o, *rows, *nrows + 1);
 				interrupt_row_kept(nrows);
 			}
 			if (flow) {
 				interrupt_lock();
 				sph_flow_row(&(*rows)[moments_from], o->warm.n, &(*rows)[*nrows]);
+				(*rows)[*nrows].resumed = false; /* combined now, from its moments */
 				interrupt_unlock();
+				sph_journal_keep(o, *rows, *nrows + 1);
 				interrupt_row_kept(nrows);
 			}
 		}
@@ -580,8 +664,11 @@ static int sph_finish(int argc, char **argv, const struct sph_options *o, const 
 	if (sph_write(argc, argv, o, out, rows, nrows, skipped, render, NULL, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: sph: %s\n", err);
 		status = CLI_FAILED;
-	} else if (out && !o->quiet) {
-		results_say_wrote(out);
+	} else {
+		if (o->journal) /* written whole: nothing to resume */
+			unlink(o->journal);
+		if (out && !o->quiet)
+			results_say_wrote(out);
 	}
 	interrupt_unlock();
 	interrupt_set_keeper(NULL, NULL);
@@ -591,9 +678,11 @@ static int sph_finish(int argc, char **argv, const struct sph_options *o, const 
 	return status;
 }
 
-static int sph_sweep(int argc, char **argv, const struct sph_options *o)
+static int sph_sweep(int argc, char **argv, const struct sph_options *opts)
 {
-	char err[512];
+	char err[1400], jpath[1100];
+	struct sph_options lo = *opts;
+	struct sph_options *o = &lo;
 	const char *out = o->out;
 	static char def[128];
 	if (!out && o->cmd == SPH_RUN) {
@@ -610,6 +699,10 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 		snprintf(err, sizeof err, "--render needs a GPU: %s", gpu_unavailable_reason());
 		return cli_usage_error("sph", err);
 	}
+	struct sph_journal j;
+	size_t taken;
+	if (sph_journal_open(o, out, jpath, sizeof jpath, &j, &taken, err, sizeof err) != 0)
+		return cli_usage_error("sph", err);
 	struct sph_row *rows = NULL;
 	size_t nrows = 0;
 	const char *why;
@@ -634,10 +727,12 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *o)
 		}
 		free(rows);
 		free(skipped);
+		sph_journal_free(&j);
 		return cli_usage_error("sph", why);
 	}
 	sph_say_skipped(o, NULL, skipped);
 	status = sph_finish(argc, argv, o, out, rows, nrows, skipped, status, o->render, &keep.k);
+	sph_journal_done(o, &j, taken);
 	keep_free(&keep.k);
 	free(skipped);
 	return status;
@@ -684,14 +779,20 @@ static void sph_plan_suites(const struct sph_options *o, const char *which, stru
 	}
 }
 
-static int sph_suite(const struct sph_options *o, const char *name, const char *dir, bool *wrote,
+static int sph_suite(const struct sph_options *opts, const char *name, const char *dir, bool *wrote,
 		     struct progress *pg, struct sph_keep *keep)
 {
-	char err[1400], out[1024], why[300];
+	char err[1400], out[1024], why[300], jpath[1100];
 	*wrote = false;
 	snprintf(out, sizeof out, "%s/%s%s.csv", dir, name,
-		 o->ro.shading == RENDER_SHADING_PAPER ? "-paper" : "");
+		 opts->ro.shading == RENDER_SHADING_PAPER ? "-paper" : "");
 	if (atomic_path_writable(out, err, sizeof err) != 0)
+		return cli_usage_error("sph", err);
+	struct sph_options so = *opts;
+	struct sph_options *o = &so;
+	struct sph_journal j;
+	size_t taken;
+	if (sph_journal_open(o, out, jpath, sizeof jpath, &j, &taken, err, sizeof err) != 0)
 		return cli_usage_error("sph", err);
 	struct sph_row *rows = NULL;
 	size_t nrows = 0;
@@ -749,6 +850,7 @@ static int sph_suite(const struct sph_options *o, const char *name, const char *
 		skips_describe(skipped, why, sizeof why);
 		free(rows);
 		free(skipped);
+		sph_journal_free(&j);
 		snprintf(err, sizeof err, "suite %s: nothing of it can run here, no file written%s%s", name,
 			 why[0] ? ": " : "", why);
 		if (strcmp(o->suite, "all") != 0)
@@ -763,6 +865,7 @@ static int sph_suite(const struct sph_options *o, const char *name, const char *
 	*wrote = true;
 	status = sph_finish(keep->argc, keep->argv, o, out, rows, nrows, skipped, status, render,
 			    &keep->k);
+	sph_journal_done(o, &j, taken);
 	free(skipped);
 	return status;
 }
@@ -822,6 +925,13 @@ int sph_command(int argc, char **argv)
 		return sph_render_command(argc - 1, argv + 1);
 	if (sph_parse(argc - 1, argv + 1, &o, err, sizeof err) != CLI_OK)
 		return cli_usage_error("sph", err);
+	/* what a journal records of the run, to resume only the same run */
+	static char args[4096];
+	size_t at = 0;
+	for (int a = 1; a < argc && at < sizeof args; a++)
+		if (strcmp(argv[a], "--resume") != 0)
+			at += (size_t)snprintf(args + at, sizeof args - at, "%s%s", at ? " " : "", argv[a]);
+	o.args = args;
 	if (o.help) {
 		sph_help();
 		return CLI_OK;
