@@ -23,7 +23,7 @@
 #include "sph_flow.h"
 #include "sph_journal.h"
 #include "sph_physics.h"
-#include "../render/sph_render.h"
+#include "sph_render.h"
 #include "../core/sysinfo.h"
 #include "../core/timing.h"
 #include "sph_print.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../harness/render/sph_render.h"
+#include "../../harness/sph/sph_render.h"
 #include "../../harness/core/sysinfo.h"
 #include "../../reference/sph_scene.h"
 #include "../cli_run.h"

@@ -19,8 +19,8 @@
 #include "../core/sysinfo.h"
 #include "../core/timing.h"
 #include "../../kernels/render/render_gpu.h"
-#include "png_out.h"
-#include "render_run.h"
+#include "../render/png_out.h"
+#include "../render/render_run.h"
 
 #define RENDER_MAX_FIELD_BYTES	((size_t)4 << 30)
 /* What rendering a frame costs, for the progress estimate, in steps. */
