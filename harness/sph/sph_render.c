@@ -21,6 +21,8 @@
 #include "../../kernels/render/render_gpu.h"
 #include "../render/png_out.h"
 #include "../render/render_run.h"
+#include "../core/interrupt.h"
+#include "sph_checkpoint.h"
 
 #define RENDER_MAX_FIELD_BYTES	((size_t)4 << 30)
 /* What rendering a frame costs, for the progress estimate, in steps. */
@@ -40,6 +42,8 @@ struct render_options {
 	int normals;	/* RENDER_NORMALS_FIELD or RENDER_NORMALS_KERNEL */
 	int gpu;	/* --gpu INDEX; -1: not given */
 	bool quiet, help, converge;
+	const char *checkpoint;	/* --checkpoint FILE: the state after every frame */
+	const char *restart;	/* --restart FILE */
 };
 
 /* --at's moments as ascending steps of dt (cli.h's CLI_MOMENTS_RULE),
@@ -90,6 +94,12 @@ static void render_help(void)
 	       "                      holes of both the frame and the paper's against it\n"
 	       "                      (harness/render/render_validate.h)\n"
 	       "  --seed S            jitter of the lattice (42)\n"
+	       "  --checkpoint FILE   after every frame, the run's state there (atomically,\n"
+	       "                      FILE.json beside it); the variant is then made again\n"
+	       "                      from it, as a restart makes it\n"
+	       "  --restart FILE      go on from such a checkpoint of the same binary, variant\n"
+	       "                      and options: the frames after it, bit for bit as an\n"
+	       "                      unbroken run with --checkpoint renders them\n"
 	       "  --gpu INDEX         the GPU to use among those visible, as for 'harness sph run'\n"
 	       "  --quiet, -q         no progress lines\n"
 	       "Exit status: 0 every frame written, 1 a failure, 2 bad input.\n",
@@ -100,7 +110,7 @@ static void render_help(void)
 static int render_parse(int argc, char **argv, struct render_options *o, char *err, size_t errlen)
 {
 	enum { OPT_COLUMN = 300, OPT_AT, OPT_WIDTH, OPT_HEIGHT, OPT_RES, OPT_SEED, OPT_SAMPLES,
-	       OPT_CONVERGE, OPT_SHADING, OPT_NORMALS, OPT_GPU };
+	       OPT_CONVERGE, OPT_SHADING, OPT_NORMALS, OPT_GPU, OPT_CHECKPOINT, OPT_RESTART };
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },
 		{ "column", required_argument, NULL, OPT_COLUMN },
@@ -115,6 +125,8 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 		{ "shading", required_argument, NULL, OPT_SHADING },
 		{ "normals", required_argument, NULL, OPT_NORMALS },
 		{ "gpu", required_argument, NULL, OPT_GPU },
+		{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
+		{ "restart", required_argument, NULL, OPT_RESTART },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -168,6 +180,8 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 				rc = CLI_USAGE;
 			}
 			break;
+		case OPT_CHECKPOINT: o->checkpoint = optarg; break;
+		case OPT_RESTART: o->restart = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'h': o->help = true; break;
 		default: rc = cli_getopt_error(c, argv[optind - 1], "sph render", err, errlen); break;
@@ -182,6 +196,75 @@ static int render_parse(int argc, char **argv, struct render_options *o, char *e
 		rc = CLI_USAGE;
 	}
 	return rc;
+}
+
+/* What an interruption says: the frames written, and the checkpoint
+ * that goes on (core/interrupt.h's keeper; set under its lock). */
+static char render_said[1400];
+
+static void render_keeper(void *ctx, int sig, char *said, size_t len)
+{
+	(void)ctx;
+	(void)sig;
+	snprintf(said, len, "%s", render_said[0] ? render_said : "no frame was written");
+}
+
+/* The options that change the frames, as text: a checkpoint goes on only
+ * under the same. */
+static void render_options_text(const struct render_options *o, char *out, size_t len)
+{
+	int at = snprintf(out, len, "column=%s seed=%llu at=", o->col.name,
+			  (unsigned long long)o->seed);
+	for (size_t k = 0; k < o->nat && at > 0 && (size_t)at < len; k++)
+		at += snprintf(out + at, len - (size_t)at, "%s%lu", k ? "," : "", o->at[k]);
+	if (at > 0 && (size_t)at < len)
+		snprintf(out + at, len - (size_t)at,
+			 " width=%d height=%d res=%d samples=%.17g shading=%d normals=%d converge=%d",
+			 o->width, o->height, o->res, o->samples, o->shading, o->normals, o->converge);
+}
+
+/*
+ * After frame next - 1 at step: the variant's particles into a checkpoint
+ * (--checkpoint, when given) whose progress is the next frame, and the
+ * variant made again from them, as a restart from it makes it, so that
+ * the frames after a restart are the unbroken run's bit for bit.
+ */
+static int render_checkpoint(const struct render_options *o, const struct sph_variant *v,
+			     const struct sph_scene *sc, const char *options, size_t next,
+			     unsigned long step, float *pos4, float *vel4, void **ctx)
+{
+	char err[1400];
+	if (v->ops->read(*ctx, pos4, vel4, NULL, NULL) != 0) {
+		fprintf(stderr, "harness: sph render: %s failed: %s\n", v->name, v->ops->error(*ctx));
+		return -1;
+	}
+	if (o->checkpoint) {
+		uint64_t progress = next;
+		struct sph_checkpoint ck = { .progress = (unsigned char *)&progress,
+					     .progress_len = sizeof progress };
+		snprintf(ck.command, sizeof ck.command, "sph render");
+		snprintf(ck.options, sizeof ck.options, "%s", options);
+		sph_state_meta_of(&ck.state, &o->col, o->seed, sc, step, v->name);
+		if (sph_checkpoint_write(o->checkpoint, &ck, pos4, vel4, err, sizeof err) != 0) {
+			fprintf(stderr, "harness: sph render: %s\n", err);
+			return -1;
+		}
+		interrupt_lock();
+		const size_t at = strlen(render_said);
+		snprintf(render_said + at, sizeof render_said - at,
+			 "; its last checkpoint, %s, holds step %lu: the same command with --restart "
+			 "%s goes on from there", o->checkpoint, step, o->checkpoint);
+		interrupt_unlock();
+		interrupt_row_finished(); /* the test hook counts checkpoints */
+	}
+	v->ops->destroy(*ctx);
+	*ctx = NULL;
+	const struct sph_input in = { sc->n, pos4, vel4, sc->nb, sc->bnd4 };
+	if (v->ops->create(ctx, &in, &sc->p, err, sizeof err) != 0) {
+		fprintf(stderr, "harness: sph render: %s: %s\n", v->name, err);
+		return -1;
+	}
+	return 0;
 }
 
 /* The field's voxels for a box at resolution res (render_field_shape),
@@ -510,11 +593,39 @@ int sph_render_command(int argc, char **argv)
 
 	int status = CLI_FAILED;
 	void *ctx = NULL;
-	float *pos4 = malloc(4 * sc.n * sizeof *pos4);
-	const struct sph_input in = { sc.n, sc.pos4, sc.vel4, sc.nb, sc.bnd4 };
-	if (!pos4) {
+	float *pos4 = malloc(4 * sc.n * sizeof *pos4), *vel4 = malloc(4 * sc.n * sizeof *vel4);
+	struct sph_input in = { sc.n, sc.pos4, sc.vel4, sc.nb, sc.bnd4 };
+	/* a restart: the checkpoint's particles, its step, the next frame */
+	struct sph_checkpoint ck = { 0 };
+	char options[SPH_CHECKPOINT_OPTIONS_LEN];
+	render_options_text(&o, options, sizeof options);
+	size_t first = 0;
+	unsigned long done = 0;
+	if (!pos4 || !vel4) {
 		fprintf(stderr, "harness: sph render: out of memory for %zu particles\n", sc.n);
 		goto out;
+	}
+	if (o.restart) {
+		struct sph_state_meta want;
+		sph_state_meta_of(&want, &o.col, o.seed, &sc, 0, v->name);
+		int bad = sph_checkpoint_read(o.restart, &ck, err, sizeof err) != 0 ||
+			  sph_checkpoint_check(&ck, o.restart, "sph render", v->name, options, &want,
+					       err, sizeof err) != 0;
+		if (!bad && ck.progress_len != sizeof(uint64_t)) {
+			snprintf(err, sizeof err, "%s: its progress is not that of sph render", o.restart);
+			bad = 1;
+		}
+		if (bad) {
+			fprintf(stderr, "harness: sph render: %s\n", err);
+			status = CLI_USAGE;
+			goto out;
+		}
+		uint64_t next;
+		memcpy(&next, ck.progress, sizeof next);
+		first = (size_t)next;
+		done = ck.state.step;
+		in.pos4 = ck.pos4;
+		in.vel4 = ck.vel4;
 	}
 	if (v->ops->create(&ctx, &in, &sc.p, err, sizeof err) != 0) {
 		fprintf(stderr, "harness: sph render: %s: %s\n", v->name, err);
@@ -537,8 +648,13 @@ int sph_render_command(int argc, char **argv)
 			goto out_destroy;
 		}
 	}
-	unsigned long done = 0;
-	for (size_t k = 0; k < o.nat; k++) {
+	interrupt_set_keeper(render_keeper, NULL);
+	for (size_t k = 0; k < first; k++) { /* the frames the checkpoint's run wrote */
+		progress_begin(&pg, (double)(o.at[k] - (k ? o.at[k - 1] : 0)) + SPH_RENDER_FRAME_STEPS,
+			       0, "frame at step %lu", o.at[k]);
+		progress_end(&pg);
+	}
+	for (size_t k = first; k < o.nat; k++) {
 		progress_begin(&pg, (double)(o.at[k] - done) + SPH_RENDER_FRAME_STEPS, 0,
 			       "frame at step %lu", o.at[k]);
 		if ((o.at[k] > done && sph_render_advance(v, ctx, o.at[k] - done, &pg) != 0) ||
@@ -564,14 +680,24 @@ int sph_render_command(int argc, char **argv)
 			       "raycast %.3f s; speckle %zu pixels\n",
 			       path, done, done * sc.p.dt, m, sc.n, render_normals_name(rp.normals),
 			       t.surface, t.field, t.normals, t.raycast, speckle);
+		interrupt_lock();
+		snprintf(render_said, sizeof render_said, "the frames up to step %lu are in %s", done,
+			 o.out);
+		interrupt_unlock();
+		if ((o.checkpoint || o.restart) && k + 1 < o.nat &&
+		    render_checkpoint(&o, v, &sc, options, k + 1, done, pos4, vel4, &ctx) != 0)
+			goto out_destroy;
 	}
 	status = CLI_OK;
 out_destroy:
+	interrupt_set_keeper(NULL, NULL);
 	progress_finish(&pg);
 	render_gpu_destroy(rg);
 	v->ops->destroy(ctx);
 out:
 	free(pos4);
+	free(vel4);
+	sph_checkpoint_free(&ck);
 	sph_scene_free(&sc);
 	return status;
 }

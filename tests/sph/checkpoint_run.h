@@ -78,4 +78,21 @@ static inline void ck_restart_matches(const char *dir, const char *args, int cut
 	cr_expect_str_eq(eb, ea, "every check ends on the same state, bit for bit");
 }
 
+/* dir/a's and dir/b's frames of variant on column at each of the n
+ * steps are the same bytes. */
+static inline void ck_frames_match(const char *dir, const char *variant, const char *column,
+				   const char *const *steps, int n)
+{
+	for (int k = 0; k < n; k++) {
+		char a[200], b[200];
+		snprintf(a, sizeof a, "%s/a/%s-%s-%s.png", dir, variant, column, steps[k]);
+		snprintf(b, sizeof b, "%s/b/%s-%s-%s.png", dir, variant, column, steps[k]);
+		size_t la, lb;
+		unsigned char *ta = file_read_whole(a, &la), *tb = file_read_whole(b, &lb);
+		cr_expect(la == lb && memcmp(ta, tb, la) == 0, "the frame at step %s", steps[k]);
+		free(ta);
+		free(tb);
+	}
+}
+
 #endif

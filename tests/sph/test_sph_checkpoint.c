@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../harness/render/png_out.h"
 #include "../../harness/sph/sph_checkpoint.h"
 #include "../../harness/sph/sph_state.h"
 #include "../../reference/sph_scene.h"
@@ -208,5 +209,45 @@ Test(sph_checkpoint, a_checkpoint_goes_on_only_in_its_binary_command_variant_and
 	cr_expect_str_eq(json_in_member(json_in_member(&v, "scene"), "column")->string, "6x3x12");
 	json_in_free(&v);
 	sph_scene_free(&sc);
+	tmp_dir_remove(dir);
+}
+
+/* ---- sph render ----------------------------------------------------------- */
+
+#define CK_RENDER "sph render -v sph-cpu-grid --column 6x6x7@4 --at 0,60,120,180 --width 96 " \
+		  "--height 54 -q"
+
+/* Cut after its second frame and restarted: the frames after the
+ * checkpoint are those of the unbroken run with --checkpoint, byte for
+ * byte; the interruption names the checkpoint; other options and another
+ * command's checkpoint are refused. */
+Test(sph_checkpoint, a_render_restarted_draws_the_unbroken_runs_frames, .timeout = 120)
+{
+	if (!png_out_available())
+		cr_skip_test("this build has no libpng");
+	char dir[64], line[1024], e[8192];
+	tmp_dir_make(dir, "ck-render");
+	snprintf(line, sizeof line, "%s " CK_RENDER " --out %s/a --checkpoint %s/a.ck",
+		 cli_harness_bin(), dir, dir);
+	cr_assert_eq(cli_run(line, e, sizeof e), 0, "%s", e);
+	snprintf(line, sizeof line, "HARNESS_TEST_HOOKS=1 HARNESS_TEST_INTERRUPT=2:TERM %s " CK_RENDER
+		 " --out %s/b --checkpoint %s/b.ck", cli_harness_bin(), dir, dir);
+	cr_assert_eq(cli_run(line, e, sizeof e), 128 + SIGTERM, "%s", e);
+	cr_expect(strstr(e, "the frames up to step 60 are in") &&
+		  strstr(e, "the same command with --restart"), "%s", e);
+	snprintf(line, sizeof line, "%s " CK_RENDER " --out %s/b --restart %s/b.ck",
+		 cli_harness_bin(), dir, dir);
+	cr_assert_eq(cli_run(line, e, sizeof e), 0, "%s", e);
+	static const char *const steps[] = { "0", "60", "120", "180" };
+	ck_frames_match(dir, "sph-cpu-grid", "6x6x7@4", steps, 4);
+	snprintf(line, sizeof line, "%s " CK_RENDER " --out %s/b --restart %s/b.ck --seed 3",
+		 cli_harness_bin(), dir, dir);
+	cr_expect_eq(cli_run(line, e, sizeof e), 2, "%s", e);
+	cr_expect(strstr(e, "(seed=42; this run has seed=3)"), "%s", e);
+	ck_make(dir, "");
+	snprintf(line, sizeof line, "%s " CK_RENDER " --out %s/b --restart %s/a.ck", cli_harness_bin(),
+		 dir, dir);
+	cr_expect_eq(cli_run(line, e, sizeof e), 2, "%s", e);
+	cr_expect(strstr(e, "is a checkpoint of 'sph physics', not of 'sph render'"), "%s", e);
 	tmp_dir_remove(dir);
 }
