@@ -25,55 +25,6 @@
 #include "sph_checkpoint.h"
 #include "sph_trace.h"
 
-/*
- * Martin and Moyce (1952), "An experimental study of the collapse of
- * liquid columns on a rigid horizontal plane", Phil. Trans. R. Soc. A
- * 244, 312-324: the square-based column of n^2 = 2, a = 2.25 in.
- * Table 2: the surge front Z against T = t sqrt(2 g / a); Table 6: the
- * residual height H / (n^2 a) against tau = t sqrt(g / a), here T =
- * sqrt(2) tau. The file results/published/martin_moyce1952.csv holds the
- * same numbers with their tables; tests/sph/test_sph_physics.c checks that
- * the two agree.
- */
-static const struct sph_physics_point sph_mm_front[] = {
-	{ 0.41, 1.11 }, { 0.84, 1.22 }, { 1.19, 1.44 }, { 1.43, 1.67 }, { 1.63, 1.89 },
-	{ 1.83, 2.11 }, { 1.98, 2.33 }, { 2.20, 2.56 }, { 2.32, 2.78 }, { 2.51, 3.00 },
-	{ 2.65, 3.22 }, { 2.83, 3.44 }, { 2.98, 3.67 }, { 3.11, 3.89 }, { 3.33, 4.11 },
-};
-static const double sph_mm_tau[] = { 0.56, 0.77, 0.93, 1.08, 1.28, 1.46, 1.66, 1.84, 2.00,
-				     2.21, 2.45, 2.70, 3.06, 3.44, 4.20, 5.25, 7.40 };
-static const double sph_mm_h[] = { 0.94, 0.89, 0.83, 0.78, 0.72, 0.67, 0.61, 0.56, 0.50,
-				   0.44, 0.39, 0.33, 0.28, 0.22, 0.17, 0.11, 0.06 };
-#define SPH_MM_NH (sizeof sph_mm_h / sizeof sph_mm_h[0])
-
-const struct sph_physics_point *sph_physics_mm_front(size_t *count)
-{
-	*count = sizeof sph_mm_front / sizeof sph_mm_front[0];
-	return sph_mm_front;
-}
-
-const struct sph_physics_point *sph_physics_mm_height(size_t *count)
-{
-	static struct sph_physics_point pts[SPH_MM_NH];
-	for (size_t k = 0; k < SPH_MM_NH; k++)
-		pts[k] = (struct sph_physics_point){ sqrt(2.0) * sph_mm_tau[k], sph_mm_h[k] };
-	*count = SPH_MM_NH;
-	return pts;
-}
-
-double sph_physics_interp(const double *T, const double *y, size_t m, double at)
-{
-	if (m == 0 || !(at >= T[0] && at <= T[m - 1]))
-		return NAN;
-	size_t k = 1;
-	while (k < m - 1 && T[k] < at)
-		k++;
-	if (m == 1 || T[k] == T[k - 1])
-		return y[k - 1];
-	const double w = (at - T[k - 1]) / (T[k] - T[k - 1]);
-	return (1.0 - w) * y[k - 1] + w * y[k];
-}
-
 /* ---- output ------------------------------------------------------------- */
 
 /* "leak on 255600": check's name and column, as phys_plan labels it. */

@@ -17,7 +17,7 @@
 #include "../core/keep.h"
 #include "../core/progress.h"
 #include "sph_checkpoint.h"
-#include "sph_physics.h"
+#include "sph_physics_checks.h"
 #include "sph_trace.h"
 
 /* How long and how finely each check runs. */
