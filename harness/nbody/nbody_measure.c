@@ -40,8 +40,6 @@ static int main_steps_fn(void *ctx, int reps, double *seconds)
 	return instance_steps(s->in, reps, s->dt, seconds);
 }
 
-/* Validates (and for run, times) one variant on one set of bodies. The
- * reference for these bodies is passed in so it is computed once per N. */
 /* The SM clock of the GPU now, in MHz, or NAN when NVML cannot tell. */
 static double main_gpu_clock(const struct gpu_device_info *gpu)
 {
@@ -106,6 +104,8 @@ static int main_single_for(const struct cli_options *o, int kernel, const float 
 	return rc == 0 && s->kernel == kernel ? 0 : -1;
 }
 
+/* Validates (and for run, times) one variant on one set of bodies. The
+ * reference for these bodies is passed in so it is computed once per N. */
 void main_measure(const struct cli_options *o, const struct variant *v, const float *pos4,
 		  const float *vel4, size_t n, const size_t *idx, size_t m,
 		  const double *ref3, const double *fsum, double *acc3,
