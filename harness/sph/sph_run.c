@@ -481,6 +481,23 @@ static void sph_journal_done(const struct sph_options *o, struct sph_journal *j,
 	sph_journal_free(j);
 }
 
+/* Whether --resume takes back every row of column col at the moments
+ * warm: each selected variant's that can run here at each moment. */
+static bool sph_column_kept(const struct sph_options *o, const struct sph_column *col,
+			    const unsigned long *warm)
+{
+	if (!o->resumed)
+		return false;
+	for (size_t i = 0; i < SPH_VARIANT_COUNT; i++) {
+		if (!sph_wants(o, i) || !sph_variant_available(&sph_variants[i], NULL))
+			continue;
+		for (size_t m = 0; m < o->warm.n; m++)
+			if (!sph_journal_find(o->resumed, sph_variants[i].name, col->name, (int)warm[m]))
+				return false;
+	}
+	return true;
+}
+
 static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_t *nrows,
 		       struct skips *skipped, const char **why_out, struct progress *pg)
 {
@@ -528,8 +545,10 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 		bool first = true;
 		unsigned long warm[CLI_MAX_MOMENTS], lo, hi;
 		const struct sph_flow_states *fs = NULL;
+		/* a column whose every row --resume takes back needs no states */
 		if (sph_warm_steps(o, col, warm, err, sizeof err) != 0 ||
-		    !(fs = sph_states_of(o, col, &sc, warm, pg, err, sizeof err))) {
+		    (!sph_column_kept(o, col, warm) &&
+		     !(fs = sph_states_of(o, col, &sc, warm, pg, err, sizeof err)))) {
 			fprintf(stderr, "harness: sph: column %s: %s\n", col->name, err);
 			status = CLI_FAILED;
 			sph_scene_free(&sc);
@@ -538,7 +557,7 @@ static int sph_collect(const struct sph_options *o, struct sph_row **rows, size_
 		const bool flow = sph_flow_planned(o, warm, &lo, &hi);
 		/* the states' maker validated at every moment, by its own rows
 		 * or, when it has none here, by a check of its own */
-		if (producer && !sph_wants(o, (size_t)(producer - sph_variants))) {
+		if (fs && producer && !sph_wants(o, (size_t)(producer - sph_variants))) {
 			struct sph_options chk = *o;
 			chk.cmd = SPH_CHECK;
 			chk.render = false;

@@ -97,3 +97,29 @@ Test(sph_journal, a_journal_of_another_run_or_damaged_is_refused, .timeout = 120
 	cr_expect(strstr(e, "does not hash to its checksum"), "%s", e);
 	tmp_dir_remove(dir);
 }
+
+/* A column whose every row the journal holds is not run again, nor are
+ * its states made: with --states, only the other column's appear. */
+Test(sph_journal, a_column_taken_back_whole_makes_no_states, .timeout = 120)
+{
+	char dir[64], e[8192], line[2048];
+	tmp_dir_make(dir, "sph-resume-cols");
+	const char *args = "-v sph-cpu-grid --column 6x6x7@4,8x4x8@4 --warm-steps 1,2 --min-time "
+			   "0.02 --max-time 0.1 -q";
+	/* the first column's two moments and its flow, then cut */
+	snprintf(line, sizeof line, "HARNESS_TEST_HOOKS=1 HARNESS_TEST_INTERRUPT=3:TERM %s sph run %s "
+		 "-o %s/r.csv --states %s/st", cli_harness_bin(), args, dir, dir);
+	cr_assert_eq(cli_run(line, e, sizeof e), 128 + SIGTERM, "%s", e);
+	snprintf(line, sizeof line, "rm -f %s/st/*", dir);
+	cr_assert_eq(system(line), 0);
+	snprintf(line, sizeof line, "%s sph run %s -o %s/r.csv --states %s/st --resume",
+		 cli_harness_bin(), args, dir, dir);
+	cr_assert_eq(cli_run(line, e, sizeof e), 0, "%s", e);
+	cr_expect(strstr(e, "3 rows taken back"), "%s", e);
+	char state[256];
+	snprintf(state, sizeof state, "%s/st/6x6x7@4-seed42-step1-sph-cpu-grid.sphstate", dir);
+	cr_expect_neq(access(state, F_OK), 0, "no state of the column taken back: %s", state);
+	snprintf(state, sizeof state, "%s/st/8x4x8@4-seed42-step1-sph-cpu-grid.sphstate", dir);
+	cr_expect_eq(access(state, F_OK), 0, "the other column's states are made: %s", state);
+	tmp_dir_remove(dir);
+}
