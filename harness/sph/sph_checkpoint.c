@@ -73,6 +73,16 @@ void sph_checkpoint_get_str(struct sph_checkpoint_buf *r, char *s, size_t len)
 	s[len - 1] = '\0';
 }
 
+void sph_checkpoint_put_file(struct sph_checkpoint_buf *w, FILE *fp)
+{
+	char chunk[1 << 16];
+	size_t got;
+	while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0)
+		sph_checkpoint_put(w, chunk, got);
+	if (ferror(fp))
+		w->failed = true;
+}
+
 /* ---- the binary that writes ------------------------------------------- */
 
 uint64_t sph_checkpoint_binary_fnv(void)
@@ -86,11 +96,8 @@ uint64_t sph_checkpoint_binary_fnv(void)
 	if (!fp)
 		return 0;
 	struct sph_checkpoint_buf b = { 0 };
-	char chunk[1 << 16];
-	size_t got;
-	while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0)
-		sph_checkpoint_put(&b, chunk, got);
-	if (!ferror(fp) && !b.failed)
+	sph_checkpoint_put_file(&b, fp);
+	if (!b.failed)
 		fnv = results_fnv1a64(b.b, b.len);
 	fclose(fp);
 	free(b.b);
@@ -254,27 +261,22 @@ int sph_checkpoint_read(const char *path, struct sph_checkpoint *ck, char *err, 
 	ck->pos4 = malloc((4 * n + 1) * sizeof *ck->pos4);
 	ck->vel4 = malloc((4 * n + 1) * sizeof *ck->vel4);
 	int rc = -1;
-	unsigned char *rest = NULL;
+	struct sph_checkpoint_buf rest = { 0 };
 	if (!fp) {
 		snprintf(err, errlen, "cannot open the checkpoint %s: %s", path, strerror(errno));
 	} else if (!ck->pos4 || !ck->vel4) {
 		snprintf(err, errlen, "out of memory for the %zu particles of %s", n, path);
 	} else if (sph_state_fread_more(fp, path, &ck->state, ck->pos4, ck->vel4, n, err, errlen) ==
 		   0) {
-		const long at = ftell(fp);
-		long end = -1;
-		if (at >= 0 && fseek(fp, 0, SEEK_END) == 0)
-			end = ftell(fp);
-		const size_t len = end >= at && at >= 0 ? (size_t)(end - at) : 0;
-		rest = malloc(len ? len : 1);
-		if (!rest || fseek(fp, at, SEEK_SET) != 0 || fread(rest, 1, len, fp) != len)
+		sph_checkpoint_put_file(&rest, fp);
+		if (rest.failed)
 			snprintf(err, errlen, "cannot read the progress of %s", path);
 		else
-			rc = sph_checkpoint_parse(path, rest, len, ck, err, errlen);
+			rc = sph_checkpoint_parse(path, rest.b, rest.len, ck, err, errlen);
 	}
 	if (fp)
 		fclose(fp);
-	free(rest);
+	free(rest.b);
 	if (rc != 0)
 		sph_checkpoint_free(ck);
 	return rc;

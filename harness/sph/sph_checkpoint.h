@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sph_state.h"
 
@@ -79,6 +80,8 @@ void sph_checkpoint_put(struct sph_checkpoint_buf *w, const void *v, size_t len)
 void sph_checkpoint_put_u64(struct sph_checkpoint_buf *w, uint64_t v);
 void sph_checkpoint_put_f64(struct sph_checkpoint_buf *w, double v);
 void sph_checkpoint_put_str(struct sph_checkpoint_buf *w, const char *s, size_t len);
+/* The rest of fp, appended (failed set on a read error). */
+void sph_checkpoint_put_file(struct sph_checkpoint_buf *w, FILE *fp);
 void sph_checkpoint_get(struct sph_checkpoint_buf *r, void *v, size_t len);
 uint64_t sph_checkpoint_get_u64(struct sph_checkpoint_buf *r);
 double sph_checkpoint_get_f64(struct sph_checkpoint_buf *r);

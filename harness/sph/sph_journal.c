@@ -129,10 +129,7 @@ int sph_journal_read(const char *path, const char *args, struct sph_journal *j, 
 		return -1;
 	}
 	struct sph_checkpoint_buf b = { 0 };
-	char chunk[1 << 16];
-	size_t got;
-	while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0)
-		sph_checkpoint_put(&b, chunk, got);
+	sph_checkpoint_put_file(&b, fp);
 	fclose(fp);
 	struct sph_checkpoint_buf r = { .b = b.b, .len = b.len };
 	char magic[8];

@@ -224,7 +224,8 @@ static void render_options_text(const struct render_options *o, char *out, size_
 }
 
 /*
- * After frame next - 1 at step: the variant's particles into a checkpoint
+ * After frame next - 1 at step: the variant's particles (pos4, vel4, read
+ * for the frame) into a checkpoint
  * (--checkpoint, when given) whose progress is the next frame, and the
  * variant made again from them, as a restart from it makes it, so that
  * the frames after a restart are the unbroken run's bit for bit.
@@ -234,10 +235,6 @@ static int render_checkpoint(const struct render_options *o, const struct sph_va
 			     unsigned long step, float *pos4, float *vel4, void **ctx)
 {
 	char err[1400];
-	if (v->ops->read(*ctx, pos4, vel4, NULL, NULL) != 0) {
-		fprintf(stderr, "harness: sph render: %s failed: %s\n", v->name, v->ops->error(*ctx));
-		return -1;
-	}
 	if (o->checkpoint) {
 		uint64_t progress = next;
 		struct sph_checkpoint ck = { .progress = (unsigned char *)&progress,
@@ -658,7 +655,7 @@ int sph_render_command(int argc, char **argv)
 		progress_begin(&pg, (double)(o.at[k] - done) + SPH_RENDER_FRAME_STEPS, 0,
 			       "frame at step %lu", o.at[k]);
 		if ((o.at[k] > done && sph_render_advance(v, ctx, o.at[k] - done, &pg) != 0) ||
-		    v->ops->read(ctx, pos4, NULL, NULL, NULL) != 0) {
+		    v->ops->read(ctx, pos4, vel4, NULL, NULL) != 0) {
 			fprintf(stderr, "harness: sph render: %s failed: %s\n", v->name, v->ops->error(ctx));
 			goto out_destroy;
 		}

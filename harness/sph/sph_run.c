@@ -440,37 +440,33 @@ static void sph_journal_keep(const struct sph_options *o, const struct sph_row *
 }
 
 /*
- * The journal of out (OUT.rows) into o: kept from now on, and with
- * --resume read back into *j first (refused: one line in err, -1). The
- * count of rows taken back into *taken.
+ * The journal of out (OUT.rows, its path in j) into o: kept from now on,
+ * and with --resume its rows read back into j first (refused: one line in
+ * err, -1).
  */
-static int sph_journal_open(struct sph_options *o, const char *out, char *path, size_t len,
-			    struct sph_journal *j, size_t *taken, char *err, size_t errlen)
+static int sph_journal_open(struct sph_options *o, const char *out, struct sph_journal *j,
+			    char *err, size_t errlen)
 {
-	*taken = 0;
+	char path[sizeof j->path];
 	memset(j, 0, sizeof *j);
 	o->journal = NULL;
 	o->resumed = NULL;
 	if (!out)
 		return 0;
-	sph_journal_path(out, path, len);
-	o->journal = path;
-	snprintf(j->path, sizeof j->path, "%s", path);
-	if (!o->resume)
-		return 0;
-	const int rc = sph_journal_read(path, o->args, j, err, errlen);
+	sph_journal_path(out, path, sizeof path);
+	const int rc = o->resume ? sph_journal_read(path, o->args, j, err, errlen) : 1;
 	if (rc < 0)
 		return -1;
-	if (rc == 0) {
-		o->resumed = j;
-		*taken = j->n;
-	}
+	snprintf(j->path, sizeof j->path, "%s", path);
+	o->journal = j->path;
+	o->resumed = rc == 0 ? j : NULL;
 	return 0;
 }
 
-/* After the run: what --resume took back, said. */
-static void sph_journal_done(const struct sph_options *o, struct sph_journal *j, size_t taken)
+/* After the run: what --resume took back (j's rows), said. */
+static void sph_journal_done(const struct sph_options *o, struct sph_journal *j)
 {
+	const size_t taken = j->n;
 	/* said even with --quiet: where a file's rows come from */
 	if (o->resume && !taken)
 		fprintf(stderr, "harness: sph: nothing to resume at %s: every row measured now\n",
@@ -699,7 +695,7 @@ static int sph_finish(int argc, char **argv, const struct sph_options *o, const 
 
 static int sph_sweep(int argc, char **argv, const struct sph_options *opts)
 {
-	char err[1400], jpath[1100];
+	char err[1400];
 	struct sph_options lo = *opts;
 	struct sph_options *o = &lo;
 	const char *out = o->out;
@@ -719,8 +715,7 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *opts)
 		return cli_usage_error("sph", err);
 	}
 	struct sph_journal j;
-	size_t taken;
-	if (sph_journal_open(o, out, jpath, sizeof jpath, &j, &taken, err, sizeof err) != 0)
+	if (sph_journal_open(o, out, &j, err, sizeof err) != 0)
 		return cli_usage_error("sph", err);
 	struct sph_row *rows = NULL;
 	size_t nrows = 0;
@@ -751,7 +746,7 @@ static int sph_sweep(int argc, char **argv, const struct sph_options *opts)
 	}
 	sph_say_skipped(o, NULL, skipped);
 	status = sph_finish(argc, argv, o, out, rows, nrows, skipped, status, o->render, &keep.k);
-	sph_journal_done(o, &j, taken);
+	sph_journal_done(o, &j);
 	keep_free(&keep.k);
 	free(skipped);
 	return status;
@@ -801,7 +796,7 @@ static void sph_plan_suites(const struct sph_options *o, const char *which, stru
 static int sph_suite(const struct sph_options *opts, const char *name, const char *dir, bool *wrote,
 		     struct progress *pg, struct sph_keep *keep)
 {
-	char err[1400], out[1024], why[300], jpath[1100];
+	char err[1400], out[1024], why[300];
 	*wrote = false;
 	snprintf(out, sizeof out, "%s/%s%s.csv", dir, name,
 		 opts->ro.shading == RENDER_SHADING_PAPER ? "-paper" : "");
@@ -810,8 +805,7 @@ static int sph_suite(const struct sph_options *opts, const char *name, const cha
 	struct sph_options so = *opts;
 	struct sph_options *o = &so;
 	struct sph_journal j;
-	size_t taken;
-	if (sph_journal_open(o, out, jpath, sizeof jpath, &j, &taken, err, sizeof err) != 0)
+	if (sph_journal_open(o, out, &j, err, sizeof err) != 0)
 		return cli_usage_error("sph", err);
 	struct sph_row *rows = NULL;
 	size_t nrows = 0;
@@ -884,7 +878,7 @@ static int sph_suite(const struct sph_options *opts, const char *name, const cha
 	*wrote = true;
 	status = sph_finish(keep->argc, keep->argv, o, out, rows, nrows, skipped, status, render,
 			    &keep->k);
-	sph_journal_done(o, &j, taken);
+	sph_journal_done(o, &j);
 	free(skipped);
 	return status;
 }
